@@ -1,0 +1,1 @@
+"""The ledger: SQLAlchemy schema, Alembic migrations, the store and the DuckDB publisher."""

@@ -1,0 +1,45 @@
+"""Alembic environment: one dialect-neutral chain for SQLite (batch mode) and PostgreSQL.
+
+The URL comes from `-x url=...`, else SPECLEDGER_DATABASE_URL, else the config's own
+`sqlalchemy.url` (set by db.engine.alembic_config).
+"""
+
+from __future__ import annotations
+
+import os
+
+from alembic import context
+from sqlalchemy import create_engine, pool
+
+from db.schema import Base
+
+config = context.config
+url = (
+    context.get_x_argument(as_dictionary=True).get("url")
+    or config.get_main_option("sqlalchemy.url")
+    or os.environ.get("SPECLEDGER_DATABASE_URL")
+)
+if not url:
+    raise SystemExit("no database URL: pass -x url=... or set SPECLEDGER_DATABASE_URL")
+
+
+def run_migrations_online() -> None:
+    engine = create_engine(url, poolclass=pool.NullPool)
+    with engine.connect() as connection:
+        context.configure(
+            connection=connection,
+            target_metadata=Base.metadata,
+            render_as_batch=connection.dialect.name == "sqlite",
+            compare_type=True,
+        )
+        with context.begin_transaction():
+            context.run_migrations()
+    engine.dispose()
+
+
+if context.is_offline_mode():
+    context.configure(url=url, target_metadata=Base.metadata, literal_binds=True)
+    with context.begin_transaction():
+        context.run_migrations()
+else:
+    run_migrations_online()

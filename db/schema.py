@@ -1,0 +1,236 @@
+"""The ledger schema: a bitemporal, append-only record of dated, source-tagged facts.
+
+Two clocks on every observation (see shared/reference/versioning.md):
+valid time (`as_of`, `valid_to`) says when a figure holds in the world; knowledge time
+(`recorded_at`, `superseded_at`) says when the ledger learned it and when a later
+observation from the same source replaced it. Values are never updated in place.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from typing import Any
+
+from sqlalchemy import (
+    CheckConstraint,
+    Date,
+    DateTime,
+    Dialect,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+SOURCE_KINDS = (
+    "standard_body",
+    "vendor_datasheet",
+    "measurement",
+    "dataset",
+    "vendor_press",
+    "analyst",
+    "secondary_press",
+    "derived",
+)
+VALUE_KINDS = ("reported", "estimate", "derived", "measured")
+STATUSES = ("C", "S", "U")
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timezone-aware UTC timestamp on every dialect (SQLite stores it naive)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("timestamps must be timezone-aware")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _in(column: str, values: tuple[str, ...]) -> str:
+    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map: dict[Any, Any] = {datetime: UTCDateTime(), date: Date()}
+
+
+class IngestRun(Base):
+    """One ingest: its files, its counts and whether it finished."""
+
+    __tablename__ = "ingest_run"
+    __table_args__ = (CheckConstraint("rows_read = rows_accepted + rows_unchanged + rows_rejected",
+                                      name="rows_add_up"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    started_at: Mapped[datetime]
+    finished_at: Mapped[datetime | None]
+    rows_read: Mapped[int] = mapped_column(default=0)
+    rows_accepted: Mapped[int] = mapped_column(default=0)
+    rows_unchanged: Mapped[int] = mapped_column(default=0)
+    rows_rejected: Mapped[int] = mapped_column(default=0)
+    code_version: Mapped[str] = mapped_column(String(40))
+
+
+class RawFile(Base):
+    """Every ingested file, content-addressed by sha256 and kept byte for byte."""
+
+    __tablename__ = "raw_file"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    file_name: Mapped[str] = mapped_column(String(500))
+    size_bytes: Mapped[int]
+    content: Mapped[bytes] = mapped_column(LargeBinary)
+    recorded_at: Mapped[datetime]
+
+
+class IngestFile(Base):
+    """One file inside one ingest run, with its row counts."""
+
+    __tablename__ = "ingest_file"
+    __table_args__ = (CheckConstraint("rows_read = rows_accepted + rows_unchanged + rows_rejected",
+                                      name="rows_add_up"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    ingest_run_id: Mapped[int] = mapped_column(ForeignKey("ingest_run.id"), index=True)
+    raw_file_id: Mapped[int] = mapped_column(ForeignKey("raw_file.id"), index=True)
+    path: Mapped[str] = mapped_column(String(1000))
+    outcome: Mapped[str] = mapped_column(String(20))  # ingested | unchanged_file | rejected_file
+    rows_read: Mapped[int]
+    rows_accepted: Mapped[int]
+    rows_unchanged: Mapped[int]
+    rows_rejected: Mapped[int]
+
+
+class RejectedRow(Base):
+    """A row (or a whole file) that failed validation, kept for review."""
+
+    __tablename__ = "rejected_row"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    ingest_run_id: Mapped[int] = mapped_column(ForeignKey("ingest_run.id"), index=True)
+    ingest_file_id: Mapped[int] = mapped_column(ForeignKey("ingest_file.id"), index=True)
+    raw_file_id: Mapped[int] = mapped_column(ForeignKey("raw_file.id"), index=True)
+    line: Mapped[int | None]
+    field: Mapped[str] = mapped_column(String(100))
+    reason: Mapped[str] = mapped_column(Text)
+    raw_text: Mapped[str | None] = mapped_column(Text)
+
+
+class Source(Base):
+    """Where facts come from: a datasheet, a press release, a dataset, a survey."""
+
+    __tablename__ = "source"
+    __table_args__ = (CheckConstraint(_in("kind", SOURCE_KINDS), name="kind"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    key: Mapped[str] = mapped_column(String(200), unique=True)
+    title: Mapped[str] = mapped_column(String(500))
+    publisher: Mapped[str | None] = mapped_column(String(200))
+    url: Mapped[str | None] = mapped_column(String(1000))
+    kind: Mapped[str] = mapped_column(String(30))
+    published_on: Mapped[date | None]
+    retrieved_on: Mapped[date | None]
+    recorded_at: Mapped[datetime]
+
+
+class Item(Base):
+    """What a fact is about: a GPU, an NVLink generation, a switch, a rack, a price series."""
+
+    __tablename__ = "item"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    key: Mapped[str] = mapped_column(String(200), unique=True)
+    name: Mapped[str] = mapped_column(String(300))
+    kind: Mapped[str] = mapped_column(String(50))
+    vendor: Mapped[str | None] = mapped_column(String(100))
+    family: Mapped[str | None] = mapped_column(String(100))
+
+
+class Metric(Base):
+    """A metric and its definition: canonical unit, scope and direction travel with the number."""
+
+    __tablename__ = "metric"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    key: Mapped[str] = mapped_column(String(100), unique=True)
+    unit: Mapped[str] = mapped_column(String(50))
+    counts: Mapped[str | None] = mapped_column(String(10))  # bits | bytes | NULL
+    scope: Mapped[str] = mapped_column(String(30))
+    direction: Mapped[str] = mapped_column(String(20))
+    min_value: Mapped[float | None] = mapped_column(Float)
+    max_value: Mapped[float | None] = mapped_column(Float)
+    description: Mapped[str] = mapped_column(Text)
+
+
+class Observation(Base):
+    """One figure from one source, with both clocks. Never updated except to close it."""
+
+    __tablename__ = "observation"
+    __table_args__ = (
+        CheckConstraint(_in("value_kind", VALUE_KINDS), name="value_kind"),
+        CheckConstraint(_in("status", STATUSES), name="status"),
+        CheckConstraint("low <= high", name="low_le_high"),
+        # The two clocks: "valid at D as known at T" reads (item, metric) then both ranges.
+        Index("ix_observation_item_metric_clocks", "item_id", "metric_id", "recorded_at", "as_of"),
+        Index("ix_observation_source_live", "source_id", "superseded_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("item.id"))
+    metric_id: Mapped[int] = mapped_column(ForeignKey("metric.id"))
+    source_id: Mapped[int] = mapped_column(ForeignKey("source.id"))
+    value: Mapped[float] = mapped_column(Float)  # point value, or the midpoint of a range
+    low: Mapped[float] = mapped_column(Float)
+    high: Mapped[float] = mapped_column(Float)
+    value_written: Mapped[str] = mapped_column(String(100))
+    unit_written: Mapped[str] = mapped_column(String(50))
+    value_kind: Mapped[str] = mapped_column(String(20))
+    status: Mapped[str] = mapped_column(String(1))
+    quote: Mapped[str | None] = mapped_column(Text)
+    as_of: Mapped[date]
+    as_of_precision: Mapped[str] = mapped_column(String(5))  # day | month | year
+    valid_to: Mapped[date | None]
+    recorded_at: Mapped[datetime]
+    superseded_at: Mapped[datetime | None]
+    ingest_run_id: Mapped[int] = mapped_column(ForeignKey("ingest_run.id"), index=True)
+    raw_file_id: Mapped[int] = mapped_column(ForeignKey("raw_file.id"), index=True)
+    line: Mapped[int | None] = mapped_column(Integer)
+
+
+class DatasetVersion(Base):
+    """A knowledge-time cut-off and the content hash of the observations live at it."""
+
+    __tablename__ = "dataset_version"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    cutoff_at: Mapped[datetime]
+    content_hash: Mapped[str] = mapped_column(String(64), index=True)
+    observation_count: Mapped[int]
+    ingest_run_id: Mapped[int | None] = mapped_column(ForeignKey("ingest_run.id"))
+    created_at: Mapped[datetime]

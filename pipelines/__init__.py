@@ -1,0 +1,1 @@
+"""Prefect flows, the CLI and settings: the composition root of specledger."""

@@ -1,0 +1,36 @@
+"""One typed settings object, read at the edge (CLI, flow entry) and passed down."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+
+class Settings(BaseSettings):
+    """specledger configuration; every field can be set as SPECLEDGER_<NAME>."""
+
+    model_config = SettingsConfigDict(env_prefix="SPECLEDGER_", env_file=".env", extra="ignore")
+
+    home: Path = Path("var")
+    database_url: str | None = None
+    sources_dir: Path = PROJECT_ROOT / "data" / "sources"
+    catalog_path: Path = PROJECT_ROOT / "data" / "catalog.yaml"
+    lock_timeout_seconds: float = 60.0
+
+    @property
+    def resolved_database_url(self) -> str:
+        """The ledger URL: SPECLEDGER_DATABASE_URL, else a SQLite file under home."""
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.home / 'specledger.sqlite').resolve()}"
+
+    @property
+    def warehouse_path(self) -> Path:
+        return self.home / "warehouse.duckdb"
+
+    @property
+    def briefings_dir(self) -> Path:
+        return self.home / "briefings"
