@@ -15,6 +15,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
+__all__ = ["Engine", "Session", "make_engine", "write_session", "upgrade", "LedgerBusyError"]
+
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 # One fixed advisory-lock key for "someone is writing the ledger" (PostgreSQL).
 LEDGER_LOCK_KEY = 0x5EC1ED9E

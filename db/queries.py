@@ -1,0 +1,117 @@
+"""Reads from the ledger on its two clocks: valid at date D, as known at time T."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import date, datetime
+from typing import Any
+
+import pandas as pd
+from sqlalchemy import Select, and_, or_, select
+from sqlalchemy.orm import Session
+
+from db.schema import (
+    IngestFile,
+    Item,
+    Metric,
+    Observation,
+    RawFile,
+    RejectedRow,
+    Source,
+)
+
+# Everything a reader needs to show and trace one observation.
+_COLUMNS = (
+    Observation.id.label("observation_id"), Item.key.label("item"), Item.name.label("item_name"),
+    Metric.key.label("metric"), Metric.unit.label("unit"), Observation.value, Observation.low,
+    Observation.high, Observation.value_written, Observation.unit_written,
+    Observation.value_kind, Observation.status, Observation.quote, Observation.as_of,
+    Observation.as_of_precision, Observation.valid_to, Observation.recorded_at,
+    Observation.superseded_at, Source.key.label("source"), Source.title.label("source_title"),
+    Source.kind.label("source_kind"), Source.url.label("source_url"),
+    Source.published_on.label("source_published_on"),
+)
+
+
+def _joined() -> Select[Any]:
+    return (select(*_COLUMNS).join(Item, Observation.item_id == Item.id)
+            .join(Metric, Observation.metric_id == Metric.id)
+            .join(Source, Observation.source_id == Source.id))
+
+
+def known_at(query: Select[Any], moment: datetime) -> Select[Any]:
+    """Restrict to observations the ledger held at `moment` (knowledge time)."""
+    return query.where(Observation.recorded_at <= moment,
+                       or_(Observation.superseded_at.is_(None),
+                           Observation.superseded_at > moment))
+
+
+def valid_at(query: Select[Any], day: date) -> Select[Any]:
+    """Restrict to observations that hold in the world on `day` (valid time)."""
+    return query.where(Observation.as_of <= day,
+                       or_(Observation.valid_to.is_(None), Observation.valid_to > day))
+
+
+def candidates(session: Session, item: str, metric: str, *, on: date,
+               known: datetime) -> list[dict[str, Any]]:
+    query = valid_at(known_at(_joined(), known), on).where(and_(Item.key == item,
+                                                                Metric.key == metric))
+    return [dict(row._mapping) for row in session.execute(query)]
+
+
+def observations_frame(session: Session, *, known: datetime | None = None,
+                       on: date | None = None, item: str | None = None) -> pd.DataFrame:
+    """Observations with their keys; filtered by the clocks that are given."""
+    query = _joined()
+    if known is not None:
+        query = known_at(query, known)
+    if on is not None:
+        query = valid_at(query, on)
+    if item is not None:
+        query = query.where(Item.key == item)
+    query = query.order_by(Item.key, Metric.key, Observation.as_of, Observation.recorded_at,
+                           Observation.id)
+    rows = [dict(row._mapping) for row in session.execute(query)]
+    return pd.DataFrame(rows, columns=[c.key for c in _COLUMNS])
+
+
+def live_content_hash(session: Session, known: datetime) -> tuple[str, int]:
+    """sha256 over the content of the observations live at `known`, independent of ids,
+    timestamps and dialect, so the same facts give the same hash on SQLite and PostgreSQL."""
+    query = known_at(select(Item.key, Metric.key, Source.key, Observation.as_of,
+                            Observation.valid_to, Observation.value, Observation.low,
+                            Observation.high, Observation.value_kind, Observation.status,
+                            Observation.unit_written, Observation.value_written,
+                            Observation.quote)
+                     .join(Item, Observation.item_id == Item.id)
+                     .join(Metric, Observation.metric_id == Metric.id)
+                     .join(Source, Observation.source_id == Source.id), known)
+    lines = sorted("\x1f".join(_canonical(v) for v in row) for row in session.execute(query))
+    digest = hashlib.sha256("\n".join(lines).encode()).hexdigest()
+    return digest, len(lines)
+
+
+def _canonical(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value)
+    return value.isoformat() if isinstance(value, date) else str(value)
+
+
+def rejected_rows(session: Session) -> list[dict[str, Any]]:
+    query = (select(RejectedRow.ingest_run_id, IngestFile.path, RawFile.sha256, RejectedRow.line,
+                    RejectedRow.field, RejectedRow.reason, RejectedRow.raw_text)
+             .join(IngestFile, RejectedRow.ingest_file_id == IngestFile.id)
+             .join(RawFile, RejectedRow.raw_file_id == RawFile.id)
+             .order_by(RejectedRow.id))
+    return [dict(row._mapping) for row in session.execute(query)]
+
+
+def sources_frame(session: Session) -> pd.DataFrame:
+    rows = session.execute(select(Source.key, Source.title, Source.publisher, Source.url,
+                                  Source.kind, Source.published_on, Source.retrieved_on)
+                           .order_by(Source.key))
+    return pd.DataFrame([dict(r._mapping) for r in rows],
+                        columns=["key", "title", "publisher", "url", "kind", "published_on",
+                                 "retrieved_on"])

@@ -1,0 +1,205 @@
+"""Writes to the ledger. Append-only: an observation's value is never updated; a changed
+value from the same source closes the old row (superseded_at) and appends a new one."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.orm import Session
+
+from db.schema import (
+    DatasetVersion,
+    IngestFile,
+    IngestRun,
+    Item,
+    Metric,
+    Observation,
+    RawFile,
+    RejectedRow,
+    Source,
+)
+
+# Fields that make two observations of the same fact "the same"; any difference supersedes.
+CONTENT_FIELDS = ("value", "low", "high", "value_written", "unit_written", "value_kind",
+                  "status", "quote", "as_of_precision", "valid_to")
+_CHUNK = 500  # bound the size of IN (...) lists
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    accepted: int
+    unchanged: int
+    superseded: int
+
+
+def start_run(session: Session, started_at: datetime, code_version: str) -> IngestRun:
+    run = IngestRun(started_at=started_at, code_version=code_version)
+    session.add(run)
+    session.flush()
+    return run
+
+
+def finish_run(session: Session, run: IngestRun, finished_at: datetime) -> None:
+    """Close a run with its totals, summed from its files."""
+    totals = session.execute(
+        select(func.coalesce(func.sum(IngestFile.rows_read), 0),
+               func.coalesce(func.sum(IngestFile.rows_accepted), 0),
+               func.coalesce(func.sum(IngestFile.rows_unchanged), 0),
+               func.coalesce(func.sum(IngestFile.rows_rejected), 0))
+        .where(IngestFile.ingest_run_id == run.id)
+    ).one()
+    run.rows_read, run.rows_accepted, run.rows_unchanged, run.rows_rejected = totals
+    run.finished_at = finished_at
+    session.flush()
+
+
+def keep_raw_file(session: Session, data: bytes, file_name: str,
+                  recorded_at: datetime) -> tuple[RawFile, bool]:
+    """Store the file's bytes by sha256; return (row, whether it is new to the ledger)."""
+    sha = hashlib.sha256(data).hexdigest()
+    existing = session.scalar(select(RawFile).where(RawFile.sha256 == sha))
+    if existing is not None:
+        return existing, False
+    raw = RawFile(sha256=sha, file_name=file_name, size_bytes=len(data), content=data,
+                  recorded_at=recorded_at)
+    session.add(raw)
+    session.flush()
+    return raw, True
+
+
+def last_ingest_of(session: Session, raw_file_id: int) -> IngestFile | None:
+    return session.scalar(select(IngestFile).where(IngestFile.raw_file_id == raw_file_id)
+                          .order_by(IngestFile.id.desc()).limit(1))
+
+
+def record_file(session: Session, **fields: Any) -> IngestFile:
+    ingest_file = IngestFile(**fields)
+    session.add(ingest_file)
+    session.flush()
+    return ingest_file
+
+
+def record_rejections(session: Session, ingest_file: IngestFile,
+                      rejections: Iterable[tuple[int | None, str, str, str | None]]) -> None:
+    """Keep rejected rows (line, field, reason, raw text) for review."""
+    rows = [{"ingest_run_id": ingest_file.ingest_run_id, "ingest_file_id": ingest_file.id,
+             "raw_file_id": ingest_file.raw_file_id, "line": line, "field": field,
+             "reason": reason, "raw_text": raw_text}
+            for line, field, reason, raw_text in rejections]
+    if rows:
+        session.execute(insert(RejectedRow), rows)
+
+
+def rejections_of(session: Session, ingest_file_id: int) -> list[RejectedRow]:
+    return list(session.scalars(select(RejectedRow).where(RejectedRow.ingest_file_id
+                                                          == ingest_file_id)
+                                .order_by(RejectedRow.line, RejectedRow.id)))
+
+
+def sync_metrics(session: Session, metrics: Iterable[dict[str, Any]]) -> None:
+    """Insert or refresh metric definitions (the catalogue is the schema of the numbers)."""
+    _upsert_by_key(session, Metric, metrics)
+
+
+def upsert_items(session: Session, items: Iterable[dict[str, Any]]) -> None:
+    _upsert_by_key(session, Item, items)
+
+
+def upsert_sources(session: Session, sources: Iterable[dict[str, Any]],
+                   recorded_at: datetime) -> None:
+    _upsert_by_key(session, Source, ({**s, "recorded_at": recorded_at} for s in sources),
+                   keep=("recorded_at",))
+
+
+def _upsert_by_key(session: Session, model: Any, rows: Iterable[dict[str, Any]],
+                   keep: Sequence[str] = ()) -> None:
+    rows = list(rows)
+    existing = {row.key: row for row in session.scalars(
+        select(model).where(model.key.in_([r["key"] for r in rows])))} if rows else {}
+    for fields in rows:
+        current = existing.get(fields["key"])
+        if current is None:
+            existing[fields["key"]] = current = model(**fields)
+            session.add(current)
+            continue
+        for name, value in fields.items():
+            if name not in keep and getattr(current, name) != value:
+                setattr(current, name, value)
+    session.flush()
+
+
+def key_ids(session: Session, model: Any) -> dict[str, int]:
+    return dict(session.execute(select(model.key, model.id)).tuples().all())
+
+
+def append_observations(session: Session, rows: Sequence[dict[str, Any]],
+                        recorded_at: datetime) -> AppendResult:
+    """Append new facts, skip unchanged ones, supersede changed ones (same source and fact).
+
+    Each row carries item_id, metric_id, source_id, as_of, the CONTENT_FIELDS and provenance.
+    """
+    live = _live_by_identity(session, {row["source_id"] for row in rows})
+    inserts: list[dict[str, Any]] = []
+    superseded: list[int] = []
+    unchanged = 0
+    for row in rows:
+        identity = (row["source_id"], row["item_id"], row["metric_id"], row["as_of"])
+        current = live.get(identity)
+        content = tuple(row[name] for name in CONTENT_FIELDS)
+        if current is not None and current[1] == content:
+            unchanged += 1
+            continue
+        if current is not None and current[0] is not None:
+            superseded.append(current[0])
+        live[identity] = (None, content)  # a later row in this run supersedes via its own id
+        inserts.append({**row, "recorded_at": recorded_at, "superseded_at": None})
+    _close(session, superseded, recorded_at)
+    if inserts:
+        session.execute(insert(Observation), inserts)
+    return AppendResult(len(inserts), unchanged, len(superseded))
+
+
+def _live_by_identity(session: Session, source_ids: set[int]) -> dict[tuple[Any, ...], Any]:
+    columns = [getattr(Observation, name) for name in CONTENT_FIELDS]
+    live: dict[tuple[Any, ...], Any] = {}
+    for chunk in _chunks(sorted(source_ids)):
+        query = select(Observation.id, Observation.source_id, Observation.item_id,
+                       Observation.metric_id, Observation.as_of, *columns).where(
+            Observation.source_id.in_(chunk), Observation.superseded_at.is_(None))
+        for row in session.execute(query):
+            live[tuple(row[1:5])] = (row[0], tuple(row[5:]))
+    return live
+
+
+def _close(session: Session, observation_ids: list[int], at: datetime) -> None:
+    for chunk in _chunks(observation_ids):
+        session.execute(update(Observation).where(Observation.id.in_(chunk))
+                        .values(superseded_at=at))
+
+
+def _chunks(values: Sequence[Any]) -> Iterable[Sequence[Any]]:
+    for start in range(0, len(values), _CHUNK):
+        yield values[start : start + _CHUNK]
+
+
+def latest_dataset_version(session: Session) -> DatasetVersion | None:
+    return session.scalar(select(DatasetVersion).order_by(DatasetVersion.id.desc()).limit(1))
+
+
+def ensure_dataset_version(session: Session, content_hash: str, observation_count: int,
+                           cutoff_at: datetime, run_id: int | None) -> DatasetVersion:
+    """Return the latest version if its content is the same, else record a new one."""
+    latest = latest_dataset_version(session)
+    if latest is not None and latest.content_hash == content_hash:
+        return latest
+    version = DatasetVersion(cutoff_at=cutoff_at, content_hash=content_hash,
+                             observation_count=observation_count, ingest_run_id=run_id,
+                             created_at=cutoff_at)
+    session.add(version)
+    session.flush()
+    return version

@@ -1,0 +1,1 @@
+"""Pure analytics: units, observation validation, conflict resolution (later C2C, TCO)."""

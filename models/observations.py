@@ -1,0 +1,246 @@
+"""Validate one row of a source pack into a clean observation, or say precisely why not.
+
+Pure: the caller passes the metric catalogue, the known items and "today" (no clock here).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from models.units import Counts, UnitError, conversion_factor
+
+VALUE_KINDS = ("reported", "estimate", "derived", "measured")
+STATUSES = ("C", "S", "U")
+_DATE = re.compile(r"^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$")
+_GROUPED_NUMBER = re.compile(r"^-?\d{1,3}(,\d{3})+(\.\d+)?$")
+
+
+@dataclass(frozen=True)
+class MetricDef:
+    """A metric's definition: the canonical unit and what one value describes."""
+
+    key: str
+    unit: str
+    scope: str
+    direction: str
+    description: str
+    counts: Counts | None = None
+    min_value: float | None = None
+    max_value: float | None = None
+
+
+@dataclass(frozen=True)
+class RowError:
+    line: int | None
+    field: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class CleanObservation:
+    """An observation in the metric's canonical unit, with what the source wrote kept beside."""
+
+    source: str
+    item: str
+    metric: str
+    value: float
+    low: float
+    high: float
+    value_written: str
+    unit_written: str
+    value_kind: str
+    status: str
+    quote: str | None
+    as_of: date
+    as_of_precision: str
+    valid_to: date | None
+    line: int | None
+
+    @property
+    def identity(self) -> tuple[str, str, str, date]:
+        """Within one source, (item, metric, as_of) names one fact; a new value supersedes."""
+        return (self.source, self.item, self.metric, self.as_of)
+
+
+class _Invalid(Exception):
+    def __init__(self, field: str, reason: str) -> None:
+        super().__init__(reason)
+        self.field, self.reason = field, reason
+
+
+def parse_partial_date(text: Any, field: str) -> tuple[date, str]:
+    """Parse YYYY, YYYY-MM or YYYY-MM-DD into (first day, precision)."""
+    if isinstance(text, date):
+        return text, "day"
+    match = _DATE.match(str(text).strip()) if text is not None else None
+    if not match:
+        raise _Invalid(field, f"{field} {text!r} is not a date (YYYY-MM-DD, YYYY-MM or YYYY)")
+    year, month, day = match.groups()
+    try:
+        parsed = date(int(year), int(month or 1), int(day or 1))
+    except ValueError as exc:
+        raise _Invalid(field, f"{field} {text!r} is not a calendar date") from exc
+    return parsed, "day" if day else "month" if month else "year"
+
+
+def _number(raw: Any, field: str) -> float:
+    if isinstance(raw, bool):
+        raise _Invalid(field, f"{field} {raw!r} is not a number")
+    if isinstance(raw, int | float):
+        number = float(raw)
+    else:
+        text = str(raw).strip()
+        if _GROUPED_NUMBER.match(text):
+            text = text.replace(",", "")
+        try:
+            number = float(text)
+        except ValueError as exc:
+            raise _Invalid(field, f"{field} {raw!r} is not a number") from exc
+    if number != number or number in (float("inf"), float("-inf")):
+        raise _Invalid(field, f"{field} {raw!r} is not a finite number")
+    return number
+
+
+def _written_value(row: Mapping[str, Any]) -> tuple[float, float, str]:
+    """(low, high, as written) from `value` (number or [low, high]) or `low`/`high`."""
+    raw = row.get("value")
+    if _blank(raw) and not _blank(row.get("low")) and not _blank(row.get("high")):
+        raw = [row["low"], row["high"]]
+    if _blank(raw):
+        raise _Invalid("value", "value is missing")
+    if isinstance(raw, str) and raw.strip().startswith("["):
+        raw = [part for part in raw.strip().strip("[]").split(",") if part.strip()]
+    if isinstance(raw, list | tuple):
+        if len(raw) != 2:
+            raise _Invalid("value", f"a range must be [low, high], got {raw!r}")
+        low, high = _number(raw[0], "value"), _number(raw[1], "value")
+        if low > high:
+            raise _Invalid("value", f"range low {low:g} is above high {high:g}")
+        return low, high, f"[{raw[0]}, {raw[1]}]"
+    number = _number(raw, "value")
+    return number, number, str(raw)
+
+
+def _blank(raw: Any) -> bool:
+    return raw is None or (isinstance(raw, str) and not raw.strip())
+
+
+def _choice(
+    row: Mapping[str, Any], field: str, allowed: tuple[str, ...], default: str | None
+) -> str:
+    raw = row.get(field)
+    if _blank(raw):
+        if default is None:
+            raise _Invalid(field, f"{field} is missing (one of {', '.join(allowed)})")
+        return default
+    if str(raw).strip() not in allowed:
+        raise _Invalid(field, f"{field} {raw!r} is not one of {', '.join(allowed)}")
+    return str(raw).strip()
+
+
+def _required_key(row: Mapping[str, Any], field: str, known: set[str] | Mapping[str, Any]) -> str:
+    raw = row.get(field)
+    if _blank(raw):
+        raise _Invalid(field, f"{field} is missing")
+    key = str(raw).strip()
+    if key not in known:
+        raise _Invalid(field, f"unknown {field} {key!r}")
+    return key
+
+
+def _check_bounds(metric: MetricDef, low: float, high: float) -> None:
+    if low < 0:
+        raise _Invalid("value", f"negative value {low:g} {metric.unit} for {metric.key}")
+    if metric.min_value is not None and low < metric.min_value:
+        raise _Invalid("value", f"{low:g} {metric.unit} is below the plausible minimum "
+                                f"{metric.min_value:g} {metric.unit} for {metric.key}")
+    if metric.max_value is not None and high > metric.max_value:
+        raise _Invalid("value", f"{high:g} {metric.unit} is above the plausible maximum "
+                                f"{metric.max_value:g} {metric.unit} for {metric.key}")
+
+
+def validate_row(
+    row: Mapping[str, Any],
+    *,
+    line: int | None,
+    metrics: Mapping[str, MetricDef],
+    items: set[str],
+    sources: set[str],
+    today: date,
+) -> CleanObservation | RowError:
+    """Turn one raw row into a CleanObservation, or the first RowError found in it."""
+    try:
+        return _validate(row, line, metrics, items, sources, today)
+    except _Invalid as invalid:
+        return RowError(line, invalid.field, invalid.reason)
+
+
+def _validate(
+    row: Mapping[str, Any],
+    line: int | None,
+    metrics: Mapping[str, MetricDef],
+    items: set[str],
+    sources: set[str],
+    today: date,
+) -> CleanObservation:
+    source = _required_key(row, "source", sources)
+    item = _required_key(row, "item", items)
+    metric = metrics[_required_key(row, "metric", metrics)]
+    low, high, value_written = _written_value(row)
+    unit_written = "" if row.get("unit") is None else str(row["unit"]).strip()
+    if not unit_written and metric.unit != "dimensionless":
+        raise _Invalid("unit", f"unit is missing (the metric is in {metric.unit})")
+    try:
+        factor = conversion_factor(unit_written, metric.unit, metric.counts)
+    except UnitError as exc:
+        raise _Invalid("unit", str(exc)) from exc
+    low, high = low * factor, high * factor
+    _check_bounds(metric, low, high)
+    as_of, precision = parse_partial_date(row.get("as_of"), "as_of")
+    if as_of > today:
+        raise _Invalid("as_of", f"as_of {as_of.isoformat()} is in the future (today is {today})")
+    valid_to = None
+    if not _blank(row.get("valid_to")):
+        valid_to, _ = parse_partial_date(row["valid_to"], "valid_to")
+        if valid_to <= as_of:
+            raise _Invalid("valid_to", f"valid_to {valid_to} is not after as_of {as_of}")
+    quote = None if _blank(row.get("quote")) else str(row["quote"]).strip()
+    return CleanObservation(
+        source=source, item=item, metric=metric.key,
+        value=(low + high) / 2, low=low, high=high,
+        value_written=value_written, unit_written=unit_written,
+        value_kind=_choice(row, "value_kind", VALUE_KINDS, "reported"),
+        status=_choice(row, "status", STATUSES, None),
+        quote=quote, as_of=as_of, as_of_precision=precision, valid_to=valid_to, line=line,
+    )
+
+
+def validate_rows(
+    rows: list[tuple[int | None, Mapping[str, Any]]],
+    *,
+    metrics: Mapping[str, MetricDef],
+    items: set[str],
+    sources: set[str],
+    today: date,
+) -> tuple[list[CleanObservation], list[RowError]]:
+    """Validate every (line, row); a second row for the same fact is rejected as a duplicate."""
+    clean: list[CleanObservation] = []
+    errors: list[RowError] = []
+    first_line: dict[tuple[str, str, str, date], int | None] = {}
+    for line, row in rows:
+        result = validate_row(row, line=line, metrics=metrics, items=items, sources=sources,
+                              today=today)
+        if isinstance(result, RowError):
+            errors.append(result)
+        elif result.identity in first_line:
+            errors.append(RowError(line, "item", (
+                f"duplicate row: line {first_line[result.identity]} already gives "
+                f"{result.item} {result.metric} as of {result.as_of} for source {result.source}")))
+        else:
+            first_line[result.identity] = line
+            clean.append(result)
+    return clean, errors

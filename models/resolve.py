@@ -1,0 +1,80 @@
+"""Resolve conflicting live values for one (item, metric) by a documented rule.
+
+The rule, in order: the better source kind (SOURCE_KIND_RANK), then the newest as_of, then
+the newest publication date of the source, then the latest recorded observation. Losers are
+kept as alternatives; nothing is discarded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+
+# Lower is better. A standard or a vendor's own datasheet is the primary record of a spec;
+# a measurement outranks press and secondary reporting but not the spec itself (it measures
+# achieved, not rated, performance and is usually filed under its own metric).
+SOURCE_KIND_RANK: dict[str, int] = {
+    "standard_body": 1,
+    "vendor_datasheet": 2,
+    "measurement": 3,
+    "dataset": 4,
+    "vendor_press": 5,
+    "analyst": 6,
+    "secondary_press": 7,
+    "derived": 8,
+}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    observation_id: int
+    source_key: str
+    source_kind: str
+    source_published_on: date | None
+    as_of: date
+    recorded_at: datetime
+    value: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class Resolution:
+    winner: Candidate
+    alternatives: tuple[Candidate, ...]
+    reason: str
+
+
+def _sort_key(candidate: Candidate) -> tuple[int, int, int, float, int]:
+    published = candidate.source_published_on or date.min
+    return (SOURCE_KIND_RANK.get(candidate.source_kind, 99), -candidate.as_of.toordinal(),
+            -published.toordinal(), -candidate.recorded_at.timestamp(), -candidate.observation_id)
+
+
+def resolve(candidates: Sequence[Candidate]) -> Resolution | None:
+    """Pick the winner among live candidates and say which step of the rule decided."""
+    if not candidates:
+        return None
+    ranked = sorted(candidates, key=_sort_key)
+    winner, rest = ranked[0], tuple(ranked[1:])
+    return Resolution(winner, rest, _reason(winner, rest))
+
+
+def _reason(winner: Candidate, rest: tuple[Candidate, ...]) -> str:
+    if not rest:
+        return f"only live value (source {winner.source_key})"
+    runner_up = rest[0]
+    steps = _sort_key(winner), _sort_key(runner_up)
+    same = all((c.low, c.high) == (winner.low, winner.high) for c in rest)
+    agree = "" if same else "; values differ"
+    if steps[0][0] != steps[1][0]:
+        why = f"source kind {winner.source_kind} outranks {runner_up.source_kind}"
+    elif steps[0][1] != steps[1][1]:
+        why = f"same source kind; newest as_of ({winner.as_of} over {runner_up.as_of})"
+    elif steps[0][2] != steps[1][2]:
+        why = (f"same kind and as_of; newest publication ({winner.source_published_on} "
+               f"over {runner_up.source_published_on})")
+    else:
+        why = "same kind, as_of and publication; latest recorded"
+    return f"{why}; {len(rest)} alternative(s) kept{agree}"

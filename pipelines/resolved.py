@@ -1,0 +1,66 @@
+"""Resolved values: the ledger's candidates (db.queries) through the resolution rule
+(models.resolve). Lives here because only pipelines/ may join db/ and models/."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from db.engine import Session
+from db.queries import candidates, observations_frame
+from models.resolve import Candidate, Resolution, resolve
+
+
+@dataclass(frozen=True)
+class ResolvedValue:
+    """The resolved value of (item, metric) with the observations behind it."""
+
+    resolution: Resolution
+    rows: dict[int, dict[str, Any]]  # observation id -> display fields
+
+    @property
+    def winner(self) -> dict[str, Any]:
+        return self.rows[self.resolution.winner.observation_id]
+
+    @property
+    def alternatives(self) -> list[dict[str, Any]]:
+        return [self.rows[c.observation_id] for c in self.resolution.alternatives]
+
+
+def resolved_value(session: Session, item: str, metric: str, *, on: date,
+                   known: datetime) -> ResolvedValue | None:
+    """The value of (item, metric) valid on `on` as known at `known`, by the resolution rule."""
+    rows = candidates(session, item, metric, on=on, known=known)
+    resolution = resolve([_candidate(row) for row in rows])
+    if resolution is None:
+        return None
+    return ResolvedValue(resolution, {row["observation_id"]: row for row in rows})
+
+
+def _candidate(row: dict[str, Any]) -> Candidate:
+    return Candidate(observation_id=row["observation_id"], source_key=row["source"],
+                     source_kind=row["source_kind"],
+                     source_published_on=row["source_published_on"], as_of=row["as_of"],
+                     recorded_at=row["recorded_at"], value=row["value"], low=row["low"],
+                     high=row["high"])
+
+
+def current_values(session: Session, *, on: date, known: datetime) -> list[ResolvedValue]:
+    """Every (item, metric) resolved, valid on `on` as known at `known`."""
+    frame = observations_frame(session, known=known, on=on)
+    resolved: list[ResolvedValue] = []
+    for _, group in frame.groupby(["item", "metric"], sort=True):
+        rows = group.to_dict("records")
+        resolution = resolve([_candidate(row) for row in rows])
+        if resolution is not None:
+            resolved.append(ResolvedValue(resolution, {r["observation_id"]: r for r in rows}))
+    return resolved
+
+
+def conflicts(session: Session, *, on: date, known: datetime) -> list[ResolvedValue]:
+    """(item, metric) pairs whose live values disagree, with the value the rule chose."""
+    return [resolved for resolved in current_values(session, on=on, known=known)
+            if any((alt.low, alt.high) != (resolved.resolution.winner.low,
+                                          resolved.resolution.winner.high)
+                   for alt in resolved.resolution.alternatives)]
