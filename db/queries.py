@@ -11,6 +11,7 @@ from sqlalchemy import Select, and_, or_, select
 from sqlalchemy.orm import Session
 
 from db.schema import (
+    DatasetVersion,
     IngestFile,
     Item,
     Metric,
@@ -115,3 +116,18 @@ def sources_frame(session: Session) -> pd.DataFrame:
     return pd.DataFrame([dict(r._mapping) for r in rows],
                         columns=["key", "title", "publisher", "url", "kind", "published_on",
                                  "retrieved_on"])
+
+
+def items_by_key(session: Session) -> dict[str, Item]:
+    return {item.key: item for item in session.scalars(select(Item))}
+
+
+def metrics_by_key(session: Session) -> dict[str, Metric]:
+    return {metric.key: metric for metric in session.scalars(select(Metric))}
+
+
+def dataset_version(session: Session, version_id: int) -> DatasetVersion:
+    found = session.get(DatasetVersion, version_id)
+    if found is None:
+        raise LookupError(f"dataset version {version_id} does not exist")
+    return found

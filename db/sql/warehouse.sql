@@ -1,0 +1,150 @@
+-- The analyst warehouse: explicit DDL, rebuilt from the ledger on every publish.
+-- Times are UTC (TIMESTAMPTZ); valid-time dates are calendar dates of the figure.
+
+create table meta (
+    dataset_version integer not null,
+    dataset_hash varchar not null,
+    cutoff_at timestamptz not null,
+    as_of date not null,
+    built_at timestamptz not null,
+    code_version varchar not null
+);
+comment on table meta is 'One row: which dataset version this file was built from, and when.';
+comment on column meta.dataset_version is 'Ledger dataset_version id the file was built from';
+comment on column meta.dataset_hash is 'sha256 of the content of the live observations at cutoff_at';
+comment on column meta.cutoff_at is 'Knowledge-time cut-off of the dataset version (UTC)';
+comment on column meta.as_of is 'The valid-time date the briefing of this build reports on';
+comment on column meta.built_at is 'When this file was built (UTC)';
+comment on column meta.code_version is 'specledger version that built it';
+
+create table source_kind_rank (
+    kind varchar primary key,
+    rank integer not null
+);
+comment on table source_kind_rank is 'The resolution rule''s first step: lower rank wins a conflict.';
+
+create table source (
+    key varchar primary key,
+    title varchar not null,
+    publisher varchar,
+    url varchar,
+    kind varchar not null,
+    published_on date,
+    retrieved_on date
+);
+comment on table source is 'Where facts come from: datasheets, press releases, datasets, surveys.';
+comment on column source.kind is 'vendor_datasheet, vendor_press, standard_body, dataset, analyst, measurement, secondary_press or derived';
+comment on column source.published_on is 'Publication date of the source (may be NULL when unknown)';
+
+create table item (
+    key varchar primary key,
+    name varchar not null,
+    kind varchar not null,
+    vendor varchar,
+    family varchar
+);
+comment on table item is 'What a fact is about: a GPU, an NVLink generation, a switch, a rack, a price series.';
+
+create table metric (
+    key varchar primary key,
+    unit varchar not null,
+    counts varchar,
+    scope varchar not null,
+    direction varchar not null,
+    min_value double,
+    max_value double,
+    description varchar not null
+);
+comment on table metric is 'Metric definitions: every observation value is in the metric''s canonical unit.';
+comment on column metric.unit is 'Canonical unit of every value, low and high of this metric';
+comment on column metric.counts is 'For data rates and sizes: bits or bytes (never converted into each other)';
+comment on column metric.scope is 'What one value describes: per_link, per_gpu, per_port, per_switch, per_system, per_rack, ...';
+comment on column metric.direction is 'bidirectional (both directions summed), unidirectional or n/a';
+
+create table observation (
+    observation_id bigint primary key,
+    item varchar not null references item (key),
+    metric varchar not null references metric (key),
+    source varchar not null references source (key),
+    value double not null,
+    low double not null,
+    high double not null,
+    unit varchar not null,
+    value_written varchar not null,
+    unit_written varchar not null,
+    value_kind varchar not null,
+    status varchar not null,
+    quote varchar,
+    as_of date not null,
+    as_of_precision varchar not null,
+    valid_to date,
+    recorded_at timestamptz not null,
+    superseded_at timestamptz,
+    ingest_run_id bigint not null,
+    raw_file_sha256 varchar not null
+);
+comment on table observation is 'Every observation ever recorded, with both clocks (full history, append-only).';
+comment on column observation.value is 'Point value in the metric''s unit; the midpoint when the source gives a range';
+comment on column observation.low is 'Low end of the range in the metric''s unit (= value for a point)';
+comment on column observation.high is 'High end of the range in the metric''s unit (= value for a point)';
+comment on column observation.unit is 'The metric''s canonical unit (value, low and high are in it)';
+comment on column observation.value_written is 'The value exactly as the source wrote it';
+comment on column observation.unit_written is 'The unit exactly as the source wrote it';
+comment on column observation.value_kind is 'reported, estimate, derived or measured';
+comment on column observation.status is 'C = checked against a primary source, S = secondary only, U = unconfirmed';
+comment on column observation.as_of is 'Valid time: the date the figure was announced, published or measured';
+comment on column observation.as_of_precision is 'day, month or year: how precisely the source dates the figure';
+comment on column observation.valid_to is 'Valid time: the date the figure stops holding (NULL = open)';
+comment on column observation.recorded_at is 'Knowledge time: when the ledger learned it (UTC)';
+comment on column observation.superseded_at is 'Knowledge time: when a later observation from the same source replaced it (UTC, NULL = live)';
+comment on column observation.raw_file_sha256 is 'sha256 of the ingested file the observation came from';
+
+create table dataset_version (
+    id integer primary key,
+    cutoff_at timestamptz not null,
+    content_hash varchar not null,
+    observation_count integer not null,
+    ingest_run_id integer,
+    created_at timestamptz not null
+);
+comment on table dataset_version is 'Knowledge-time cut-offs with the content hash of the live observations at each.';
+
+create table rejected_row (
+    ingest_run_id integer not null,
+    path varchar not null,
+    sha256 varchar not null,
+    line integer,
+    field varchar not null,
+    reason varchar not null,
+    raw_text varchar
+);
+comment on table rejected_row is 'Rows (or whole files, field = file) that failed validation, kept for review.';
+
+-- The resolution rule (models/resolve.py): best source kind, newest as_of, newest publication,
+-- latest recorded. "valid on d, as known at t".
+create macro value_as_of(d, t) as table
+with live as (
+    select o.*, s.kind as source_kind, r.rank as kind_rank, s.published_on as source_published_on
+    from observation o
+    join source s on s.key = o.source
+    join source_kind_rank r on r.kind = s.kind
+    where o.recorded_at <= t and (o.superseded_at is null or o.superseded_at > t)
+      and o.as_of <= d and (o.valid_to is null or o.valid_to > d)
+),
+ranked as (
+    select *,
+        row_number() over (partition by item, metric order by kind_rank, as_of desc,
+            source_published_on desc nulls last, recorded_at desc, observation_id desc) as pick,
+        count(*) over (partition by item, metric) as live_values
+    from live
+),
+final as (
+    select item, metric, value, low, high, unit, as_of, source, source_kind, status,
+        value_kind, quote, recorded_at, live_values - 1 as alternatives, observation_id
+    from ranked
+    where pick = 1
+)
+select * from final;
+
+create view current_value as select * from value_as_of(current_date, now());
+comment on view current_value is 'The resolved value of every (item, metric): valid today, as known now.';

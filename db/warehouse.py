@@ -1,0 +1,115 @@
+"""Publish the analyst warehouse: a DuckDB file rebuilt from the ledger, never the record.
+
+Built into a temporary file beside the target and moved into place with os.replace, so a
+reader sees either the previous warehouse or the new one, never half of one. Written in the
+v1.5.0 storage format so the duckdb CLI analysts use (1.5.x) can open it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+from sqlalchemy import Engine, TextClause, bindparam, text
+
+from db.schema import UTCDateTime
+
+SQL_DIR = Path(__file__).resolve().parent / "sql"
+STORAGE_VERSION = "v1.5.0"
+
+# Ledger SELECTs feeding each warehouse table, columns in DDL order.
+_LOADS = {
+    "source": "select key, title, publisher, url, kind, published_on, retrieved_on from source",
+    "item": "select key, name, kind, vendor, family from item",
+    "metric": "select key, unit, counts, scope, direction, min_value, max_value, description "
+              "from metric",
+    "observation": (
+        "select o.id, i.key, m.key, s.key, o.value, o.low, o.high, m.unit, o.value_written, "
+        "o.unit_written, o.value_kind, o.status, o.quote, o.as_of, o.as_of_precision, "
+        "o.valid_to, o.recorded_at, "
+        # Closures after the cut-off are later knowledge: the version saw these rows live.
+        "case when o.superseded_at <= :cutoff then o.superseded_at end, o.ingest_run_id, r.sha256 "
+        "from observation o join item i on i.id = o.item_id join metric m on m.id = o.metric_id "
+        "join source s on s.id = o.source_id join raw_file r on r.id = o.raw_file_id "
+        "where o.recorded_at <= :cutoff order by o.id"),
+    "dataset_version": "select id, cutoff_at, content_hash, observation_count, ingest_run_id, "
+                       "created_at from dataset_version where cutoff_at <= :cutoff order by id",
+    "rejected_row": (
+        "select j.ingest_run_id, f.path, r.sha256, j.line, j.field, j.reason, j.raw_text "
+        "from rejected_row j join ingest_file f on f.id = j.ingest_file_id "
+        "join raw_file r on r.id = j.raw_file_id order by j.id"),
+}
+_DATE_COLUMNS = {"published_on", "retrieved_on", "as_of", "valid_to"}
+_TIME_COLUMNS = {"recorded_at", "superseded_at", "cutoff_at", "created_at"}
+
+
+@dataclass(frozen=True)
+class WarehouseMeta:
+    dataset_version: int
+    dataset_hash: str
+    cutoff_at: datetime
+    as_of: date
+    built_at: datetime
+    code_version: str
+
+
+def publish_warehouse(engine: Engine, target: Path, meta: WarehouseMeta,
+                      source_kind_rank: dict[str, int]) -> Path:
+    """Build the warehouse for `meta`'s dataset version at `target`, atomically."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.unlink(missing_ok=True)
+    try:
+        _build(engine, tmp, meta, source_kind_rank)
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return target
+
+
+def _build(engine: Engine, path: Path, meta: WarehouseMeta,
+           source_kind_rank: dict[str, int]) -> None:
+    con = duckdb.connect(str(path), config={"storage_compatibility_version": STORAGE_VERSION})
+    try:
+        con.execute("set TimeZone = 'UTC'")
+        con.execute((SQL_DIR / "warehouse.sql").read_text(encoding="utf-8"))
+        con.executemany("insert into source_kind_rank values (?, ?)",
+                        sorted(source_kind_rank.items()))
+        con.execute("insert into meta values (?, ?, ?, ?, ?, ?)",
+                    [meta.dataset_version, meta.dataset_hash, meta.cutoff_at, meta.as_of,
+                     meta.built_at, meta.code_version])
+        with engine.connect() as ledger:
+            for table, query in _LOADS.items():
+                rows = ledger.execute(_statement(query), {"cutoff": meta.cutoff_at}).all()
+                _insert(con, table, rows)
+        con.execute("checkpoint")
+    finally:
+        con.close()
+
+
+def _statement(query: str) -> TextClause:
+    statement = text(query)
+    # Raw SQL skips column types: bind the cut-off through the same UTC type the ORM uses.
+    if ":cutoff" in query:
+        statement = statement.bindparams(bindparam("cutoff", type_=UTCDateTime()))
+    return statement
+
+
+def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[object]) -> None:
+    if not rows:
+        return
+    columns = [c[0] for c in con.execute(f"describe {table}").fetchall()]
+    frame = pd.DataFrame([tuple(r) for r in rows], columns=columns)  # type: ignore[arg-type]
+    for column in _DATE_COLUMNS.intersection(columns):
+        frame[column] = pd.to_datetime(frame[column]).dt.date
+    for column in _TIME_COLUMNS.intersection(columns):
+        frame[column] = pd.to_datetime(frame[column], utc=True, format="mixed")
+    con.register("frame", frame)
+    try:
+        con.execute(f"insert into {table} select * from frame")
+    finally:
+        con.unregister("frame")

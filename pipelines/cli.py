@@ -1,0 +1,261 @@
+"""The `specledger` command line: a thin shell over pipelines.jobs and the ledger queries."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.table import Table
+
+from db import queries
+from db.engine import LedgerBusyError, Session
+from pipelines import jobs
+from pipelines.ingest import FileReport, IngestReport, expand_paths
+from pipelines.resolved import ResolvedValue, conflicts, resolved_value
+from pipelines.settings import Settings
+
+EXIT_REJECTED, EXIT_NO_VALUE = 1, 3
+
+app = typer.Typer(help="specledger: a dated, source-tagged ledger of AI-infrastructure specs.",
+                  no_args_is_help=True, add_completion=False)
+console = Console()
+errors = Console(stderr=True)
+
+HomeOption = Annotated[Path | None, typer.Option(
+    "--home", envvar="SPECLEDGER_HOME",
+    help="Folder for the SQLite ledger, warehouse.duckdb and briefings/ [default: ./var]")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object instead.")]
+
+
+def _settings(home: Path | None) -> Settings:
+    return Settings(home=home) if home is not None else Settings()
+
+
+def _parse_day(text: str | None, name: str) -> date | None:
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError as exc:
+        raise typer.BadParameter(f"{text!r} is not a date (YYYY-MM-DD)", param_hint=name) from exc
+
+
+def _parse_moment(text: str | None) -> datetime | None:
+    if text is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise typer.BadParameter(f"{text!r} is not an ISO timestamp",
+                                 param_hint="--known-at") from exc
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+@app.command()
+def run(home: HomeOption = None,
+        as_of: Annotated[str | None, typer.Option(
+            "--as-of", help="Briefing date YYYY-MM-DD [default: today, UTC]")] = None) -> None:
+    """The main job: ingest data/sources, publish warehouse.duckdb, render the PDF briefing."""
+    settings = _settings(home)
+    day = _parse_day(as_of, "--as-of") or jobs.utc_now().date()
+    _quiet_prefect(settings.home)
+    from pipelines.weekly_briefing import weekly_briefing  # Prefect loads settings on import
+
+    with console.status(f"weekly-briefing {day}: ingest, publish, render (Prefect flow)…"):
+        result = weekly_briefing(as_of=day, home=settings.home,
+                                 database_url=settings.database_url,
+                                 sources_dir=settings.sources_dir)
+    _print_ingest(result.ingest)
+    console.print(f"warehouse  {result.warehouse}")
+    console.print(f"briefing   {result.briefing}")
+
+
+@app.command()
+def ingest(paths: Annotated[list[Path], typer.Argument(help="Pack files or folders of packs.")],
+           home: HomeOption = None, as_json: JsonOption = False,
+           allow_rejects: Annotated[bool, typer.Option(
+               "--allow-rejects", help="Exit 0 even when rows were rejected.")] = False) -> None:
+    """Ingest source packs (YAML or CSV). Exit 1 when rows were rejected."""
+    settings = _settings(home)
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        errors.print(f"[red]error:[/] no such file or folder: {', '.join(missing)}")
+        raise typer.Exit(2)
+    files = expand_paths(paths)
+    try:
+        with _file_progress(len(files), enabled=not as_json) as advance:
+            report = jobs.ingest(settings, paths, today=jobs.utc_now().date(), on_file=advance)
+    except LedgerBusyError as exc:
+        errors.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(4) from exc
+    if as_json:
+        print(json.dumps(report.to_json(), indent=2))  # noqa: T201 - machine output
+    else:
+        _print_ingest(report)
+    if report.total("rejected") and not allow_rejects:
+        raise typer.Exit(EXIT_REJECTED)
+
+
+class _file_progress:  # noqa: N801 - used as a context manager, reads like a function
+    """A rich progress bar over files that yields an `advance(report)` callback."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.progress = Progress(TextColumn("ingest"), BarColumn(), MofNCompleteColumn(),
+                                 TextColumn("{task.description}"), console=errors,
+                                 transient=True, disable=not enabled)
+        self.task = self.progress.add_task("", total=total)
+
+    def __enter__(self) -> Any:
+        self.progress.start()
+        return lambda report: self.progress.update(self.task, advance=1,
+                                                   description=Path(report.path).name)
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+
+def _print_ingest(report: IngestReport) -> None:
+    table = Table(title=f"ingest run {report.run_id}", title_justify="left")
+    for column in ("file", "read", "accepted", "unchanged", "rejected", "note"):
+        table.add_column(column, justify="right" if column not in ("file", "note") else "left")
+    for f in report.files:
+        table.add_row(f.path, str(f.read), str(f.accepted), str(f.unchanged), str(f.rejected),
+                      _note(f))
+    console.print(table)
+    for f in report.files:
+        for e in f.errors:
+            where = f"{f.path}:{e.line}" if e.line else f.path
+            errors.print(f"[red]rejected[/] {where} [bold]{e.field}[/]: {e.reason}",
+                         highlight=False, soft_wrap=True)
+    state = "new" if report.dataset_changed else "unchanged"
+    console.print(f"dataset version {report.dataset_version} ({state}) "
+                  f"{report.dataset_hash[:12]}")
+
+
+def _note(report: FileReport) -> str:
+    if report.outcome == "unchanged_file":
+        return "same bytes as an earlier ingest: nothing changed"
+    if report.outcome == "rejected_file":
+        return "file rejected whole"
+    return f"{report.superseded} superseded" if report.superseded else ""
+
+
+@app.command()
+def value(item: str, metric: str, home: HomeOption = None,
+          as_of: Annotated[str | None, typer.Option(
+              "--as-of", help="Valid on this date [default: today]")] = None,
+          known_at: Annotated[str | None, typer.Option(
+              "--known-at", help="As the ledger knew it at this ISO timestamp [default: now]")]
+          = None,
+          as_json: JsonOption = False) -> None:
+    """The resolved value of ITEM METRIC, with the rule that chose it. Exit 3 if none."""
+    settings = _settings(home)
+    day = _parse_day(as_of, "--as-of") or jobs.utc_now().date()
+    moment = _parse_moment(known_at) or jobs.utc_now()
+    engine = jobs.open_ledger(settings)
+    with Session(engine) as session:
+        resolved = resolved_value(session, item, metric, on=day, known=moment)
+    engine.dispose()
+    if resolved is None:
+        if as_json:
+            print(json.dumps({"item": item, "metric": metric, "value": None}))  # noqa: T201
+        errors.print(f"no value for {item} {metric} valid on {day} as known at "
+                     f"{moment.isoformat()}")
+        raise typer.Exit(EXIT_NO_VALUE)
+    payload = value_json(resolved)
+    if as_json:
+        print(json.dumps(payload, indent=2, default=str))  # noqa: T201
+        return
+    console.print(f"{item} {metric} = [bold]{_shown(payload)}[/] {payload['unit']}  "
+                  f"(as of {payload['as_of']}, {payload['source']}, status {payload['status']})")
+    console.print(f"rule: {payload['reason']}", style="dim")
+    for alternative in payload["alternatives"]:
+        console.print(f"  alt: {_shown(alternative)} {alternative['unit']} "
+                      f"(as of {alternative['as_of']}, {alternative['source']})", style="dim")
+
+
+def _shown(row: dict[str, Any]) -> str:
+    low, high = row["low"], row["high"]
+    return f"{low:g}" if low == high else f"{low:g}–{high:g}"
+
+
+def _observation_json(row: dict[str, Any]) -> dict[str, Any]:
+    return {"value": row["value"], "low": row["low"], "high": row["high"], "unit": row["unit"],
+            "value_written": row["value_written"], "unit_written": row["unit_written"],
+            "as_of": row["as_of"].isoformat(), "source": row["source"],
+            "source_kind": row["source_kind"], "status": row["status"],
+            "value_kind": row["value_kind"], "quote": row["quote"],
+            "recorded_at": row["recorded_at"].isoformat()}
+
+
+def value_json(resolved: ResolvedValue) -> dict[str, Any]:
+    winner = resolved.winner
+    return {"item": winner["item"], "metric": winner["metric"], **_observation_json(winner),
+            "reason": resolved.resolution.reason,
+            "alternatives": [_observation_json(a) for a in resolved.alternatives]}
+
+
+@app.command()
+def review(home: HomeOption = None, as_json: JsonOption = False) -> None:
+    """Rejected rows (with file, line, field, reason) and live conflicting values."""
+    settings = _settings(home)
+    engine = jobs.open_ledger(settings)
+    now = jobs.utc_now()
+    with Session(engine) as session:
+        rejected = queries.rejected_rows(session)
+        conflicting = conflicts(session, on=now.date(), known=now)
+    engine.dispose()
+    if as_json:
+        print(json.dumps({"rejected": rejected,  # noqa: T201
+                          "conflicts": [value_json(c) for c in conflicting]},
+                         indent=2, default=str))
+        return
+    table = Table(title=f"{len(rejected)} rejected rows", title_justify="left")
+    for column in ("file", "line", "field", "reason"):
+        table.add_column(column, overflow="fold")
+    for row in rejected:
+        table.add_row(row["path"], str(row["line"] or ""), row["field"], row["reason"])
+    console.print(table)
+    table = Table(title=f"{len(conflicting)} conflicting values", title_justify="left")
+    for column in ("item", "metric", "chosen", "alternatives", "rule"):
+        table.add_column(column, overflow="fold")
+    for c in conflicting:
+        payload = value_json(c)
+        table.add_row(payload["item"], payload["metric"],
+                      f"{_shown(payload)} {payload['unit']} ({payload['source']})",
+                      "; ".join(f"{_shown(a)} ({a['source']})" for a in payload["alternatives"]),
+                      payload["reason"])
+    console.print(table)
+
+
+@app.command()
+def migrate(home: HomeOption = None) -> None:
+    """Bring the ledger's schema to the latest migration (run and ingest do this too)."""
+    settings = _settings(home)
+    jobs.open_ledger(settings).dispose()
+    console.print(f"ledger at head: {settings.resolved_database_url}")
+
+
+def _quiet_prefect(home: Path) -> None:
+    """Offline, quiet Prefect with its state under home (unless the operator set it)."""
+    defaults = {"PREFECT_HOME": str((home / ".prefect").resolve()),
+                "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1",
+                "PREFECT_LOGGING_LEVEL": "WARNING",
+                "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "60"}
+    for name, value_ in defaults.items():
+        os.environ.setdefault(name, value_)
+
+
+def main() -> None:
+    try:
+        app()
+    except LookupError as exc:
+        errors.print(f"[red]error:[/] {exc}")
+        sys.exit(2)

@@ -1,0 +1,87 @@
+"""The main job's steps as plain functions: ingest, publish, render. Flows wrap these."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from db import queries
+from db.engine import Engine, Session, make_engine, upgrade
+from db.warehouse import WarehouseMeta, publish_warehouse
+from models.resolve import SOURCE_KIND_RANK
+from pipelines.briefing_context import briefing_context
+from pipelines.catalog import load_metrics
+from pipelines.ingest import FileReport, IngestReport, ingest_paths
+from pipelines.settings import Settings
+from reports.briefing import render_pdf
+
+
+def code_version() -> str:
+    try:
+        return version("specledger")
+    except PackageNotFoundError:  # running from a source tree that was not installed
+        return "0+unknown"
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    ingest: IngestReport
+    warehouse: Path
+    briefing: Path
+
+
+def open_ledger(settings: Settings) -> Engine:
+    """Migrate the ledger to the current schema and return an engine on it."""
+    upgrade(settings.resolved_database_url)
+    return make_engine(settings.resolved_database_url, settings.lock_timeout_seconds)
+
+
+def ingest(settings: Settings, paths: list[Path], *, today: date,
+           now: Callable[[], datetime] = utc_now,
+           on_file: Callable[[FileReport], None] | None = None) -> IngestReport:
+    engine = open_ledger(settings)
+    try:
+        return ingest_paths(engine, paths, metrics=load_metrics(settings.catalog_path),
+                            today=today, now=now, code_version=code_version(),
+                            lock_timeout_seconds=settings.lock_timeout_seconds, on_file=on_file)
+    finally:
+        engine.dispose()
+
+
+def publish(settings: Settings, dataset_version: int, *, as_of: date, built_at: datetime) -> Path:
+    """Rebuild warehouse.duckdb for a dataset version."""
+    engine = open_ledger(settings)
+    try:
+        with Session(engine) as session:
+            version = queries.dataset_version(session, dataset_version)
+            meta = WarehouseMeta(version.id, version.content_hash, version.cutoff_at, as_of,
+                                 built_at, code_version())
+        return publish_warehouse(engine, settings.warehouse_path, meta, SOURCE_KIND_RANK)
+    finally:
+        engine.dispose()
+
+
+def render_briefing(settings: Settings, dataset_version: int, *, as_of: date) -> Path:
+    """Render briefing-<as_of>.pdf for a dataset version, written atomically."""
+    engine = open_ledger(settings)
+    try:
+        with Session(engine) as session:
+            version = queries.dataset_version(session, dataset_version)
+            context = briefing_context(session, as_of=as_of, known=version.cutoff_at,
+                                       version=version, code_version=code_version())
+    finally:
+        engine.dispose()
+    target = settings.briefings_dir / f"briefing-{as_of.isoformat()}.pdf"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_bytes(render_pdf(context))
+    tmp.replace(target)
+    return target
+
