@@ -28,8 +28,17 @@ class LedgerBusyError(RuntimeError):
     """Another process held the ledger's write lock for longer than we were willing to wait."""
 
 
+def normalize_url(url: str) -> str:
+    """`postgresql://` means psycopg 3 here (the only PostgreSQL driver specledger ships)."""
+    parsed = make_url(url)
+    if parsed.drivername == "postgresql":
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return parsed.render_as_string(hide_password=False)
+
+
 def make_engine(url: str, lock_timeout_seconds: float = 60.0) -> Engine:
     """Create an engine; on SQLite, make writers queue instead of failing or deadlocking."""
+    url = normalize_url(url)
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
         return create_engine(url, pool_pre_ping=True)
@@ -90,6 +99,7 @@ def _is_lock_timeout(exc: OperationalError) -> bool:
 
 def alembic_config(url: str) -> Config:
     """An Alembic config for this project's one migration chain, pointed at `url`."""
+    url = normalize_url(url)
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))

@@ -1,0 +1,130 @@
+"""Tiny fixtures: a migrated ledger on each dialect, a metric catalogue, a pack writer."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from collections.abc import Callable, Iterator
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from db.engine import Engine, make_engine, normalize_url, upgrade
+from models.observations import MetricDef
+from pipelines.catalog import load_metrics
+from pipelines.ingest import IngestReport, ingest_paths
+from pipelines.settings import PROJECT_ROOT
+
+TODAY = date(2026, 11, 22)
+PG_URL = os.environ.get("SPECLEDGER_TEST_PG_URL")
+
+
+def pg_url_or_skip() -> str:
+    """The throwaway PostgreSQL database; required (not skipped) when CI asks for it."""
+    if PG_URL:
+        return normalize_url(PG_URL)
+    if os.environ.get("SPECLEDGER_REQUIRE_PG") or os.environ.get("CI"):
+        pytest.fail("SPECLEDGER_TEST_PG_URL is not set: the tests must run on PostgreSQL")
+    pytest.skip("SPECLEDGER_TEST_PG_URL is not set")
+
+
+def reset_pg(url: str) -> None:
+    engine = make_engine(url)
+    with engine.begin() as conn:
+        conn.execute(text("DROP SCHEMA public CASCADE"))
+        conn.execute(text("CREATE SCHEMA public"))
+    engine.dispose()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def ledger_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty, migrated ledger on SQLite (a file) and on PostgreSQL."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'ledger.sqlite'}"
+    else:
+        url = pg_url_or_skip()
+        reset_pg(url)
+    upgrade(url)
+    return url
+
+
+@pytest.fixture
+def ledger(ledger_url: str) -> Iterator[Engine]:
+    engine = make_engine(ledger_url, lock_timeout_seconds=5)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def metrics() -> dict[str, MetricDef]:
+    return load_metrics(PROJECT_ROOT / "data" / "catalog.yaml")
+
+
+class Clock:
+    """A knowledge clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def tick(self, **delta: float) -> datetime:
+        self.now += timedelta(**delta) if delta else timedelta(hours=1)
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def write_pack(tmp_path: Path) -> Callable[[str, str], Path]:
+    """Write a pack file from an indented literal; returns its path."""
+
+    def write(name: str, content: str) -> Path:
+        path = tmp_path / "packs" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(content).lstrip(), encoding="utf-8")
+        return path
+
+    return write
+
+
+@pytest.fixture
+def ingest(ledger: Engine, metrics: dict[str, MetricDef],
+           clock: Clock) -> Callable[..., IngestReport]:
+    """Ingest paths into the test ledger at the clock's current time."""
+
+    def run(*paths: Path) -> IngestReport:
+        return ingest_paths(ledger, list(paths), metrics=metrics, today=TODAY, now=clock,
+                            code_version="test", lock_timeout_seconds=5)
+
+    return run
+
+
+NVLINK_PACK = """
+source:
+  key: nvidia-nvlink-page
+  title: NVIDIA NVLink and NVLink Switch
+  publisher: NVIDIA
+  url: https://www.nvidia.com/en-us/data-center/nvlink/
+  kind: vendor_datasheet
+  published_on: 2024-03-18
+items:
+  - {key: nvlink-5, name: "NVLink 5.0", kind: scaleup_fabric, vendor: NVIDIA, family: NVLink}
+  - {key: gb200-nvl72, name: "GB200 NVL72", kind: rack, vendor: NVIDIA, family: Blackwell}
+observations:
+  - {item: nvlink-5, metric: scaleup_bw_per_gpu_bidir, value: 1.8, unit: TB/s, as_of: 2024-03-18,
+     status: C, quote: "up to 18 NVLink 100 GB/s connections for a total bandwidth of 1.8 TB/s"}
+  - {item: gb200-nvl72, metric: rack_it_power, value: [120, 132], unit: kW, as_of: 2024-03-18,
+     status: S}
+"""
+
+
+@pytest.fixture
+def nvlink_pack(write_pack: Callable[[str, str], Path]) -> Path:
+    return write_pack("nvlink.yaml", NVLINK_PACK)

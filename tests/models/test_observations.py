@@ -1,0 +1,86 @@
+from datetime import date
+
+import pytest
+
+from models.observations import (
+    CleanObservation,
+    MetricDef,
+    RowError,
+    validate_row,
+    validate_rows,
+)
+
+TODAY = date(2026, 11, 22)
+METRICS = {
+    "scaleup_bw_per_gpu_bidir": MetricDef("scaleup_bw_per_gpu_bidir", "GB/s", "per_gpu",
+                                          "bidirectional", "per-GPU NVLink", "bytes", 1, 100000),
+    "rack_it_power": MetricDef("rack_it_power", "kW", "per_rack", "n/a", "rack power", None,
+                               0.1, 10000),
+}
+GOOD = {"source": "nvidia", "item": "nvlink-5", "metric": "scaleup_bw_per_gpu_bidir",
+        "value": 1.8, "unit": "TB/s", "as_of": date(2024, 3, 18), "status": "C"}
+
+
+def check(row, line=7):
+    return validate_row(row, line=line, metrics=METRICS, items={"nvlink-5"},
+                        sources={"nvidia"}, today=TODAY)
+
+
+def test_a_good_row_is_converted_to_the_canonical_unit_and_keeps_what_was_written():
+    clean = check(GOOD)
+    assert isinstance(clean, CleanObservation)
+    assert (clean.value, clean.low, clean.high) == (1800, 1800, 1800)
+    assert (clean.value_written, clean.unit_written) == ("1.8", "TB/s")
+    assert clean.value_kind == "reported"
+
+
+def test_a_range_keeps_low_and_high_and_its_midpoint():
+    clean = check({**GOOD, "metric": "rack_it_power", "value": [120, 132], "unit": "kW"})
+    assert (clean.low, clean.high, clean.value) == (120, 132, 126)
+
+
+@pytest.mark.parametrize(("as_of", "expected", "precision"), [
+    ("2021-11", date(2021, 11, 1), "month"),
+    ("2016", date(2016, 1, 1), "year"),
+    ("2024-03-18", date(2024, 3, 18), "day"),
+])
+def test_partial_dates_keep_their_precision(as_of, expected, precision):
+    clean = check({**GOOD, "as_of": as_of})
+    assert (clean.as_of, clean.as_of_precision) == (expected, precision)
+
+
+@pytest.mark.parametrize(("change", "field", "reason"), [
+    ({"unit": "wibbles/s"}, "unit", "unknown unit 'wibbles/s'"),
+    ({"unit": "kW"}, "unit", "is not a data unit"),
+    ({"unit": "Tb/s"}, "unit", "Gb/s vs GB/s is never converted"),
+    ({"unit": None}, "unit", "unit is missing"),
+    ({"value": -1}, "value", "negative value"),
+    ({"value": 5000, "unit": "TB/s"}, "value", "above the plausible maximum"),
+    ({"value": "lots"}, "value", "is not a number"),
+    ({"value": None}, "value", "value is missing"),
+    ({"value": [3, 2]}, "value", "range low 3 is above high 2"),
+    ({"as_of": "2027-01-01"}, "as_of", "is in the future"),
+    ({"as_of": None}, "as_of", "is not a date"),
+    ({"as_of": "2024-02-30"}, "as_of", "is not a calendar date"),
+    ({"source": None}, "source", "source is missing"),
+    ({"source": "blog"}, "source", "unknown source 'blog'"),
+    ({"item": "nvlink-9"}, "item", "unknown item 'nvlink-9'"),
+    ({"metric": "speed"}, "metric", "unknown metric 'speed'"),
+    ({"status": "maybe"}, "status", "is not one of C, S, U"),
+    ({"status": None}, "status", "status is missing"),
+    ({"value_kind": "guess"}, "value_kind", "is not one of reported"),
+    ({"valid_to": "2020-01-01"}, "valid_to", "is not after as_of"),
+])
+def test_bad_rows_are_rejected_with_field_and_reason(change, field, reason):
+    error = check({**GOOD, **change})
+    assert isinstance(error, RowError)
+    assert (error.line, error.field) == (7, field)
+    assert reason in error.reason
+
+
+def test_a_second_row_for_the_same_fact_is_a_duplicate_naming_the_first_line():
+    clean, errors = validate_rows([(3, GOOD), (4, {**GOOD, "value": 1.9})], metrics=METRICS,
+                                  items={"nvlink-5"}, sources={"nvidia"}, today=TODAY)
+    assert len(clean) == 1
+    assert errors == [RowError(4, "item", errors[0].reason)]
+    assert "line 3 already gives nvlink-5" in errors[0].reason

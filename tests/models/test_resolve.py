@@ -1,0 +1,35 @@
+from datetime import UTC, date, datetime
+
+from models.resolve import Candidate, resolve
+
+T = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def candidate(n, kind="secondary_press", as_of=date(2024, 3, 18), published=None, value=1.0):
+    return Candidate(n, f"source-{n}", kind, published, as_of, T, value, value, value)
+
+
+def test_no_candidates_resolve_to_nothing():
+    assert resolve([]) is None
+
+
+def test_source_kind_rank_decides_first_and_losers_are_kept():
+    resolution = resolve([candidate(1, "secondary_press", date(2025, 1, 1), value=142),
+                          candidate(2, "vendor_datasheet", date(2024, 1, 1), value=120)])
+    assert resolution.winner.observation_id == 2
+    assert [c.observation_id for c in resolution.alternatives] == [1]
+    assert "vendor_datasheet outranks secondary_press" in resolution.reason
+    assert "values differ" in resolution.reason
+
+
+def test_same_kind_newest_as_of_wins():
+    resolution = resolve([candidate(1, as_of=date(2024, 1, 1)), candidate(2, as_of=date(2025, 1, 1))])
+    assert resolution.winner.observation_id == 2
+    assert "newest as_of" in resolution.reason
+
+
+def test_same_kind_and_date_newest_publication_wins():
+    resolution = resolve([candidate(1, published=date(2025, 5, 1)),
+                          candidate(2, published=date(2024, 5, 1)), candidate(3)])
+    assert resolution.winner.observation_id == 1
+    assert "newest publication" in resolution.reason
