@@ -23,7 +23,8 @@ def test_source_kind_rank_decides_first_and_losers_are_kept():
 
 
 def test_same_kind_newest_as_of_wins():
-    resolution = resolve([candidate(1, as_of=date(2024, 1, 1)), candidate(2, as_of=date(2025, 1, 1))])
+    resolution = resolve([candidate(1, as_of=date(2024, 1, 1)),
+                          candidate(2, as_of=date(2025, 1, 1))])
     assert resolution.winner.observation_id == 2
     assert "newest as_of" in resolution.reason
 

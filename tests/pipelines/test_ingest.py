@@ -85,7 +85,8 @@ def test_same_facts_in_a_different_file_are_unchanged_rows(ledger, ingest, write
 
 
 BAD_ROWS = NVLINK_PACK + """\
-  - {item: nvlink-5, metric: scaleup_bw_per_link_bidir, value: 100, unit: Gb/s, as_of: 2024-03-18, status: C}
+  - {item: nvlink-5, metric: scaleup_bw_per_link_bidir, value: 100, unit: Gb/s, as_of: 2024-03-18,
+     status: C}
   - {item: nvlink-5, metric: tdp, value: 1000000, unit: W, as_of: 2024-03-18, status: C}
   - {item: nvlink-5, metric: rack_it_power, value: 5, unit: kW, as_of: 2031-01-01, status: C}
   - {item: nvlink-5, metric: scaleup_links_per_gpu, value: 18, unit: count, status: C}
@@ -97,13 +98,13 @@ def test_bad_rows_are_rejected_kept_and_counted_while_good_rows_land(ledger, ing
                                                                      write_pack):
     report = ingest(write_pack("bad.yaml", BAD_ROWS))
     errors = [(e.line, e.field) for e in report.files[0].errors]
-    assert errors == [(16, "unit"), (17, "value"), (18, "as_of"), (19, "as_of"), (20, "item")]
+    assert errors == [(16, "unit"), (18, "value"), (19, "as_of"), (20, "as_of"), (21, "item")]
     f = report.files[0]
     assert (f.read, f.accepted, f.unchanged, f.rejected) == (7, 2, 0, 5)
     with Session(ledger) as session:
         kept = session.scalars(select(RejectedRow).order_by(RejectedRow.line)).all()
         run = session.scalars(select(IngestRun)).one()
-    assert [r.line for r in kept] == [16, 17, 18, 19, 20]
+    assert [r.line for r in kept] == [16, 18, 19, 20, 21]
     assert '"unit": "Gb/s"' in kept[0].raw_text
     assert run.rows_read == run.rows_accepted + run.rows_unchanged + run.rows_rejected == 7
 
