@@ -120,6 +120,44 @@ create table rejected_row (
 );
 comment on table rejected_row is 'Rows (or whole files, field = file) that failed validation, kept for review.';
 
+
+-- Column comments for the remaining columns.
+comment on column source_kind_rank.kind is 'A source kind';
+comment on column source_kind_rank.rank is 'Its rank in the resolution rule (1 = strongest)';
+comment on column source.key is 'Stable key of the source, as written in the packs';
+comment on column source.title is 'Title of the document or dataset';
+comment on column source.publisher is 'Who published it';
+comment on column source.url is 'Where it can be read';
+comment on column source.retrieved_on is 'When it was retrieved (may be NULL)';
+comment on column item.key is 'Stable key of the item (e.g. nvlink-5, gb200-nvl72)';
+comment on column item.name is 'Display name';
+comment on column item.kind is 'gpu, scaleup_fabric, scaleout_switch, switch_silicon, rack, system, standard, energy_price, ...';
+comment on column item.vendor is 'Vendor or body behind the item';
+comment on column item.family is 'Product family or generation';
+comment on column metric.key is 'Stable key of the metric (e.g. scaleup_bw_per_gpu_bidir)';
+comment on column metric.min_value is 'Smallest plausible value in the canonical unit (lower values are rejected)';
+comment on column metric.max_value is 'Largest plausible value in the canonical unit (higher values are rejected)';
+comment on column metric.description is 'What the metric measures';
+comment on column observation.observation_id is 'Ledger id of the observation';
+comment on column observation.item is 'Item key (item.key)';
+comment on column observation.metric is 'Metric key (metric.key)';
+comment on column observation.source is 'Source key (source.key)';
+comment on column observation.quote is 'The source''s own words for the figure, when recorded';
+comment on column observation.ingest_run_id is 'Ingest run that recorded the observation';
+comment on column dataset_version.id is 'Dataset version id';
+comment on column dataset_version.cutoff_at is 'Knowledge-time cut-off (UTC)';
+comment on column dataset_version.content_hash is 'sha256 of the content of the observations live at the cut-off';
+comment on column dataset_version.observation_count is 'Live observations at the cut-off';
+comment on column dataset_version.ingest_run_id is 'Ingest run that produced this version';
+comment on column dataset_version.created_at is 'When the version was recorded (UTC)';
+comment on column rejected_row.ingest_run_id is 'Ingest run that rejected the row';
+comment on column rejected_row.path is 'File path as given to the ingest';
+comment on column rejected_row.sha256 is 'sha256 of the file (raw bytes are kept in the ledger)';
+comment on column rejected_row.line is 'Line of the row in the file (NULL when unknown)';
+comment on column rejected_row.field is 'Field that failed validation (file = the whole file)';
+comment on column rejected_row.reason is 'Why it was rejected';
+comment on column rejected_row.raw_text is 'The row as read';
+
 -- The resolution rule (models/resolve.py): best source kind, newest as_of, newest publication,
 -- latest recorded. "valid on d, as known at t".
 create macro value_as_of(d, t) as table
