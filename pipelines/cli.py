@@ -124,7 +124,8 @@ class _file_progress:  # noqa: N801 - used as a context manager, reads like a fu
 def _print_ingest(report: IngestReport) -> None:
     table = Table(title=f"ingest run {report.run_id}", title_justify="left")
     for column in ("file", "read", "accepted", "unchanged", "rejected", "note"):
-        table.add_column(column, justify="right" if column not in ("file", "note") else "left")
+        table.add_column(column, justify="left" if column in ("file", "note") else "right",
+                         overflow="fold")
     for f in report.files:
         table.add_row(f.path, str(f.read), str(f.accepted), str(f.unchanged), str(f.rejected),
                       _note(f))
@@ -141,7 +142,7 @@ def _print_ingest(report: IngestReport) -> None:
 
 def _note(report: FileReport) -> str:
     if report.outcome == "unchanged_file":
-        return "same bytes as an earlier ingest: nothing changed"
+        return "already ingested"
     if report.outcome == "rejected_file":
         return "file rejected whole"
     return f"{report.superseded} superseded" if report.superseded else ""

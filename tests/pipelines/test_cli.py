@@ -1,0 +1,130 @@
+"""The CLI contract other issues and users rely on: JSON shapes and exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from pipelines.cli import app
+from tests.conftest import NVLINK_PACK, pg_url_or_skip, reset_pg
+
+BAD_ROW = """\
+  - {item: nvlink-5, metric: scaleup_bw_per_link_bidir, value: 100, unit: Gb/s,
+     as_of: 2024-03-18, status: C}
+"""
+
+
+@pytest.fixture
+def cli(tmp_path, monkeypatch):
+    """Run `specledger ...` with a fresh --home; returns the click Result."""
+    monkeypatch.delenv("SPECLEDGER_DATABASE_URL", raising=False)
+    runner = CliRunner()
+
+    def invoke(*args: str):
+        return runner.invoke(app, [*args, "--home", str(tmp_path / "home")])
+
+    return invoke
+
+
+def test_every_command_has_help():
+    runner = CliRunner()
+    for command in ("run", "ingest", "value", "review", "migrate"):
+        result = runner.invoke(app, [command, "--help"])
+        assert result.exit_code == 0, command
+        assert "Usage" in result.output
+
+
+def test_ingest_json_reports_each_file_and_exits_0_when_clean(cli, write_pack):
+    result = cli("ingest", str(write_pack("nvlink.yaml", NVLINK_PACK)), "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert set(report) >= {"run_id", "files", "dataset_version"}
+    (file,) = report["files"]
+    assert {k: file[k] for k in ("read", "accepted", "unchanged", "rejected", "errors")} == {
+        "read": 2, "accepted": 2, "unchanged": 0, "rejected": 0, "errors": []}
+    assert len(file["sha256"]) == 64 and file["path"].endswith("nvlink.yaml")
+
+
+def test_ingest_exits_1_on_rejected_rows_unless_allowed(cli, write_pack):
+    path = str(write_pack("bad.yaml", NVLINK_PACK + BAD_ROW))
+    rejected = cli("ingest", path, "--json")
+    assert rejected.exit_code == 1
+    (error,) = json.loads(rejected.stdout)["files"][0]["errors"]
+    assert error["line"] == 16 and error["field"] == "unit"
+    assert "Gb/s vs GB/s" in error["reason"]
+    allowed = cli("ingest", path, "--allow-rejects")
+    assert allowed.exit_code == 0
+    assert f"{path}:16 unit" in allowed.stderr
+
+
+def test_reingesting_a_file_says_nothing_changed(cli, write_pack):
+    path = str(write_pack("nvlink.yaml", NVLINK_PACK))
+    first = json.loads(cli("ingest", path, "--json").stdout)
+    again = json.loads(cli("ingest", path, "--json").stdout)
+    assert again["files"][0]["outcome"] == "unchanged_file"
+    assert (again["files"][0]["accepted"], again["files"][0]["unchanged"]) == (0, 2)
+    assert again["dataset_version"] == first["dataset_version"]
+    assert "already ingested" in cli("ingest", path).stdout
+
+
+def test_value_json_gives_the_resolved_value_with_alternatives(cli, write_pack):
+    cli("ingest", str(write_pack("nvlink.yaml", NVLINK_PACK)))
+    result = cli("value", "gb200-nvl72", "rack_it_power", "--json")
+    assert result.exit_code == 0, result.output
+    value = json.loads(result.stdout)
+    assert {k: value[k] for k in ("item", "metric", "value", "low", "high", "unit", "as_of",
+                                  "source", "status", "alternatives")} == {
+        "item": "gb200-nvl72", "metric": "rack_it_power", "value": 126.0, "low": 120.0,
+        "high": 132.0, "unit": "kW", "as_of": "2024-03-18", "source": "nvidia-nvlink-page",
+        "status": "S", "alternatives": []}
+    assert value["recorded_at"].endswith("+00:00")
+
+
+def test_value_known_at_before_the_first_ingest_has_no_value_and_exits_3(cli, write_pack):
+    cli("ingest", str(write_pack("nvlink.yaml", NVLINK_PACK)))
+    result = cli("value", "nvlink-5", "scaleup_bw_per_gpu_bidir", "--known-at",
+                 "2000-01-01T00:00:00")
+    assert result.exit_code == 3
+    assert "no value for nvlink-5" in result.stderr
+
+
+def test_value_rejects_a_malformed_date_naming_the_option(cli):
+    result = cli("value", "nvlink-5", "tdp", "--as-of", "yesterday")
+    assert result.exit_code == 2
+    assert "--as-of" in result.output
+
+
+def test_review_lists_rejected_rows_and_conflicts(cli, write_pack):
+    cli("ingest", str(write_pack("bad.yaml", NVLINK_PACK + BAD_ROW)))
+    cli("ingest", str(write_pack("blog.yaml", """
+        source: {key: blog, title: A blog, kind: secondary_press}
+        items: [{key: gb200-nvl72, name: "GB200 NVL72", kind: rack}]
+        observations:
+          - {item: gb200-nvl72, metric: rack_it_power, value: 142, unit: kW, as_of: 2025-03-18,
+             status: U}
+        """)))
+    result = cli("review", "--json")
+    assert result.exit_code == 0
+    review = json.loads(result.stdout)
+    assert [(r["line"], r["field"]) for r in review["rejected"]] == [(16, "unit")]
+    (conflict,) = review["conflicts"]
+    assert (conflict["item"], conflict["source"]) == ("gb200-nvl72", "nvidia-nvlink-page")
+    assert [a["value"] for a in conflict["alternatives"]] == [142.0]
+
+
+def test_a_missing_path_is_an_error_naming_it(cli):
+    result = cli("ingest", "no/such/pack.yaml")
+    assert result.exit_code == 2
+    assert "no/such/pack.yaml" in result.stderr
+
+
+@pytest.mark.postgres
+def test_database_url_points_the_ledger_at_postgresql(cli, write_pack, monkeypatch):
+    url = pg_url_or_skip()
+    reset_pg(url)
+    monkeypatch.setenv("SPECLEDGER_DATABASE_URL", url)
+    assert cli("ingest", str(write_pack("nvlink.yaml", NVLINK_PACK))).exit_code == 0
+    result = cli("value", "nvlink-5", "scaleup_bw_per_gpu_bidir", "--json")
+    assert json.loads(result.stdout)["value"] == 1800.0
