@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 import textwrap
 from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime, timedelta
@@ -16,6 +17,13 @@ from models.observations import MetricDef
 from pipelines.catalog import load_metrics
 from pipelines.ingest import IngestReport, ingest_paths
 from pipelines.settings import PROJECT_ROOT
+
+# Quiet, offline Prefect in a throwaway home; set before anything imports prefect.
+for _name, _value in {"PREFECT_HOME": tempfile.mkdtemp(prefix="specledger-prefect-"),
+                      "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1",
+                      "PREFECT_LOGGING_LEVEL": "WARNING",
+                      "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90"}.items():
+    os.environ.setdefault(_name, _value)
 
 TODAY = date(2026, 11, 22)
 PG_URL = os.environ.get("SPECLEDGER_TEST_PG_URL")

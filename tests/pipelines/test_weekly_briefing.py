@@ -1,0 +1,45 @@
+"""The main job as a Prefect flow, end to end on the embedded default (SQLite + files)."""
+
+from __future__ import annotations
+
+import subprocess
+from datetime import date
+
+import duckdb
+import pytest
+from prefect.testing.utilities import prefect_test_harness
+
+from pipelines.weekly_briefing import weekly_briefing
+from tests.conftest import NVLINK_PACK
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="session")
+def prefect_harness():
+    with prefect_test_harness(server_startup_timeout=90):
+        yield
+
+
+def test_the_flow_ingests_publishes_and_renders(prefect_harness, tmp_path, write_pack,
+                                                monkeypatch):
+    monkeypatch.delenv("SPECLEDGER_DATABASE_URL", raising=False)
+    sources = write_pack("nvlink.yaml", NVLINK_PACK).parent
+    result = weekly_briefing(as_of=date(2026, 11, 22), home=tmp_path / "home",
+                             sources_dir=sources)
+
+    assert result.ingest.total("accepted") == 2
+    assert result.warehouse == tmp_path / "home" / "warehouse.duckdb"
+    con = duckdb.connect(str(result.warehouse), read_only=True)
+    assert con.execute("select dataset_version from meta").fetchall() == [
+        (result.ingest.dataset_version,)]
+    con.close()
+    assert result.briefing.name == "briefing-2026-11-22.pdf"
+    text = subprocess.run(["pdftotext", "-layout", str(result.briefing), "-"],
+                          capture_output=True, text=True, check=True).stdout
+    assert "NVIDIA NVLink and NVLink Switch" in text and "1,800" in text
+
+    again = weekly_briefing(as_of=date(2026, 11, 22), home=tmp_path / "home",
+                            sources_dir=sources)
+    assert again.ingest.dataset_version == result.ingest.dataset_version
+    assert again.ingest.files[0].outcome == "unchanged_file"
