@@ -11,12 +11,22 @@ import os
 from alembic import context
 from sqlalchemy import create_engine, pool
 
+from db.engine import normalize_url
 from db.schema import Base
 
 config = context.config
+
+
+def _configured_url() -> str | None:
+    try:
+        return config.get_main_option("sqlalchemy.url")
+    except Exception:  # the `alembic` CLI reads pyproject.toml and has no ini file to ask
+        return None
+
+
 url = (
     context.get_x_argument(as_dictionary=True).get("url")
-    or config.get_main_option("sqlalchemy.url")
+    or _configured_url()
     or os.environ.get("SPECLEDGER_DATABASE_URL")
 )
 if not url:
@@ -24,7 +34,7 @@ if not url:
 
 
 def run_migrations_online() -> None:
-    engine = create_engine(url, poolclass=pool.NullPool)
+    engine = create_engine(normalize_url(url), poolclass=pool.NullPool)
     with engine.connect() as connection:
         context.configure(
             connection=connection,
