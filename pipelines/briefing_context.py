@@ -7,7 +7,7 @@ from typing import Any
 
 from db import queries
 from db.engine import Session
-from pipelines.resolved import ResolvedValue, conflicts, current_values
+from pipelines.resolved import ResolvedValue, current_values, disagreeing
 from reports.briefing import BriefingContext, SourceLine, SpecLine
 
 # Item kinds grouped into the briefing's sections, in the order they are printed.
@@ -35,8 +35,8 @@ def briefing_context(session: Session, *, as_of: date, known: datetime, version:
     """Everything the briefing prints, resolved as of `as_of` as known at `known`."""
     items, metrics = queries.items_by_key(session), queries.metrics_by_key(session)
     order = {title: n for n, title in enumerate([*SECTIONS, OTHER_SECTION])}
-    specs = sorted((_spec_line(r, items, metrics) for r in
-                    current_values(session, on=as_of, known=known)),
+    resolved = current_values(session, on=as_of, known=known)
+    specs = sorted((_spec_line(r, items, metrics) for r in resolved),
                    key=lambda s: (order[s.section], s.item.lower(), s.metric))
     cited = {s.source_key for s in specs}
     sources = [SourceLine(key=row.key, title=row.title, publisher=row.publisher, kind=row.kind,
@@ -46,7 +46,7 @@ def briefing_context(session: Session, *, as_of: date, known: datetime, version:
         as_of=as_of, dataset_version=version.id, dataset_hash=version.content_hash,
         cutoff_at=version.cutoff_at, code_version=code_version, specs=specs, sources=sources,
         rejected_rows=len(queries.rejected_rows(session)),
-        conflicts=len(conflicts(session, on=as_of, known=known)))
+        conflicts=len(disagreeing(resolved)))
 
 
 def _spec_line(resolved: ResolvedValue, items: dict[str, Any],

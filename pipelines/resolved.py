@@ -60,7 +60,12 @@ def current_values(session: Session, *, on: date, known: datetime) -> list[Resol
 
 def conflicts(session: Session, *, on: date, known: datetime) -> list[ResolvedValue]:
     """(item, metric) pairs whose live values disagree, with the value the rule chose."""
-    return [resolved for resolved in current_values(session, on=on, known=known)
+    return disagreeing(current_values(session, on=on, known=known))
+
+
+def disagreeing(resolved_values: list[ResolvedValue]) -> list[ResolvedValue]:
+    """Those resolved values whose alternatives give a different value or range."""
+    return [resolved for resolved in resolved_values
             if any((alt.low, alt.high) != (resolved.resolution.winner.low,
                                           resolved.resolution.winner.high)
                    for alt in resolved.resolution.alternatives)]
