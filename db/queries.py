@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from datetime import date, datetime
 from typing import Any
 
@@ -76,28 +75,9 @@ def observations_frame(session: Session, *, known: datetime | None = None,
     return pd.DataFrame(rows, columns=[c.key for c in _COLUMNS])
 
 
-def live_content_hash(session: Session, known: datetime) -> tuple[str, int]:
-    """sha256 over the content of the observations live at `known`, independent of ids,
-    timestamps and dialect, so the same facts give the same hash on SQLite and PostgreSQL."""
-    query = known_at(select(Item.key, Metric.key, Source.key, Observation.as_of,
-                            Observation.valid_to, Observation.value, Observation.low,
-                            Observation.high, Observation.value_kind, Observation.status,
-                            Observation.unit_written, Observation.value_written,
-                            Observation.quote)
-                     .join(Item, Observation.item_id == Item.id)
-                     .join(Metric, Observation.metric_id == Metric.id)
-                     .join(Source, Observation.source_id == Source.id), known)
-    lines = sorted("\x1f".join(_canonical(v) for v in row) for row in session.execute(query))
-    digest = hashlib.sha256("\n".join(lines).encode()).hexdigest()
-    return digest, len(lines)
-
-
-def _canonical(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return repr(value)
-    return value.isoformat() if isinstance(value, date) else str(value)
+def live_digests(session: Session, known: datetime) -> list[str]:
+    """The content digests of the observations live at `known` (knowledge time)."""
+    return list(session.scalars(known_at(select(Observation.content_sha256), known)))
 
 
 def rejected_rows(session: Session) -> list[dict[str, Any]]:

@@ -221,6 +221,8 @@ class Observation(Base):
     ingest_run_id: Mapped[int] = mapped_column(ForeignKey("ingest_run.id"), index=True)
     raw_file_id: Mapped[int] = mapped_column(ForeignKey("raw_file.id"), index=True)
     line: Mapped[int | None] = mapped_column(Integer)
+    # sha256 of (item, metric, source, as_of, content): summed into dataset_version digests.
+    content_sha256: Mapped[str] = mapped_column(String(64))
 
 
 class DatasetVersion(Base):

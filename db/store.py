@@ -25,6 +25,7 @@ from db.schema import (
 )
 
 # Fields that make two observations of the same fact "the same"; any difference supersedes.
+# Their digest (with the fact's identity) is the observation's content_sha256.
 CONTENT_FIELDS = ("value", "low", "high", "value_written", "unit_written", "value_kind",
                   "status", "quote", "as_of_precision", "valid_to")
 _CHUNK = 500  # bound the size of IN (...) lists
@@ -34,7 +35,12 @@ _CHUNK = 500  # bound the size of IN (...) lists
 class AppendResult:
     accepted: int
     unchanged: int
-    superseded: int
+    added_digests: list[str]  # content_sha256 of the rows appended
+    removed_digests: list[str]  # content_sha256 of the rows superseded
+
+    @property
+    def superseded(self) -> int:
+        return len(self.removed_digests)
 
 
 def start_run(session: Session, started_at: datetime, code_version: str) -> IngestRun:
@@ -141,38 +147,44 @@ def append_observations(session: Session, rows: Sequence[dict[str, Any]],
                         recorded_at: datetime) -> AppendResult:
     """Append new facts, skip unchanged ones, supersede changed ones (same source and fact).
 
-    Each row carries item_id, metric_id, source_id, as_of, the CONTENT_FIELDS and provenance.
+    Each row carries item_id, metric_id, source_id, as_of, the CONTENT_FIELDS, its
+    content_sha256 and provenance.
     """
-    live = _live_by_identity(session, {row["source_id"] for row in rows})
+    live = _live_by_identity(session, {(r["source_id"], r["item_id"]) for r in rows})
     inserts: list[dict[str, Any]] = []
-    superseded: list[int] = []
+    superseded: list[tuple[int, str]] = []
     unchanged = 0
     for row in rows:
         identity = (row["source_id"], row["item_id"], row["metric_id"], row["as_of"])
         current = live.get(identity)
-        content = tuple(row[name] for name in CONTENT_FIELDS)
-        if current is not None and current[1] == content:
+        if current is not None and current[1] == row["content_sha256"]:
             unchanged += 1
             continue
         if current is not None and current[0] is not None:
-            superseded.append(current[0])
-        live[identity] = (None, content)  # a later row in this run supersedes via its own id
+            superseded.append((current[0], current[1]))
+        live[identity] = (None, row["content_sha256"])  # a repeat in this run is a new fact
         inserts.append({**row, "recorded_at": recorded_at, "superseded_at": None})
-    _close(session, superseded, recorded_at)
+    _close(session, [observation_id for observation_id, _ in superseded], recorded_at)
     if inserts:
         session.execute(insert(Observation), inserts)
-    return AppendResult(len(inserts), unchanged, len(superseded))
+    return AppendResult(len(inserts), unchanged, [r["content_sha256"] for r in inserts],
+                        [digest for _, digest in superseded])
 
 
-def _live_by_identity(session: Session, source_ids: set[int]) -> dict[tuple[Any, ...], Any]:
-    columns = [getattr(Observation, name) for name in CONTENT_FIELDS]
+def _live_by_identity(session: Session,
+                      source_items: set[tuple[int, int]]) -> dict[tuple[Any, ...], Any]:
+    """Live observations of the given (source, item) pairs: identity -> (id, digest)."""
     live: dict[tuple[Any, ...], Any] = {}
-    for chunk in _chunks(sorted(source_ids)):
-        query = select(Observation.id, Observation.source_id, Observation.item_id,
-                       Observation.metric_id, Observation.as_of, *columns).where(
-            Observation.source_id.in_(chunk), Observation.superseded_at.is_(None))
-        for row in session.execute(query):
-            live[tuple(row[1:5])] = (row[0], tuple(row[5:]))
+    for source_id in sorted({source for source, _ in source_items}):
+        item_ids = sorted(item for source, item in source_items if source == source_id)
+        for chunk in _chunks(item_ids):
+            query = select(Observation.id, Observation.item_id, Observation.metric_id,
+                           Observation.as_of, Observation.content_sha256).where(
+                Observation.source_id == source_id, Observation.item_id.in_(chunk),
+                Observation.superseded_at.is_(None))
+            for row in session.execute(query):
+                live[(source_id, row.item_id, row.metric_id, row.as_of)] = (
+                    row.id, row.content_sha256)
     return live
 
 
@@ -191,12 +203,9 @@ def latest_dataset_version(session: Session) -> DatasetVersion | None:
     return session.scalar(select(DatasetVersion).order_by(DatasetVersion.id.desc()).limit(1))
 
 
-def ensure_dataset_version(session: Session, content_hash: str, observation_count: int,
+def record_dataset_version(session: Session, content_hash: str, observation_count: int,
                            cutoff_at: datetime, run_id: int | None) -> DatasetVersion:
-    """Return the latest version if its content is the same, else record a new one."""
-    latest = latest_dataset_version(session)
-    if latest is not None and latest.content_hash == content_hash:
-        return latest
+    """Record a new version (the caller checked that the content changed)."""
     version = DatasetVersion(cutoff_at=cutoff_at, content_hash=content_hash,
                              observation_count=observation_count, ingest_run_id=run_id,
                              created_at=cutoff_at)

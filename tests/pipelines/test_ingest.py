@@ -6,7 +6,9 @@ from datetime import date
 from sqlalchemy import func, select
 
 from db.engine import Session, make_engine, upgrade
+from db.queries import live_digests
 from db.schema import IngestFile, IngestRun, Observation, RawFile, RejectedRow
+from models.digest import EMPTY_DIGEST, combine
 from pipelines.ingest import ingest_paths
 from pipelines.resolved import resolved_value
 from tests.conftest import NVLINK_PACK, pg_url_or_skip, reset_pg
@@ -186,3 +188,16 @@ def test_a_changed_value_makes_a_new_dataset_version(ledger, ingest, write_pack,
     assert second.dataset_changed
     assert second.dataset_version != first.dataset_version
     assert second.dataset_hash != first.dataset_hash
+
+
+def test_the_incremental_dataset_digest_equals_a_full_recount(ledger, ingest, write_pack, clock):
+    ingest(write_pack("v1.yaml", NVLINK_PACK))
+    clock.tick()
+    ingest(write_pack("v2.yaml", NVLINK_PACK.replace("value: 1.8,", "value: 1.9,")))
+    clock.tick()
+    last = ingest(write_pack("v3.yaml", NVLINK_PACK.replace("value: 1.8,", "value: 2.0,")
+                                                   .replace("[120, 132]", "[120, 140]")))
+    with Session(ledger) as session:
+        digests = live_digests(session, clock.now)
+    assert last.dataset_hash == combine(EMPTY_DIGEST, digests)
+    assert len(digests) == 2

@@ -131,6 +131,7 @@ def upgrade() -> None:
     sa.Column('ingest_run_id', sa.Integer(), nullable=False),
     sa.Column('raw_file_id', sa.Integer(), nullable=False),
     sa.Column('line', sa.Integer(), nullable=True),
+    sa.Column('content_sha256', sa.String(length=64), nullable=False),
     sa.CheckConstraint("status IN ('C', 'S', 'U')", name=op.f('ck_observation_status')),
     sa.CheckConstraint("value_kind IN ('reported', 'estimate', 'derived', 'measured')", name=op.f('ck_observation_value_kind')),
     sa.CheckConstraint('low <= high', name=op.f('ck_observation_low_le_high')),

@@ -1,0 +1,39 @@
+"""Content digests: one per observation, and an order-free digest of a set of them.
+
+The dataset digest is the sum of the observations' sha256 values modulo 2^256 (a multiset
+hash): adding or removing an observation adds or subtracts its digest, so a new dataset
+version costs O(changes), not O(ledger), and the same facts give the same digest whatever
+their ids, timestamps, insertion order or database dialect.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from datetime import date
+from typing import Any
+
+_MODULUS = 1 << 256
+EMPTY_DIGEST = f"{0:064x}"
+
+
+def _canonical(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value)
+    return value.isoformat() if isinstance(value, date) else str(value)
+
+
+def observation_digest(fields: Iterable[Any]) -> str:
+    """sha256 of an observation's identifying and content fields, in a fixed order."""
+    text = "\x1f".join(_canonical(value) for value in fields)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def combine(digest: str, added: Iterable[str] = (), removed: Iterable[str] = ()) -> str:
+    """The set digest after adding and removing observation digests."""
+    total = int(digest, 16)
+    total += sum(int(d, 16) for d in added)
+    total -= sum(int(d, 16) for d in removed)
+    return f"{total % _MODULUS:064x}"
