@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -103,22 +105,15 @@ def ingest(paths: Annotated[list[Path], typer.Argument(help="Pack files or folde
         raise typer.Exit(EXIT_REJECTED)
 
 
-class _file_progress:  # noqa: N801 - used as a context manager, reads like a function
-    """A rich progress bar over files that yields an `advance(report)` callback."""
-
-    def __init__(self, total: int, enabled: bool) -> None:
-        self.progress = Progress(TextColumn("ingest"), BarColumn(), MofNCompleteColumn(),
-                                 TextColumn("{task.description}"), console=errors,
-                                 transient=True, disable=not enabled)
-        self.task = self.progress.add_task("", total=total)
-
-    def __enter__(self) -> Any:
-        self.progress.start()
-        return lambda report: self.progress.update(self.task, advance=1,
-                                                   description=Path(report.path).name)
-
-    def __exit__(self, *exc: object) -> None:
-        self.progress.stop()
+@contextmanager
+def _file_progress(total: int, enabled: bool) -> Iterator[Callable[[FileReport], None]]:
+    """A rich progress bar over files; yields the callback that advances it."""
+    progress = Progress(TextColumn("ingest"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("{task.description}"), console=errors, transient=True,
+                        disable=not enabled)
+    task = progress.add_task("", total=total)
+    with progress:
+        yield lambda report: progress.update(task, advance=1, description=Path(report.path).name)
 
 
 def _print_ingest(report: IngestReport) -> None:
