@@ -1,8 +1,11 @@
 """Resolve conflicting live values for one (item, metric) by a documented rule.
 
-The rule, in order: the better source kind (SOURCE_KIND_RANK), then the newest as_of, then
-the newest publication date of the source, then the latest recorded observation. Losers are
-kept as alternatives; nothing is discarded.
+First, each source speaks once: a source's figure with the newest as_of (valid on the date
+asked) replaces its own earlier figures for the same (item, metric) — an electricity price
+for 2025 follows the same series' 2024 price, it does not contradict it. Then, across
+sources: the better source kind (SOURCE_KIND_RANK), then the newest as_of, then the newest
+publication date of the source, then the latest recorded observation. Other sources' values
+are kept as alternatives; nothing is discarded.
 """
 
 from __future__ import annotations
@@ -52,11 +55,25 @@ def _sort_key(candidate: Candidate) -> tuple[int, int, int, float, int]:
             -published.toordinal(), -candidate.recorded_at.timestamp(), -candidate.observation_id)
 
 
+def latest_per_source(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """Each source's newest figure (by as_of, then recording); its earlier ones are history."""
+    latest: dict[str, Candidate] = {}
+    for candidate in candidates:
+        current = latest.get(candidate.source_key)
+        if current is None or _recency(candidate) > _recency(current):
+            latest[candidate.source_key] = candidate
+    return list(latest.values())
+
+
+def _recency(candidate: Candidate) -> tuple[date, datetime, int]:
+    return candidate.as_of, candidate.recorded_at, candidate.observation_id
+
+
 def resolve(candidates: Sequence[Candidate]) -> Resolution | None:
     """Pick the winner among live candidates and say which step of the rule decided."""
     if not candidates:
         return None
-    ranked = sorted(candidates, key=_sort_key)
+    ranked = sorted(latest_per_source(candidates), key=_sort_key)
     winner, rest = ranked[0], tuple(ranked[1:])
     return Resolution(winner, rest, _reason(winner, rest))
 

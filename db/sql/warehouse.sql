@@ -158,8 +158,9 @@ comment on column rejected_row.field is 'Field that failed validation (file = th
 comment on column rejected_row.reason is 'Why it was rejected';
 comment on column rejected_row.raw_text is 'The row as read';
 
--- The resolution rule (models/resolve.py): best source kind, newest as_of, newest publication,
--- latest recorded. "valid on d, as known at t".
+-- The resolution rule (models/resolve.py): each source's newest figure, then across sources
+-- the best source kind, newest as_of, newest publication, latest recorded.
+-- "valid on d, as known at t".
 create macro value_as_of(d, t) as table
 with live as (
     select o.*, s.kind as source_kind, r.rank as kind_rank, s.published_on as source_published_on
@@ -169,12 +170,17 @@ with live as (
     where o.recorded_at <= t and (o.superseded_at is null or o.superseded_at > t)
       and o.as_of <= d and (o.valid_to is null or o.valid_to > d)
 ),
+latest_per_source as (
+    select * from live
+    qualify row_number() over (partition by item, metric, source
+                               order by as_of desc, recorded_at desc, observation_id desc) = 1
+),
 ranked as (
     select *,
         row_number() over (partition by item, metric order by kind_rank, as_of desc,
             source_published_on desc nulls last, recorded_at desc, observation_id desc) as pick,
         count(*) over (partition by item, metric) as live_values
-    from live
+    from latest_per_source
 ),
 final as (
     select item, metric, value, low, high, unit, as_of, source, source_kind, status,

@@ -99,3 +99,29 @@ def test_a_failed_build_leaves_the_previous_warehouse_intact(published, ledger, 
 
 def published_cutoff(path: Path):
     return query(path, "select cutoff_at from meta")[0][0]
+
+
+def test_current_value_follows_each_source_series(ledger, ingest, write_pack, clock, tmp_path):
+    ingest(write_pack("eia.yaml", """
+        source: {key: eia, title: EIA, kind: dataset}
+        items: [{key: us-industrial, name: US industrial, kind: energy_price}]
+        observations:
+          - {item: us-industrial, metric: electricity_price, value: 0.0771, unit: USD/kWh,
+             as_of: "2024", status: S}
+          - {item: us-industrial, metric: electricity_price, value: 0.0826, unit: USD/kWh,
+             as_of: "2025", status: S}
+        """))
+    report = ingest(write_pack("blog.yaml", """
+        source: {key: blog, title: A blog, kind: secondary_press}
+        items: [{key: us-industrial, name: US industrial, kind: energy_price}]
+        observations:
+          - {item: us-industrial, metric: electricity_price, value: 0.09, unit: USD/kWh,
+             as_of: "2025-06", status: U}
+        """))
+    with Session(ledger) as session:
+        version = dataset_version(session, report.dataset_version)
+        meta = WarehouseMeta(version.id, version.content_hash, version.cutoff_at,
+                             date(2026, 11, 22), clock.now, "test")
+    path = publish_warehouse(ledger, tmp_path / "w.duckdb", meta, SOURCE_KIND_RANK)
+    assert query(path, "select value, source, alternatives from current_value") == [
+        (0.0826, "eia", 1)]

@@ -34,3 +34,12 @@ def test_same_kind_and_date_newest_publication_wins():
                           candidate(2, published=date(2024, 5, 1)), candidate(3)])
     assert resolution.winner.observation_id == 1
     assert "newest publication" in resolution.reason
+
+
+def test_a_source_newer_figure_follows_its_own_series_rather_than_conflicting():
+    old = candidate(1, kind="dataset", as_of=date(2024, 1, 1), value=0.0771)
+    new = Candidate(2, "source-1", "dataset", None, date(2025, 1, 1), T, 0.0826, 0.0826, 0.0826)
+    resolution = resolve([old, new])
+    assert resolution.winner.observation_id == 2
+    assert resolution.alternatives == ()
+    assert resolution.reason == "only live value (source source-1)"

@@ -1,0 +1,59 @@
+"""The reference packs shipped in data/sources: they ingest cleanly and keep conflicts."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+import yaml
+
+from db.engine import Session
+from pipelines.resolved import conflicts, resolved_value
+from pipelines.settings import PROJECT_ROOT
+
+SOURCES = PROJECT_ROOT / "data" / "sources"
+ON = date(2026, 11, 22)
+
+
+@pytest.fixture
+def reference(ingest):
+    return ingest(SOURCES)
+
+
+def test_every_reference_row_is_accepted(reference):
+    assert reference.total("read") >= 200
+    assert reference.total("rejected") == 0, [
+        (f.path, e) for f in reference.files for e in f.errors]
+    assert reference.total("accepted") == reference.total("read")
+
+
+def test_every_source_is_dated_or_its_figures_are(reference):
+    for path in sorted(SOURCES.glob("*.yaml")):
+        for entry in yaml.safe_load(path.read_text())["sources"]:
+            source = entry["source"]
+            assert source.get("url") or source.get("published_on") or all(
+                o.get("as_of") for o in entry["observations"]), (path.name, source["key"])
+
+
+@pytest.mark.parametrize(("item", "metric", "values"), [
+    ("nvidia-qm9700", "switch_latency", {150.0, 330.0}),
+    ("broadcom-tomahawk-5", "switch_power", {450.0, 500.0}),
+])
+def test_conflicting_sources_are_kept_side_by_side(reference, ledger, clock, item, metric,
+                                                   values):
+    with Session(ledger) as session:
+        resolved = resolved_value(session, item, metric, on=ON, known=clock.now)
+        disagreeing = {(c.winner["item"], c.winner["metric"])
+                       for c in conflicts(session, on=ON, known=clock.now)}
+    found = {resolved.winner["value"], *(a["value"] for a in resolved.alternatives)}
+    assert found == values
+    assert (item, metric) in disagreeing
+
+
+def test_nvlink_generations_double_per_gpu_bandwidth(reference, ledger, clock):
+    generations = ["nvlink-1", "nvlink-2", "nvlink-3", "nvlink-4", "nvlink-5", "nvlink-6"]
+    with Session(ledger) as session:
+        per_gpu = [resolved_value(session, g, "scaleup_bw_per_gpu_bidir", on=ON,
+                                  known=clock.now) for g in generations]
+    values = [r.winner["value"] for r in per_gpu]
+    assert values == [160, 300, 600, 900, 1800, 3600]
