@@ -241,7 +241,11 @@ def migrate(home: HomeOption = None) -> None:
 
 def _quiet_prefect(home: Path) -> None:
     """Offline, quiet Prefect with its state under home (unless the operator set it)."""
-    defaults = {"PREFECT_HOME": str((home / ".prefect").resolve()),
+    prefect_home = (home / ".prefect").resolve()
+    # Prefect does not create missing parents of PREFECT_HOME; its ephemeral server then
+    # never comes up and the run times out, so create the folder first.
+    prefect_home.mkdir(parents=True, exist_ok=True)
+    defaults = {"PREFECT_HOME": str(prefect_home),
                 "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1",
                 "PREFECT_LOGGING_LEVEL": "WARNING",
                 "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "60"}

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from datetime import date
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -43,3 +46,19 @@ def test_the_flow_ingests_publishes_and_renders(prefect_harness, tmp_path, write
                             sources_dir=sources)
     assert again.ingest.dataset_version == result.ingest.dataset_version
     assert again.ingest.files[0].outcome == "unchanged_file"
+
+
+def test_specledger_run_works_with_a_home_that_does_not_exist_yet(tmp_path):
+    """The README's main job, as a user runs it: a fresh home, Prefect state under it."""
+    home = tmp_path / "fresh" / "var"
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PREFECT_", "SPECLEDGER_"))}
+    result = subprocess.run([str(Path(sys.executable).parent / "specledger"), "run",
+                             "--home", str(home), "--as-of", "2026-11-22"],
+                            capture_output=True, text=True, env=env, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert (home / ".prefect").is_dir()
+    assert (home / "warehouse.duckdb").is_file()
+    info = subprocess.run(["pdfinfo", str(home / "briefings" / "briefing-2026-11-22.pdf")],
+                          capture_output=True, text=True, check=True).stdout
+    assert "specledger briefing 2026-11-22" in info
