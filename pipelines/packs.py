@@ -17,9 +17,9 @@ from typing import Any
 import yaml
 
 from models.observations import RowError, parse_partial_date
+from models.resolve import SOURCE_KIND_RANK
 
-SOURCE_KINDS = ("standard_body", "vendor_datasheet", "measurement", "dataset", "vendor_press",
-                "analyst", "secondary_press", "derived")
+SOURCE_KINDS = tuple(SOURCE_KIND_RANK)  # in rank order, strongest first
 CSV_REQUIRED = ("source", "item", "metric", "unit", "as_of")
 _LINE = "__line__"
 

@@ -1,0 +1,14 @@
+"""db/ may not import models/ (the layer rule), so the CHECK constraints keep their own copy
+of the vocabularies; this keeps the copies equal."""
+
+from db import schema
+from models import observations, resolve
+
+
+def test_source_kinds_match_the_resolution_rule():
+    assert set(schema.SOURCE_KINDS) == set(resolve.SOURCE_KIND_RANK)
+
+
+def test_value_kinds_and_statuses_match_validation():
+    assert schema.VALUE_KINDS == observations.VALUE_KINDS
+    assert schema.STATUSES == observations.STATUSES
