@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
@@ -117,13 +118,15 @@ def _file_progress(total: int, enabled: bool) -> Iterator[Callable[[FileReport],
 
 
 def _print_ingest(report: IngestReport) -> None:
-    table = Table(title=f"ingest run {report.run_id}", title_justify="left")
-    for column in ("file", "read", "accepted", "unchanged", "rejected", "note"):
-        table.add_column(column, justify="left" if column in ("file", "note") else "right",
-                         overflow="fold")
+    table = Table(title=f"ingest run {report.run_id}", title_justify="left", box=box.SIMPLE)
+    paths = [_shown_path(f.path) for f in report.files]
+    table.add_column("file", overflow="fold", min_width=min(28, max(map(len, paths), default=4)))
+    for column in ("read", "accepted", "unchanged", "rejected"):
+        table.add_column(column, justify="right", no_wrap=True)
+    table.add_column("note", overflow="fold")
     for f in report.files:
-        table.add_row(f.path, str(f.read), str(f.accepted), str(f.unchanged), str(f.rejected),
-                      _note(f))
+        counts = (f.read, f.accepted, f.unchanged, f.rejected)
+        table.add_row(_shown_path(f.path), *map(str, counts), _note(f))
     console.print(table)
     for f in report.files:
         for e in f.errors:
@@ -135,9 +138,17 @@ def _print_ingest(report: IngestReport) -> None:
                   f"{report.dataset_hash[:12]}")
 
 
+def _shown_path(path: str) -> str:
+    """A path relative to the working folder when it lies below it (tables stay narrow)."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return path
+
+
 def _note(report: FileReport) -> str:
     if report.outcome == "unchanged_file":
-        return "already ingested"
+        return "same bytes: skipped"
     if report.outcome == "rejected_file":
         return "file rejected whole"
     return f"{report.superseded} superseded" if report.superseded else ""
