@@ -129,6 +129,9 @@ def _print_ingest(report: IngestReport) -> None:
         table.add_row(_shown_path(f.path), *map(str, counts), _note(f))
     console.print(table)
     for f in report.files:
+        if f.outcome == "unchanged_file":
+            console.print(f"{_shown_path(f.path)}: already ingested (sha256 {f.sha256[:12]}), "
+                          "nothing changed", highlight=False, soft_wrap=True)
         for e in f.errors:
             where = f"{f.path}:{e.line}" if e.line else f.path
             errors.print(f"[red]rejected[/] {where} [bold]{e.field}[/]: {e.reason}",
@@ -148,7 +151,7 @@ def _shown_path(path: str) -> str:
 
 def _note(report: FileReport) -> str:
     if report.outcome == "unchanged_file":
-        return "same bytes: skipped"
+        return "same bytes"
     if report.outcome == "rejected_file":
         return "file rejected whole"
     return f"{report.superseded} superseded" if report.superseded else ""

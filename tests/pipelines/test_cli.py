@@ -66,7 +66,7 @@ def test_reingesting_a_file_says_nothing_changed(cli, write_pack):
     assert again["files"][0]["outcome"] == "unchanged_file"
     assert (again["files"][0]["accepted"], again["files"][0]["unchanged"]) == (0, 2)
     assert again["dataset_version"] == first["dataset_version"]
-    assert "same bytes" in cli("ingest", path).stdout
+    assert "already ingested" in cli("ingest", path).stdout
 
 
 def test_value_json_gives_the_resolved_value_with_alternatives(cli, write_pack):
