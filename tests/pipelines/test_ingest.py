@@ -6,7 +6,7 @@ from datetime import date
 from sqlalchemy import func, select
 
 from db.engine import Session, make_engine, upgrade
-from db.queries import live_digests
+from db.queries import live_digests, observations_frame
 from db.schema import IngestFile, IngestRun, Observation, RawFile, RejectedRow
 from models.digest import EMPTY_DIGEST, combine
 from pipelines.ingest import ingest_paths
@@ -201,3 +201,15 @@ def test_the_incremental_dataset_digest_equals_a_full_recount(ledger, ingest, wr
         digests = live_digests(session, clock.now)
     assert last.dataset_hash == combine(EMPTY_DIGEST, digests)
     assert len(digests) == 2
+
+
+def test_the_history_of_an_item_keeps_every_value_with_both_clocks(ledger, ingest, write_pack,
+                                                                   clock):
+    ingest(write_pack("v1.yaml", NVLINK_PACK))
+    clock.tick()
+    ingest(write_pack("v2.yaml", NVLINK_PACK.replace("value: 1.8,", "value: 1.9,")))
+    with Session(ledger) as session:
+        history = observations_frame(session, item="nvlink-5")
+    assert history["value"].tolist() == [1800.0, 1900.0]
+    assert history["superseded_at"].notna().tolist() == [True, False]
+    assert history["recorded_at"].is_monotonic_increasing
