@@ -39,16 +39,16 @@ def test_a_range_keeps_low_and_high_and_its_midpoint():
     assert (clean.low, clean.high, clean.value) == (120, 132, 126)
 
 
-@pytest.mark.parametrize(("as_of", "expected", "precision"), [
-    ("2021-11", date(2021, 11, 1), "month"),
-    ("2016", date(2016, 1, 1), "year"),
-    ("2024-03-18", date(2024, 3, 18), "day"),
-])
 def test_thousands_separators_in_a_quoted_number_are_read():
     clean = check({**GOOD, "value": "1,800", "unit": "GB/s"})
     assert (clean.value, clean.value_written) == (1800, "1,800")
 
 
+@pytest.mark.parametrize(("as_of", "expected", "precision"), [
+    ("2021-11", date(2021, 11, 1), "month"),
+    ("2016", date(2016, 1, 1), "year"),
+    ("2024-03-18", date(2024, 3, 18), "day"),
+])
 def test_partial_dates_keep_their_precision(as_of, expected, precision):
     clean = check({**GOOD, "as_of": as_of})
     assert (clean.as_of, clean.as_of_precision) == (expected, precision)
