@@ -40,6 +40,11 @@ class RunResult:
 def open_ledger(settings: Settings) -> Engine:
     """Migrate the ledger to the current schema and return an engine on it."""
     upgrade(settings.resolved_database_url)
+    return connect_ledger(settings)
+
+
+def connect_ledger(settings: Settings) -> Engine:
+    """An engine on a ledger that is already migrated (readers after an ingest)."""
     return make_engine(settings.resolved_database_url, settings.lock_timeout_seconds)
 
 
@@ -57,7 +62,7 @@ def ingest(settings: Settings, paths: list[Path], *, today: date,
 
 def publish(settings: Settings, dataset_version: int, *, as_of: date, built_at: datetime) -> Path:
     """Rebuild warehouse.duckdb for a dataset version."""
-    engine = open_ledger(settings)
+    engine = connect_ledger(settings)
     try:
         with Session(engine) as session:
             version = queries.dataset_version(session, dataset_version)
@@ -70,7 +75,7 @@ def publish(settings: Settings, dataset_version: int, *, as_of: date, built_at: 
 
 def render_briefing(settings: Settings, dataset_version: int, *, as_of: date) -> Path:
     """Render briefing-<as_of>.pdf for a dataset version, written atomically."""
-    engine = open_ledger(settings)
+    engine = connect_ledger(settings)
     try:
         with Session(engine) as session:
             version = queries.dataset_version(session, dataset_version)
