@@ -9,7 +9,6 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
@@ -113,6 +112,3 @@ def upgrade(url: str, revision: str = "head") -> None:
         make_engine(url).dispose()  # creates the parent folder
     command.upgrade(alembic_config(url), revision)
 
-
-def head_revision() -> str | None:
-    return ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()

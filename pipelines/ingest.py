@@ -33,10 +33,13 @@ class FileReport:
     accepted: int = 0
     unchanged: int = 0
     rejected: int = 0
-    superseded: int = 0
     errors: list[RowError] = field(default_factory=list)
     added_digests: list[str] = field(default_factory=list, repr=False)
     removed_digests: list[str] = field(default_factory=list, repr=False)
+
+    @property
+    def superseded(self) -> int:
+        return len(self.removed_digests)
 
     def to_json(self) -> dict[str, Any]:
         return {"path": self.path, "sha256": self.sha256, "outcome": self.outcome,
@@ -177,7 +180,7 @@ def _ingest_pack(session: Session, run_id: int, raw_id: int, path: str, sha: str
                   for o in clean], recorded_at)
     report = FileReport(path, sha, "ingested", read=len(pack.rows), accepted=result.accepted,
                         unchanged=result.unchanged, rejected=len(errors),
-                        superseded=result.superseded, errors=errors,
+                        errors=errors,
                         added_digests=result.added_digests,
                         removed_digests=result.removed_digests)
     _record(session, run_id, raw_id, report, {row.line: row.raw_text for row in pack.rows})
