@@ -12,6 +12,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from sqlalchemy import (
+    Boolean,
     CheckConstraint,
     Date,
     DateTime,
@@ -25,6 +26,7 @@ from sqlalchemy import (
     String,
     Text,
     TypeDecorator,
+    UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -48,6 +50,7 @@ SOURCE_KINDS = (
 )
 VALUE_KINDS = ("reported", "estimate", "derived", "measured")
 STATUSES = ("C", "S", "U")
+SCENARIO_KINDS = ("c2c", "tco")
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -236,3 +239,57 @@ class DatasetVersion(Base):
     observation_count: Mapped[int]
     ingest_run_id: Mapped[int | None] = mapped_column(ForeignKey("ingest_run.id"))
     created_at: Mapped[datetime]
+
+
+class Scenario(Base):
+    """A named scenario as defined at one time. A changed definition is a new row, never an
+    update, so every result points at the exact definition it was computed from."""
+
+    __tablename__ = "scenario"
+    __table_args__ = (CheckConstraint(_in("kind", SCENARIO_KINDS), name="kind"),
+                      UniqueConstraint("name", "content_sha256"))
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    kind: Mapped[str] = mapped_column(String(20))
+    content_sha256: Mapped[str] = mapped_column(String(64))  # of the canonical definition
+    definition: Mapped[str] = mapped_column(Text)  # the scenario as JSON text
+    path: Mapped[str | None] = mapped_column(String(1000))
+    recorded_at: Mapped[datetime]
+
+
+class C2CResult(Base):
+    """The C2C model's estimate for one scenario on one dataset version (append-only).
+
+    `reused_from_id` names the original computation when the inputs had not changed and the
+    figures were copied from it instead of recomputed.
+    """
+
+    __tablename__ = "c2c_result"
+    __table_args__ = (UniqueConstraint("scenario_id", "dataset_version_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    scenario_id: Mapped[int] = mapped_column(ForeignKey("scenario.id"))
+    # NULL: an ad-hoc estimate made without a ledger.
+    dataset_version_id: Mapped[int | None] = mapped_column(ForeignKey("dataset_version.id"))
+    code_version: Mapped[str] = mapped_column(String(40))
+    # sha256 of the scenario definition, the spec values read and the code version.
+    inputs_sha256: Mapped[str] = mapped_column(String(64), index=True)
+    computed_at: Mapped[datetime]
+    reused_from_id: Mapped[int | None] = mapped_column(ForeignKey("c2c_result.id"))
+    gpus: Mapped[int] = mapped_column(Integer)
+    t_iter_s: Mapped[float] = mapped_column(Float)
+    t_compute_s: Mapped[float] = mapped_column(Float)
+    t_bubble_s: Mapped[float] = mapped_column(Float)
+    c2c: Mapped[float] = mapped_column(Float)
+    c2c_scale_up: Mapped[float] = mapped_column(Float)
+    c2c_scale_out: Mapped[float] = mapped_column(Float)
+    c2c_class: Mapped[str] = mapped_column(String(40))
+    recommended_fabric: Mapped[str] = mapped_column(String(40))
+    mfu: Mapped[float] = mapped_column(Float)
+    hw_tflops_per_gpu: Mapped[float] = mapped_column(Float)
+    model_tflops_per_gpu: Mapped[float] = mapped_column(Float)
+    memory_gib_per_gpu: Mapped[float] = mapped_column(Float)
+    fits: Mapped[bool] = mapped_column(Boolean)
+    time_to_train_days: Mapped[float | None] = mapped_column(Float)
+    result_json: Mapped[str] = mapped_column(Text)  # the full estimate, keys sorted

@@ -42,9 +42,27 @@ _LOADS = {
         "select j.ingest_run_id, f.path, r.sha256, j.line, j.field, j.reason, j.raw_text "
         "from rejected_row j join ingest_file f on f.id = j.ingest_file_id "
         "join raw_file r on r.id = j.raw_file_id order by j.id"),
+    # Scenarios known at the cut-off, and those the published results were computed from
+    # (results are made after their version's cut-off: their definitions travel with them).
+    "scenario": (
+        "select id, name, kind, content_sha256, definition, path, recorded_at from scenario "
+        "where recorded_at <= :cutoff or id in (select c.scenario_id from c2c_result c "
+        "join dataset_version d on d.id = c.dataset_version_id where d.cutoff_at <= :cutoff) "
+        "order by id"),
+    # Ad-hoc results (no dataset version) are not published.
+    "c2c_result": (
+        "select c.id, s.name, s.content_sha256, c.dataset_version_id, c.code_version, "
+        "c.inputs_sha256, c.computed_at, c.reused_from_id, c.gpus, c.t_iter_s, c.t_compute_s, "
+        "c.t_bubble_s, c.c2c, c.c2c_scale_up, c.c2c_scale_out, c.c2c_class, "
+        "c.recommended_fabric, c.mfu, c.hw_tflops_per_gpu, c.model_tflops_per_gpu, "
+        "c.memory_gib_per_gpu, c.fits, c.time_to_train_days, c.result_json "
+        "from c2c_result c join scenario s on s.id = c.scenario_id "
+        "join dataset_version d on d.id = c.dataset_version_id "
+        "where d.cutoff_at <= :cutoff order by c.id"),
 }
 _DATE_COLUMNS = {"published_on", "retrieved_on", "as_of", "valid_to"}
-_TIME_COLUMNS = {"recorded_at", "superseded_at", "cutoff_at", "created_at"}
+_TIME_COLUMNS = {"recorded_at", "superseded_at", "cutoff_at", "created_at", "computed_at"}
+_BOOL_COLUMNS = {"fits"}  # SQLite hands booleans back as 0/1
 
 
 @dataclass(frozen=True)
@@ -108,6 +126,8 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[object]) -> N
         frame[column] = pd.to_datetime(frame[column]).dt.date
     for column in _TIME_COLUMNS.intersection(columns):
         frame[column] = pd.to_datetime(frame[column], utc=True, format="mixed")
+    for column in _BOOL_COLUMNS.intersection(columns):
+        frame[column] = frame[column].astype(bool)
     con.register("frame", frame)
     try:
         con.execute(f"insert into {table} select * from frame")

@@ -121,6 +121,77 @@ create table rejected_row (
 comment on table rejected_row is 'Rows (or whole files, field = file) that failed validation, kept for review.';
 
 
+create table scenario (
+    id bigint primary key,
+    name varchar not null,
+    kind varchar not null,
+    content_sha256 varchar not null,
+    definition varchar not null,
+    path varchar,
+    recorded_at timestamptz not null,
+    unique (name, content_sha256)
+);
+comment on table scenario is 'Named cluster/training scenarios, one row per definition: a changed scenario file is a new row, never an update.';
+comment on column scenario.id is 'Ledger id of this definition of the scenario';
+comment on column scenario.name is 'Scenario name; c2c_result.scenario refers to it';
+comment on column scenario.kind is 'c2c (performance model) or tco (cost model)';
+comment on column scenario.content_sha256 is 'sha256 of the scenario''s canonical definition; with name, identifies the row';
+comment on column scenario.definition is 'The scenario as JSON text (parse with json functions)';
+comment on column scenario.path is 'File the scenario was read from (NULL when not from a file)';
+comment on column scenario.recorded_at is 'Knowledge time: when the ledger first saw this definition (UTC)';
+
+create table c2c_result (
+    id bigint primary key,
+    scenario varchar not null,
+    scenario_sha256 varchar not null,
+    dataset_version_id integer not null references dataset_version (id),
+    code_version varchar not null,
+    inputs_sha256 varchar not null,
+    computed_at timestamptz not null,
+    reused_from_id bigint,
+    gpus integer not null,
+    t_iter_s double not null,
+    t_compute_s double not null,
+    t_bubble_s double not null,
+    c2c double not null,
+    c2c_scale_up double not null,
+    c2c_scale_out double not null,
+    c2c_class varchar not null,
+    recommended_fabric varchar not null,
+    mfu double not null,
+    hw_tflops_per_gpu double not null,
+    model_tflops_per_gpu double not null,
+    memory_gib_per_gpu double not null,
+    fits boolean not null,
+    time_to_train_days double,
+    result_json varchar not null
+);
+comment on table c2c_result is 'The C2C performance model''s estimate for each scenario on each dataset version (append-only; ad-hoc estimates without a dataset version are not published).';
+comment on column c2c_result.id is 'Ledger id of the result';
+comment on column c2c_result.scenario is 'Scenario name (scenario.name)';
+comment on column c2c_result.scenario_sha256 is 'content_sha256 of the scenario definition used; joins scenario on (name, content_sha256)';
+comment on column c2c_result.dataset_version_id is 'Dataset version whose ledger values the estimate used (dataset_version.id)';
+comment on column c2c_result.code_version is 'specledger version that computed the figures';
+comment on column c2c_result.inputs_sha256 is 'sha256 of the scenario definition, the spec values read from the ledger and the code version';
+comment on column c2c_result.computed_at is 'When this row was recorded (UTC); for a reused result, when the reuse was recorded';
+comment on column c2c_result.reused_from_id is 'NULL when computed here; else the id of the original result whose figures were copied because the inputs (inputs_sha256) had not changed. The original may be an ad-hoc estimate not published here';
+comment on column c2c_result.gpus is 'GPUs in the job';
+comment on column c2c_result.t_iter_s is 'Modelled time of one training iteration, in seconds';
+comment on column c2c_result.t_compute_s is 'Compute time per iteration, in seconds';
+comment on column c2c_result.t_bubble_s is 'Pipeline-parallel bubble (idle) time per iteration, in seconds';
+comment on column c2c_result.c2c is 'Communication-to-computation ratio: exposed (not overlapped) communication time / compute time, per iteration';
+comment on column c2c_result.c2c_scale_up is 'Exposed communication time on the scale-up tier (NVLink domain) / compute time';
+comment on column c2c_result.c2c_scale_out is 'Exposed communication time on the scale-out NICs (InfiniBand or Ethernet) / compute time';
+comment on column c2c_result.c2c_class is 'C2C class: compute-bound (C2C < 0.2), performance-sensitive (0.2 to 0.6) or communication-bound (> 0.6)';
+comment on column c2c_result.recommended_fabric is 'The fabric the estimate points to, as named by the C2C model';
+comment on column c2c_result.mfu is 'Model FLOPs utilisation: model_tflops_per_gpu / the GPU''s peak, as a fraction (0 to 1)';
+comment on column c2c_result.hw_tflops_per_gpu is 'Hardware FLOP rate achieved per GPU including recomputation, in TFLOP/s';
+comment on column c2c_result.model_tflops_per_gpu is 'Model FLOP rate achieved per GPU (useful work only), in TFLOP/s';
+comment on column c2c_result.memory_gib_per_gpu is 'Modelled memory needed per GPU, in GiB';
+comment on column c2c_result.fits is 'Whether memory_gib_per_gpu fits in the GPU''s memory';
+comment on column c2c_result.time_to_train_days is 'Time to train the scenario''s token budget, in days (NULL when the scenario sets none)';
+comment on column c2c_result.result_json is 'The full estimate as JSON text: time stack with link and exposed times per parallelism dimension, layout, and the specs used with their sources';
+
 -- Column comments for the remaining columns.
 comment on column source_kind_rank.kind is 'A source kind';
 comment on column source_kind_rank.rank is 'Its rank in the resolution rule (1 = strongest)';
@@ -192,3 +263,19 @@ select * from final;
 
 create view current_value as select * from value_as_of(current_date, now());
 comment on view current_value is 'The resolved value of every (item, metric): valid today, as known now.';
+
+create view c2c_latest as
+with results as (
+    select * from c2c_result
+),
+ranked as (
+    -- A scenario redefined within one dataset version has two results there: the newer wins.
+    select *, row_number() over (partition by scenario
+                                 order by dataset_version_id desc, id desc) as pick
+    from results
+),
+final as (
+    select * exclude (pick) from ranked where pick = 1
+)
+select * from final;
+comment on view c2c_latest is 'The latest C2C result of each scenario name: the newest dataset version, then the newest result.';

@@ -57,3 +57,20 @@ def test_nvlink_generations_double_per_gpu_bandwidth(reference, ledger, clock):
                                   known=clock.now) for g in generations]
     values = [r.winner["value"] for r in per_gpu]
     assert values == [160, 300, 600, 900, 1800, 3600]
+
+
+@pytest.mark.parametrize(("item", "expected"), [
+    ("a100-sxm4-80gb", {"peak_dense_bf16": 312.0, "hbm_capacity": 80.0, "hbm_bandwidth": 2.039}),
+    ("h100-sxm5", {"peak_dense_bf16": 989.5, "hbm_capacity": 80.0, "hbm_bandwidth": 3.35}),
+    ("b200", {"peak_dense_bf16": 2250.0, "hbm_capacity": 180.0, "hbm_bandwidth": 8.0}),
+    ("gb200", {"peak_dense_bf16": 2500.0, "hbm_capacity": 186.0, "hbm_bandwidth": 8.0}),
+])
+def test_gpu_compute_figures_resolve_in_canonical_units(reference, ledger, clock, item,
+                                                          expected):
+    """Dense BF16 TFLOP/s, HBM GB and HBM TB/s per GPU, as a performance model reads them."""
+    with Session(ledger) as session:
+        resolved = {metric: resolved_value(session, item, metric, on=ON, known=clock.now)
+                    for metric in expected}
+    assert all(r is not None for r in resolved.values()), resolved
+    values = {metric: r.winner["value"] for metric, r in resolved.items()}
+    assert values == pytest.approx(expected)

@@ -4,10 +4,11 @@ from alembic import command
 from alembic.script import ScriptDirectory
 from sqlalchemy import func, inspect, select
 
-from db.engine import Session, alembic_config, make_engine, upgrade
-from db.schema import Base, Observation
+from db.engine import Session, alembic_config, make_engine, upgrade, write_session
+from db.schema import Base, C2CResult, Observation, Scenario
 from pipelines.ingest import ingest_paths
 from tests.conftest import TODAY
+from tests.db.test_results import add, scenario
 
 
 def test_the_chain_has_a_single_head():
@@ -16,12 +17,26 @@ def test_the_chain_has_a_single_head():
     assert script.get_current_head() is not None
 
 
+def seed_results(engine, dataset_version: int) -> None:
+    """A scenario and two results, one reusing the other (a self-reference to drop)."""
+    with write_session(engine) as session:
+        target = scenario(session)
+        original = add(session, target, None)
+        add(session, target, dataset_version, reused_from=original)
+
+
+def count(engine, model) -> int:
+    with Session(engine) as session:
+        return session.scalar(select(func.count()).select_from(model))
+
+
 def test_upgrade_downgrade_upgrade_with_rows_and_check_is_clean(ledger_url, nvlink_pack, metrics,
                                                                 clock):
     config = alembic_config(ledger_url)
     engine = make_engine(ledger_url)
-    ingest_paths(engine, [nvlink_pack], metrics=metrics, today=TODAY, now=clock,
-                 code_version="test")
+    report = ingest_paths(engine, [nvlink_pack], metrics=metrics, today=TODAY, now=clock,
+                          code_version="test")
+    seed_results(engine, report.dataset_version)
     command.check(config)  # raises if the models and the migrations disagree
 
     command.downgrade(config, "base")
@@ -29,9 +44,28 @@ def test_upgrade_downgrade_upgrade_with_rows_and_check_is_clean(ledger_url, nvli
 
     upgrade(ledger_url)
     assert set(Base.metadata.tables) <= set(inspect(engine).get_table_names())
-    ingest_paths(engine, [nvlink_pack], metrics=metrics, today=TODAY, now=clock,
-                 code_version="test")
-    with Session(engine) as session:
-        assert session.scalar(select(func.count()).select_from(Observation)) == 2
+    report = ingest_paths(engine, [nvlink_pack], metrics=metrics, today=TODAY, now=clock,
+                          code_version="test")
+    seed_results(engine, report.dataset_version)
+    assert (count(engine, Observation), count(engine, C2CResult)) == (2, 2)
+    command.check(config)
+    engine.dispose()
+
+
+def test_the_results_migration_goes_down_alone_and_keeps_the_ledger(ledger_url, nvlink_pack,
+                                                                    metrics, clock):
+    config = alembic_config(ledger_url)
+    engine = make_engine(ledger_url)
+    report = ingest_paths(engine, [nvlink_pack], metrics=metrics, today=TODAY, now=clock,
+                          code_version="test")
+    seed_results(engine, report.dataset_version)
+
+    command.downgrade(config, "0001")
+    assert {"scenario", "c2c_result"}.isdisjoint(inspect(engine).get_table_names())
+    assert count(engine, Observation) == 2
+
+    upgrade(ledger_url)
+    seed_results(engine, report.dataset_version)
+    assert (count(engine, Scenario), count(engine, C2CResult)) == (1, 2)
     command.check(config)
     engine.dispose()

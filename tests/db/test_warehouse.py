@@ -7,17 +7,18 @@ import json
 import shutil
 import subprocess
 import sys
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 import duckdb
 import pytest
 
-from db.engine import Session
+from db.engine import Session, write_session
 from db.queries import dataset_version
 from db.warehouse import WarehouseMeta, publish_warehouse
 from models.resolve import SOURCE_KIND_RANK
 from tests.conftest import NVLINK_PACK
+from tests.db.test_results import add, estimate, scenario
 
 
 @pytest.fixture
@@ -76,14 +77,20 @@ def test_every_table_and_column_carries_a_comment(published):
     assert missing == []
     tables = query(published, "select table_name from duckdb_tables() where comment is null")
     assert tables == []
+    views = query(published, "select view_name from duckdb_views() "
+                             "where not internal and comment is null")
+    assert views == []
+
+
+def duckdb_cli(path: Path, sql: str) -> list[dict]:
+    cli = shutil.which("duckdb") or str(Path(sys.executable).parent / "duckdb")
+    result = subprocess.run([cli, "-json", "-readonly", str(path), "-c", sql],
+                            capture_output=True, text=True, check=True)
+    return json.loads(result.stdout)
 
 
 def test_the_duckdb_cli_analysts_use_opens_it(published):
-    cli = shutil.which("duckdb") or str(Path(sys.executable).parent / "duckdb")
-    result = subprocess.run([cli, "-json", "-readonly", str(published), "-c",
-                             "select count(*) as n from current_value"],
-                            capture_output=True, text=True, check=True)
-    assert json.loads(result.stdout) == [{"n": 2}]
+    assert duckdb_cli(published, "select count(*) as n from current_value") == [{"n": 2}]
 
 
 def test_a_failed_build_leaves_the_previous_warehouse_intact(published, ledger, monkeypatch):
@@ -125,3 +132,62 @@ def test_current_value_follows_each_source_series(ledger, ingest, write_pack, cl
     path = publish_warehouse(ledger, tmp_path / "w.duckdb", meta, SOURCE_KIND_RANK)
     assert query(path, "select value, source, alternatives from current_value") == [
         (0.0826, "eia", 1)]
+
+
+@pytest.fixture
+def published_results(ledger, ingest, write_pack, clock, tmp_path) -> Path:
+    """Two versions with results on each, an ad-hoc result, and a warehouse of the first."""
+    first = ingest(write_pack("v1.yaml", NVLINK_PACK)).dataset_version
+    clock.tick()
+    second = ingest(write_pack("v2.yaml", NVLINK_PACK.replace("value: 1.8,", "value: 1.9,")))
+    after = clock.tick()  # scenarios are recorded after the ingest that made the version
+    with write_session(ledger) as session:
+        nvl72 = scenario(session, at=after)
+        original = add(session, nvl72, first, figures=estimate(c2c=0.25))
+        add(session, nvl72, second.dataset_version, reused_from=original)
+        redefined = scenario(session, definition={"model": "gpt-175b", "gpus": 144}, at=after)
+        add(session, redefined, second.dataset_version, inputs="b" * 64,
+            figures=estimate(gpus=144, c2c=0.7, **{"class": "communication-bound"}))
+        add(session, scenario(session, name="hgx-8", at=after), first,
+            figures=estimate(gpus=8, time_to_train_days=None))
+        add(session, scenario(session, name="ad-hoc", at=after), None)
+        scenario(session, name="later", at=after + timedelta(days=1))
+        v1 = dataset_version(session, first)
+        v2 = dataset_version(session, second.dataset_version)
+        metas = [WarehouseMeta(v.id, v.content_hash, v.cutoff_at, date(2026, 11, 22),
+                               clock.tick(), "test") for v in (v1, v2)]
+    for name, meta in zip(("v1", "v2"), metas, strict=True):
+        publish_warehouse(ledger, tmp_path / name / "warehouse.duckdb", meta, SOURCE_KIND_RANK)
+    return tmp_path
+
+
+def test_results_are_published_with_their_scenarios_as_of_the_version(published_results):
+    path = published_results / "v1" / "warehouse.duckdb"
+    assert query(path, "select scenario, dataset_version_id, gpus, c2c, c2c_class, fits, "
+                       "time_to_train_days, reused_from_id from c2c_result order by id") == [
+        ("gpt-175b-nvl72", 1, 72, 0.25, "compute-bound", True, 21.5, None),
+        ("hgx-8", 1, 8, 0.1875, "compute-bound", True, None, None)]
+    # Recorded after the cut-off, but the published results were computed from them.
+    assert query(path, "select name from scenario order by id") == [("gpt-175b-nvl72",),
+                                                                    ("hgx-8",)]
+    assert query(path, "select count(*) from c2c_result r join scenario s "
+                       "on s.name = r.scenario and s.content_sha256 = r.scenario_sha256") == [(2,)]
+    assert query(path, "select json_extract(result_json, '$.layout.tp')::int, "
+                       "json_extract_string(definition, '$.model') from c2c_result r "
+                       "join scenario s on s.name = r.scenario where r.scenario = 'hgx-8'") == [
+        (8, "gpt-175b")]
+
+
+def test_c2c_latest_gives_each_scenario_its_newest_result(published_results):
+    path = published_results / "v2" / "warehouse.duckdb"
+    assert query(path, "select scenario, count(*) from c2c_result group by all order by 1") == [
+        ("gpt-175b-nvl72", 3), ("hgx-8", 1)]  # the ad-hoc estimate is not published
+    latest = query(path, "select scenario, dataset_version_id, gpus, c2c, reused_from_id "
+                         "from c2c_latest order by scenario")
+    # The redefined scenario's result on version 2 beats the reused copy recorded before it.
+    assert latest == [("gpt-175b-nvl72", 2, 144, 0.7, None), ("hgx-8", 1, 8, 0.1875, None)]
+    assert query(path, "select count(*) from c2c_result where reused_from_id is not null") == [
+        (1,)]
+    assert "later" not in {name for name, in query(path, "select name from scenario")}
+    assert duckdb_cli(path, "select scenario, c2c from c2c_latest order by 1") == [
+        {"scenario": "gpt-175b-nvl72", "c2c": 0.7}, {"scenario": "hgx-8", "c2c": 0.1875}]

@@ -1,0 +1,1 @@
+"""The C2C performance model: iteration time, communication-to-computation ratios, memory."""

@@ -1,0 +1,57 @@
+"""Every tuned constant of the C2C model, in one place, with where it comes from.
+
+Fitted once, jointly, on the calibration sets of shared/reference/perf_model.md
+(Korthikanti et al. 2022 Table 5 on A100; Megatron-Core's 2024 H100 table) and never per
+configuration: the same numbers serve every GPU, model and layout. tests/models pins the
+resulting errors; bench/ is where their speed is measured.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# --- compute: a GEMM of F FLOPs moving Q bytes takes F/(peak*EFF) + Q/(hbm*EFF) + OVERHEAD.
+# Compute and memory time are summed (Calculon's "no_overlap"), which is what makes small and
+# skinny GEMMs slower per FLOP and fast-FLOP/slow-HBM GPUs (H100) reach a lower fraction of
+# peak than A100 on the same shapes.
+GEMM_COMPUTE_EFFICIENCY: Final = 0.86  # fitted
+HBM_EFFICIENCY: Final = 0.80  # fitted; also used for element-wise kernels and the optimizer
+KERNEL_OVERHEAD_S: Final = 6e-6  # fitted; launch + tail per GEMM call
+# A fused (flash) attention kernel runs the causal half of QK^T and attention x V at this
+# fraction of peak; its backward pass recomputes and costs 2.5x its forward.
+FUSED_ATTENTION_EFFICIENCY: Final = 0.45  # fitted
+
+# Element-wise passes over activations per layer, forward (bytes = passes * elements * 2).
+# Backward costs twice the forward passes (read the gradient and the saved input).
+HIDDEN_PASSES: Final = 15.0  # 2 layer norms (2), 2 dropouts (2.5), 2 residual adds (3)
+SCORE_PASSES: Final = 4.5  # softmax (2) and its dropout (2.5) on b*a*s^2, unfused attention
+FFN_PASSES_GELU: Final = 2.0  # read + write
+FFN_PASSES_SWIGLU: Final = 3.0  # read gate and up, write
+# Small kernels (norms, dropouts, residuals, activations, reshapes) launched per layer
+# forward; each costs KERNEL_OVERHEAD_S on top of its bytes, which is what makes small
+# models launch-bound.
+ELEMENTWISE_KERNELS_PER_LAYER: Final = 16.0
+LOSS_BYTES_PER_LOGIT: Final = 24.0  # fp32 logits: upcast, max, exp-sum, loss, gradient
+OPTIMIZER_BYTES_PER_PARAM: Final = 30.0  # Adam: fp32 master, m, v read+write; grad; bf16 param
+
+# --- memory
+BYTES_PER_ELEMENT: Final = 2  # bf16 activations and weights
+GRAD_REDUCE_BYTES: Final = 4  # Megatron reduces bf16 models' gradients in fp32
+USABLE_HBM_FRACTION: Final = 0.90  # CUDA context, NCCL buffers, allocator fragmentation
+
+# --- communication defaults, used when the ledger has no measured bus bandwidth.
+# perf_model.md section 4.6: ring busbw ~0.82 x NVLink line rate (H100, nccl-tests #212);
+# 46-48 GB/s of 50 on NDR (nccl-tests #290), i.e. 0.92-0.96 of NIC line rate.
+SCALEUP_EFFICIENCY: Final = 0.82
+SCALEOUT_EFFICIENCY: Final = 0.94
+# NCCL tuner (Simple protocol) per-step latencies: NVLink 3.4 us, network 14 us.
+SCALEUP_LATENCY_S: Final = 3.4e-6
+SCALEOUT_LATENCY_S: Final = 14e-6
+# Compute slows while it shares SMs with overlapped communication (Calculon's
+# processor_usage: 15 % on the NVLink tier, 2 % on the network tier).
+OVERLAP_SLOWDOWN_SCALEUP: Final = 0.15
+OVERLAP_SLOWDOWN_SCALEOUT: Final = 0.02
+
+# --- classes (DESIGN.md): C2C below 0.2 is compute-bound, above 0.6 communication-bound.
+COMPUTE_BOUND_BELOW: Final = 0.2
+COMMUNICATION_BOUND_ABOVE: Final = 0.6

@@ -1,0 +1,266 @@
+"""The iteration-time model, vectorised: one numpy evaluation for many layouts.
+
+T_iter = m * t_microbatch + bubble + exposed DP + optimizer, where t_microbatch is the
+slowest (last) stage's compute for one micro-batch plus its exposed TP, EP and PP time
+(shared/reference/perf_model.md section 7). Link (unoverlapped) and exposed times are
+kept apart per dimension and per fabric tier, which is what the C2C ratios are made of.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from models.c2c import calibration as cal
+from models.c2c.classify import c2c_class, recommended_fabric
+from models.c2c.collectives import TieredTime, all_to_all, hierarchical, p2p, tiers
+from models.c2c.compute import LayerCompute, layer_forward, logits_forward, recompute_seconds
+from models.c2c.memory import memory_bytes, parameters_per_gpu
+from models.c2c.spec import ClusterSpec, FloatArray, Framework, Layouts, Recompute, TransformerSpec
+
+DIMENSIONS = ("tp", "pp", "dp", "ep")
+
+
+@dataclass(frozen=True)
+class Estimates:
+    """Per-layout results (arrays aligned with `layouts`); seconds per iteration."""
+
+    layouts: Layouts
+    t_iter: FloatArray
+    t_compute: FloatArray
+    t_bubble: FloatArray
+    link: dict[str, TieredTime]
+    exposed: dict[str, TieredTime]
+    model_flops_per_gpu: FloatArray  # FLOP/s per GPU counting model FLOPs only
+    hw_flops_per_gpu: FloatArray  # ... counting recomputation too
+    mfu: FloatArray
+    memory_bytes: FloatArray
+    fits: npt.NDArray[np.bool_]
+    time_to_train_s: FloatArray | None
+
+    @property
+    def c2c_scale_up(self) -> FloatArray:
+        return sum((e.scale_up for e in self.exposed.values()), np.zeros_like(self.t_iter)) \
+            / self.t_compute
+
+    @property
+    def c2c_scale_out(self) -> FloatArray:
+        return sum((e.scale_out for e in self.exposed.values()), np.zeros_like(self.t_iter)) \
+            / self.t_compute
+
+    @property
+    def c2c(self) -> FloatArray:
+        return self.c2c_scale_up + self.c2c_scale_out
+
+    @property
+    def c2c_link(self) -> FloatArray:
+        return sum((e.total for e in self.link.values()), np.zeros_like(self.t_iter)) \
+            / self.t_compute
+
+    @property
+    def c2c_class(self) -> npt.NDArray[np.str_]:
+        return c2c_class(self.c2c)
+
+    @property
+    def recommended_fabric(self) -> npt.NDArray[np.str_]:
+        return recommended_fabric(self.c2c_scale_up, self.c2c_scale_out,
+                                  self.layouts.tp * self.layouts.ep)
+
+
+import numpy.typing as npt  # noqa: E402  (kept below the dataclass for readability)
+
+
+@dataclass(frozen=True)
+class _Stage:
+    """Per micro-batch on the last (slowest) stage."""
+
+    compute: FloatArray
+    forward: FloatArray
+    backward: FloatArray
+    gemm: FloatArray
+    tp: TieredTime
+    ep: TieredTime
+    pp: TieredTime
+
+
+def evaluate(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts,
+             tokens: float | None = None) -> Estimates:
+    """Evaluate every layout in `lay` for `model` on `hw`; see the module docstring."""
+    m = (lay.global_batch // (lay.micro_batch * lay.dp)).astype(np.float64)
+    stage = _stage(model, hw, fw, lay)
+    tp_exposed, tp_slowdown = _tp_exposed(stage, fw, lay, hw)
+    per_mb = stage.compute + tp_exposed.total + tp_slowdown + stage.ep.total + stage.pp.total
+    bubble = (lay.pp - 1) / lay.interleave * per_mb
+    dp_link, dp_exposed, dp_slowdown = _dp(model, hw, fw, lay, stage, m)
+    optimizer = _optimizer_seconds(model, hw, lay)
+    t_iter = m * per_mb + bubble + dp_exposed.total + dp_slowdown + optimizer
+    t_compute = m * stage.compute + optimizer
+    model_flops, hw_flops = _flops_per_iteration(model, hw, fw, lay)
+    gpus = lay.gpus.astype(np.float64)
+    memory = memory_bytes(model, fw, lay)
+    return Estimates(
+        layouts=lay, t_iter=t_iter, t_compute=t_compute, t_bubble=bubble,
+        link={"tp": stage.tp.scaled(m), "pp": stage.pp.scaled(m), "dp": dp_link,
+              "ep": stage.ep.scaled(m)},
+        exposed={"tp": tp_exposed.scaled(m), "pp": stage.pp.scaled(m), "dp": dp_exposed,
+                 "ep": stage.ep.scaled(m)},
+        model_flops_per_gpu=model_flops / (t_iter * gpus),
+        hw_flops_per_gpu=hw_flops / (t_iter * gpus),
+        mfu=model_flops / (t_iter * gpus * hw.peak_flops),
+        memory_bytes=memory, fits=memory <= hw.hbm_bytes * cal.USABLE_HBM_FRACTION,
+        time_to_train_s=None if tokens is None
+        else tokens / (lay.global_batch * model.seq_len) * t_iter)
+
+
+def _mix(dense: LayerCompute, moe: LayerCompute | None, share: float,
+         pick: str) -> FloatArray:
+    value: FloatArray = getattr(dense, pick)
+    if moe is None:
+        return value
+    return (1 - share) * value + share * getattr(moe, pick)
+
+
+def _stage(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts) -> _Stage:
+    """Compute and per-micro-batch communication of the last stage (it holds the logits)."""
+    dense = layer_forward(model, hw, fw, lay, moe=False)
+    moe = layer_forward(model, hw, fw, lay, moe=True) if model.is_moe else None
+    share = model.moe_layers / model.layers
+    gemm, core = _mix(dense, moe, share, "gemm_s"), _mix(dense, moe, share, "attention_core_s")
+    forward = gemm + _mix(dense, moe, share, "elementwise_s") \
+        + _mix(dense, moe, share, "score_elementwise_s")
+    # Backward is two GEMMs per forward GEMM; a fused attention kernel also recomputes.
+    backward = 2 * forward + (0.5 * core if fw.flash_attention else 0.0)
+    mode = np.where(fw.flash_attention & (lay.recompute == Recompute.SELECTIVE),
+                    Recompute.NONE, lay.recompute)
+    extra = recompute_seconds(LayerCompute(gemm, core, forward - gemm - _mix(
+        dense, moe, share, "score_elementwise_s"), _mix(dense, moe, share,
+                                                       "score_elementwise_s"), gemm), mode)
+    layers = np.ceil(model.layers / lay.pp)
+    logits, _ = logits_forward(model, hw, lay)
+    compute = layers * (forward + backward + extra) + 3 * logits
+    return _Stage(compute=compute, forward=layers * forward + logits,
+                  backward=layers * backward + 2 * logits,
+                  gemm=layers * gemm * (3 + (mode == Recompute.FULL)),
+                  tp=_tp_link(model, hw, lay).scaled(layers),
+                  ep=_ep_link(model, hw, lay).scaled(layers * share),
+                  pp=_pp_link(model, hw, lay))
+
+
+def _tp_link(model: TransformerSpec, hw: ClusterSpec, lay: Layouts) -> TieredTime:
+    """One layer, one micro-batch: 4 all-reduces, or with SP 4 all-gathers + 4
+    reduce-scatters + 2 all-gathers redone in backward; full recompute repeats forward's."""
+    size = lay.micro_batch * model.seq_len * model.hidden * float(cal.BYTES_PER_ELEMENT)
+    one = np.ones_like(lay.tp)
+    full = (lay.recompute == Recompute.FULL).astype(np.float64)
+    all_reduce = hierarchical("all_reduce", one, lay.tp, size, hw).scaled(4 + 2 * full)
+    gathers = hierarchical("gather", one, lay.tp, size, hw).scaled(10 + 4 * full)
+    sp = lay.sequence_parallel
+    return TieredTime(np.where(sp, gathers.scale_up, all_reduce.scale_up),
+                      np.where(sp, gathers.scale_out, all_reduce.scale_out))
+
+
+def _ep_link(model: TransformerSpec, hw: ClusterSpec, lay: Layouts) -> TieredTime:
+    """One MoE layer, one micro-batch: dispatch + combine, forward and backward."""
+    tokens = lay.micro_batch * model.seq_len / np.where(lay.sequence_parallel, lay.tp, 1)
+    size = tokens * model.top_k * model.hidden * float(cal.BYTES_PER_ELEMENT)
+    full = (lay.recompute == Recompute.FULL).astype(np.float64)
+    return all_to_all(lay.tp, lay.ep, size, hw).scaled(4 + 2 * full)
+
+
+def _pp_link(model: TransformerSpec, hw: ClusterSpec, lay: Layouts) -> TieredTime:
+    """One micro-batch: a send forward and one backward per model chunk. Across domains
+    Megatron's scatter/gather sends 1/t of the activation per GPU over the NICs and
+    all-gathers it over NVLink (Narayanan et al. 2021, section 4.1)."""
+    up, out = tiers(hw)
+    size = lay.micro_batch * model.seq_len * model.hidden * float(cal.BYTES_PER_ELEMENT)
+    shard = size / lay.tp
+    count = np.where(lay.pp > 1, 2.0 * lay.interleave, 0.0)
+    crosses = lay.gpus > hw.domain_gpus
+    regather = np.where(lay.sequence_parallel, 0.0,
+                        hierarchical("gather", np.ones_like(lay.tp), lay.tp, size, hw).scale_up)
+    inside = count * p2p(np.where(lay.sequence_parallel, shard, size), up)
+    return TieredTime(np.where(crosses, count * regather, inside),
+                      np.where(crosses, count * p2p(shard, out), 0.0))
+
+
+def _tp_exposed(stage: _Stage, fw: Framework, lay: Layouts,
+                hw: ClusterSpec) -> tuple[TieredTime, FloatArray]:
+    """Exposed TP time per micro-batch, and the compute slowdown from overlapping it.
+    Overlapped TP is pipelined in t chunks with its GEMMs: one chunk stays exposed."""
+    link = stage.tp.total
+    if not fw.tp_overlap:
+        return stage.tp, np.zeros_like(link)
+    hidden = np.minimum(link, stage.gemm) * (1 - 1 / np.maximum(lay.tp, 1))
+    exposed = link - hidden
+    share = np.divide(exposed, link, out=np.zeros_like(link), where=link > 0)
+    slowdown = _slowdown(stage.tp, hidden, link)
+    return stage.tp.scaled(share), slowdown
+
+
+def _slowdown(link: TieredTime, hidden: FloatArray, total: FloatArray) -> FloatArray:
+    """Compute lost to SMs shared with `hidden` seconds of overlapped communication."""
+    up_share = np.divide(link.scale_up, total, out=np.zeros_like(total), where=total > 0)
+    return hidden * (up_share * cal.OVERLAP_SLOWDOWN_SCALEUP
+                     + (1 - up_share) * cal.OVERLAP_SLOWDOWN_SCALEOUT)
+
+
+def _dp(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts, stage: _Stage,
+        m: FloatArray) -> tuple[TieredTime, TieredTime, FloatArray]:
+    """Gradient and parameter traffic of data parallelism per iteration: link time,
+    exposed time and overlap slowdown. Expert weights sync over d/e ranks."""
+    dense, expert = parameters_per_gpu(model, lay)
+    groups = ((lay.tp, lay.dp, dense), (lay.tp * lay.ep, lay.dp // lay.ep, expert))
+    grads, params = TieredTime(0 * m, 0 * m), TieredTime(0 * m, 0 * m)
+    for stride, n, count in groups:
+        grad_bytes = count * float(cal.GRAD_REDUCE_BYTES)
+        param_bytes = count * float(cal.BYTES_PER_ELEMENT)
+        reduce = hierarchical("all_reduce", stride, n, grad_bytes, hw)
+        scatter = hierarchical("gather", stride, n, grad_bytes, hw)
+        gather = hierarchical("gather", stride, n, param_bytes, hw)
+        gathers = np.where(lay.zero >= 3, 2 * m, np.where(lay.zero >= 1, 1.0, 0.0))
+        grads = grads + _where(lay.zero >= 1, scatter, reduce)
+        params = params + gather.scaled(gathers)
+    if not fw.dp_overlap:
+        return grads + params, grads + params, 0 * m
+    grad_window = stage.backward
+    param_window = np.where(lay.zero >= 3, m * (stage.forward + stage.backward), stage.forward)
+    exposed, slowdown = 0 * m, 0 * m
+    parts = []
+    for link, window in ((grads, grad_window), (params, param_window)):
+        hidden = np.minimum(link.total, window)
+        parts.append(link.scaled(np.divide(link.total - hidden, link.total,
+                                           out=np.zeros_like(m), where=link.total > 0)))
+        slowdown = slowdown + _slowdown(link, hidden, link.total)
+    exposed = parts[0] + parts[1]
+    return grads + params, exposed, slowdown
+
+
+def _where(condition: npt.NDArray[np.bool_], a: TieredTime, b: TieredTime) -> TieredTime:
+    return TieredTime(np.where(condition, a.scale_up, b.scale_up),
+                      np.where(condition, a.scale_out, b.scale_out))
+
+
+def _optimizer_seconds(model: TransformerSpec, hw: ClusterSpec, lay: Layouts) -> FloatArray:
+    dense, expert = parameters_per_gpu(model, lay)
+    sharded = lay.zero >= 1
+    local = dense / np.where(sharded, lay.dp, 1) + expert / np.where(sharded, lay.dp // lay.ep, 1)
+    return local * cal.OPTIMIZER_BYTES_PER_PARAM / (hw.hbm_bw * cal.HBM_EFFICIENCY)
+
+
+def _flops_per_iteration(model: TransformerSpec, hw: ClusterSpec, fw: Framework,
+                         lay: Layouts) -> tuple[FloatArray, FloatArray]:
+    """(model, hardware) FLOPs of one iteration over all GPUs; hardware adds recompute."""
+    dense = layer_forward(model, hw, fw, lay, moe=False)
+    share = model.moe_layers / model.layers
+    moe = layer_forward(model, hw, fw, lay, moe=True) if model.is_moe else None
+    layer = _mix(dense, moe, share, "flops") * lay.tp
+    _, logits = logits_forward(model, hw, lay)
+    sequences_per_mb = lay.global_batch / lay.micro_batch
+    forward = (model.layers * layer + logits * lay.tp) * sequences_per_mb
+    core = 4.0 * lay.micro_batch * model.seq_len ** 2 * model.hidden * model.layers \
+        * sequences_per_mb
+    extra = np.where(lay.recompute == Recompute.FULL, forward - logits * lay.tp
+                     * sequences_per_mb,
+                     np.where(lay.recompute == Recompute.SELECTIVE, core, 0.0))
+    return 3 * forward, 3 * forward + extra

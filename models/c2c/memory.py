@@ -1,0 +1,113 @@
+"""Memory per GPU: weights, gradients and optimizer states by ZeRO stage, activations by
+recompute mode (Korthikanti et al. 2022, generalised to GQA, SwiGLU and MoE)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from models.c2c.spec import FloatArray, Framework, Layouts, Recompute, TransformerSpec
+
+# Bytes per parameter (bf16 weights, fp32 gradients, Adam fp32 master + 2 moments), and
+# which of them each ZeRO stage shards over data parallelism (Megatron dist_optimizer.md:
+# plain 18 bytes, distributed optimizer 6 + 12/d).
+_WEIGHT, _GRAD, _OPTIMIZER = 2.0, 4.0, 12.0
+
+
+def layer_parameters(model: TransformerSpec) -> tuple[float, float]:
+    """(attention + norms, one MLP or one expert) parameters of one layer."""
+    h = model.hidden
+    attention = h * (h + 2 * model.groups * model.head_dim) + h * h + 4 * h
+    up = 2 if model.swiglu else 1
+    return float(attention), float((up + 1) * h * model.ffn_width)
+
+
+def expert_parameters(model: TransformerSpec) -> float:
+    up = 2 if model.swiglu else 1
+    return float((up + 1) * model.hidden * model.expert_ffn_width)
+
+
+def total_parameters(model: TransformerSpec) -> float:
+    """All parameters, embeddings included (untied embeddings count twice)."""
+    attention, mlp = layer_parameters(model)
+    dense_layers = model.layers - model.moe_layers
+    experts = model.moe_layers * (model.experts * expert_parameters(model)
+                                  + model.hidden * model.experts)
+    embeddings = model.vocab * model.hidden * (1 if model.tied_embeddings else 2)
+    return (model.layers * attention + dense_layers * mlp + experts + embeddings
+            + model.seq_len * model.hidden)
+
+
+def parameters_per_gpu(model: TransformerSpec, lay: Layouts) -> tuple[FloatArray, FloatArray]:
+    """(dense, expert) parameters held by the busiest GPU before data-parallel sharding.
+
+    Stage layers are rounded up; the first stage also holds the embedding."""
+    attention, mlp = layer_parameters(model)
+    stage_layers = np.ceil(model.layers / lay.pp)
+    moe_share = model.moe_layers / model.layers
+    t = lay.tp.astype(np.float64)
+    dense = stage_layers * (attention + (1 - moe_share) * mlp) / t \
+        + model.vocab * model.hidden / t
+    experts_local = model.experts / lay.ep.astype(np.float64)
+    expert = stage_layers * moe_share * experts_local * expert_parameters(model) / t
+    return dense, expert
+
+
+def state_bytes(model: TransformerSpec, lay: Layouts) -> FloatArray:
+    """Weights, gradients and optimizer states per GPU for the layout's ZeRO stage."""
+    dense, expert = parameters_per_gpu(model, lay)
+    d = lay.dp.astype(np.float64)
+    expert_dp = d / lay.ep
+
+    def per_param(shards: FloatArray) -> FloatArray:
+        weight = np.where(lay.zero >= 3, _WEIGHT / shards, _WEIGHT)
+        grad = np.where(lay.zero >= 2, _GRAD / shards, _GRAD)
+        return weight + grad + np.where(lay.zero >= 1, _OPTIMIZER / shards, _OPTIMIZER)
+
+    return dense * per_param(d) + expert * per_param(expert_dp)
+
+
+def activation_bytes_per_layer(model: TransformerSpec, fw: Framework,
+                               lay: Layouts) -> FloatArray:
+    """Activations one layer keeps for backward, per micro-batch (Korthikanti eq. 1-6).
+
+    34 = 10 replicated across TP (norm inputs, projection inputs, masks) + 24 sharded;
+    here the sharded part is rebuilt from the shapes so GQA, SwiGLU and top-k scale it."""
+    sbh = lay.micro_batch * model.seq_len * float(model.hidden)
+    t = lay.tp.astype(np.float64)
+    sp = lay.sequence_parallel
+    kv_share = model.groups / model.heads
+    gate = 1.5 if model.swiglu else 1.0
+    moe_share = model.moe_layers / model.layers
+    k = 1 + moe_share * (model.top_k - 1)
+    width = model.expert_ffn_width * moe_share + model.ffn_width * (1 - moe_share)
+    sharded = 4 + 4 * kv_share + 4 * width / model.hidden * gate * k
+    scores = 5.0 * model.heads * model.seq_len / model.hidden
+    replicated = np.where(sp, 10.0 / t, 10.0)
+    keep_scores = (lay.recompute == Recompute.NONE) & (not fw.flash_attention)
+    per_layer = sbh * (replicated + sharded / t + np.where(keep_scores, scores / t, 0.0))
+    checkpoint = 2.0 * sbh / np.where(sp, t, 1.0)
+    return np.where(lay.recompute == Recompute.FULL, checkpoint, per_layer)
+
+
+def activation_bytes(model: TransformerSpec, fw: Framework, lay: Layouts) -> FloatArray:
+    """Activations on the first stage, the fullest: min(m, p) micro-batches in flight over
+    its layers, x (1 + (p-1)/(v p)) with interleaving; full recompute also needs one
+    layer's working set while it recomputes."""
+    m = lay.global_batch // (lay.micro_batch * lay.dp)
+    p = lay.pp.astype(np.float64)
+    in_flight = np.minimum(m, lay.pp) * (1 + np.where(lay.interleave > 1,
+                                                       (p - 1) / (lay.interleave * p), 0.0))
+    stage_layers = np.ceil(model.layers / lay.pp)
+    stored = activation_bytes_per_layer(model, fw, lay) * stage_layers * in_flight
+    working = activation_bytes_per_layer(
+        model, fw, Layouts(**{**_fields(lay), "recompute": np.zeros_like(lay.recompute)}))
+    return stored + np.where(lay.recompute == Recompute.FULL, working, 0.0)
+
+
+def _fields(lay: Layouts) -> dict[str, object]:
+    from models.c2c.spec import LAYOUT_FIELDS
+    return {name: getattr(lay, name) for name in LAYOUT_FIELDS}
+
+
+def memory_bytes(model: TransformerSpec, fw: Framework, lay: Layouts) -> FloatArray:
+    return state_bytes(model, lay) + activation_bytes(model, fw, lay)

@@ -1,0 +1,132 @@
+"""Search every valid parallel layout for a model on a GPU count and global batch.
+
+Enumeration is a numpy cartesian product with masks, evaluation is one call of the
+vectorised model, ranking is an argsort: no Python loop per configuration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from models.c2c.estimate import Estimates, evaluate
+from models.c2c.spec import (
+    LAYOUT_FIELDS,
+    ClusterSpec,
+    Framework,
+    IntArray,
+    Layouts,
+    Recompute,
+    TransformerSpec,
+)
+
+
+class NoValidLayout(ValueError):
+    """No layout satisfies the constraints; the message names the one that failed."""
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    evaluated: int  # layouts that passed the divisibility rules and were evaluated
+    valid: int  # ... of which fit in memory
+    best: Estimates  # the top layouts, fastest first
+    ranked_by: str
+
+
+def divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def candidate_values(model: TransformerSpec, fw: Framework, gpus: int,
+                     global_batch: int) -> dict[str, list[int]]:
+    """The values each dimension may take before the joint constraints are applied.
+    With fused attention, selective recompute is what the kernel already does."""
+    modes = [r for r in Recompute if not (fw.flash_attention and r == Recompute.SELECTIVE)]
+    return {
+        "tp": [d for d in divisors(gpus) if model.heads % d == 0 and model.groups % d == 0],
+        "pp": [d for d in divisors(gpus) if model.layers % d == 0],
+        "ep": [d for d in divisors(model.experts) if gpus % d == 0] if model.is_moe else [1],
+        "micro_batch": divisors(global_batch),
+        "interleave": [v for v in divisors(model.layers) if v <= 8],
+        "sequence_parallel": [0, 1],
+        "recompute": [int(r) for r in modes],
+        "zero": [0, 1, 3],
+    }
+
+
+def enumerate_layouts(model: TransformerSpec, fw: Framework, gpus: int, global_batch: int,
+                      fixed: Mapping[str, int | bool] | None = None) -> Layouts:
+    """Every layout that satisfies Megatron's rules, with `fixed` dimensions held."""
+    choices = candidate_values(model, fw, gpus, global_batch)
+    for name, value in (fixed or {}).items():
+        choices[name] = [int(value)]
+    names = list(choices)
+    grids = np.meshgrid(*[np.asarray(choices[n], dtype=np.int64) for n in names],
+                        indexing="ij")
+    cols = {n: g.ravel() for n, g in zip(names, grids, strict=True)}
+    tp, pp = cols["tp"], cols["pp"]
+    dp = gpus // (tp * pp)
+    ok = (tp * pp * dp == gpus) & (global_batch % (cols["micro_batch"] * dp) == 0)
+    m = global_batch // np.maximum(cols["micro_batch"] * dp, 1)
+    v = cols["interleave"]
+    ok &= (v == 1) | ((pp > 1) & (m % pp == 0) & (model.layers % (pp * v) == 0))
+    ok &= (dp % cols["ep"] == 0)
+    ok &= (cols["sequence_parallel"] == 0) | (tp > 1)  # SP without TP changes nothing
+    ok &= (cols["zero"] == 0) | (dp > 1)
+    if fixed and "dp" in fixed:
+        ok &= dp == int(fixed["dp"])
+    return _layouts({**cols, "dp": dp, "global_batch": np.full_like(tp, global_batch)}, ok)
+
+
+def _layouts(cols: Mapping[str, IntArray], mask: np.ndarray) -> Layouts:
+    values = {name: cols[name][mask] for name in LAYOUT_FIELDS}
+    values["sequence_parallel"] = values["sequence_parallel"].astype(bool)
+    return Layouts(**values)
+
+
+def sweep(model: TransformerSpec, hw: ClusterSpec, fw: Framework, gpus: int,
+          global_batch: int, *, fixed: Mapping[str, int | bool] | None = None,
+          top: int = 5, tokens: float | None = None) -> SweepResult:
+    """Evaluate every valid layout and return the `top` fastest that fit in memory."""
+    layouts = enumerate_layouts(model, fw, gpus, global_batch, fixed)
+    if len(layouts) == 0:
+        raise NoValidLayout(_why_empty(model, gpus, global_batch, fixed))
+    estimates = evaluate(model, hw, fw, layouts, tokens)
+    fitting = np.flatnonzero(estimates.fits)
+    if fitting.size == 0:
+        smallest = estimates.memory_bytes.min() / 2**30
+        raise NoValidLayout(f"no layout fits in memory: the smallest needs {smallest:.1f} GiB "
+                            f"per GPU, the GPU has {hw.hbm_bytes / 2**30:.1f} GiB")
+    order = fitting[np.argsort(estimates.t_iter[fitting], kind="stable")[:top]]
+    return SweepResult(evaluated=len(layouts), valid=int(fitting.size),
+                       best=take(estimates, order), ranked_by="t_iter_s")
+
+
+def take(estimates: Estimates, index: np.ndarray) -> Estimates:
+    """The estimates of a subset of layouts, in `index` order."""
+    def pick(value: object) -> object:
+        if isinstance(value, np.ndarray):
+            return value[index]
+        if isinstance(value, dict):
+            return {k: type(v)(v.scale_up[index], v.scale_out[index]) for k, v in value.items()}
+        if isinstance(value, Layouts):
+            return value.take(index)
+        return value
+    return Estimates(**{name: pick(getattr(estimates, name))
+                        for name in Estimates.__dataclass_fields__})
+
+
+def _why_empty(model: TransformerSpec, gpus: int, global_batch: int,
+               fixed: Mapping[str, int | bool] | None) -> str:
+    fixed = fixed or {}
+    if "tp" in fixed and model.heads % int(fixed["tp"]):
+        return f"tp={fixed['tp']} does not divide the {model.heads} attention heads"
+    if "pp" in fixed and model.layers % int(fixed["pp"]):
+        return f"pp={fixed['pp']} does not divide the {model.layers} layers"
+    if "ep" in fixed and (model.experts % int(fixed["ep"])):
+        return f"ep={fixed['ep']} does not divide the {model.experts} experts"
+    return (f"no (tp, pp, dp) with tp x pp x dp = {gpus} GPUs divides global_batch "
+            f"{global_batch} into whole micro-batches under the fixed choices {dict(fixed)}")
+

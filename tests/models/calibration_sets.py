@@ -1,0 +1,89 @@
+"""Published measurements the C2C model is calibrated and validated against
+(shared/reference/perf_model.md sections 2.5 and 3). Measured values only; the layouts
+are the runs' own (Calculon's execution files for Korthikanti; Megatron-LM's table)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from models.c2c.spec import ClusterSpec, Framework, Layout, Recompute, TransformerSpec
+
+# Selene: A100 SXM4 80GB, NVLink 3 (600 GB/s bidirectional), 8 x HDR 200 Gb/s per node.
+A100_SELENE = ClusterSpec(peak_flops=312e12, hbm_bytes=80e9, hbm_bw=2039e9, domain_gpus=8,
+                          scaleup_bw=300e9, scaleout_bw=25e9, scaleup_efficiency=0.82,
+                          scaleout_efficiency=0.94, scaleup_latency=3.4e-6,
+                          scaleout_latency=14e-6)
+# EOS-class H100 SXM5: 989.5 TFLOP/s dense BF16, NVLink 4 (900 GB/s), 8 x NDR 400 Gb/s.
+H100_EOS = ClusterSpec(peak_flops=989.5e12, hbm_bytes=80e9, hbm_bw=3350e9, domain_gpus=8,
+                       scaleup_bw=450e9, scaleout_bw=50e9, scaleup_efficiency=0.82,
+                       scaleout_efficiency=0.94, scaleup_latency=3.4e-6,
+                       scaleout_latency=14e-6)
+
+# Korthikanti et al. 2022: Megatron-LM 2022, unfused attention, no TP overlap.
+KORTHIKANTI_FRAMEWORK = Framework(flash_attention=False, tp_overlap=False, dp_overlap=True)
+# Megatron-Core 2024: fused attention, TP and DP overlap.
+MCORE_FRAMEWORK = Framework(flash_attention=True, tp_overlap=True, dp_overlap=True)
+
+
+@dataclass(frozen=True)
+class Point:
+    name: str
+    model: TransformerSpec
+    layout: Layout
+    measured: float  # seconds per iteration (Korthikanti) or MFU (Megatron-Core)
+
+
+def _gpt(layers: int, hidden: int, heads: int, seq_len: int = 2048, vocab: int = 51200,
+         tied: bool = True) -> TransformerSpec:
+    return TransformerSpec(layers=layers, hidden=hidden, heads=heads, seq_len=seq_len,
+                           vocab=vocab, tied_embeddings=tied)
+
+
+_KORTHIKANTI_MODELS = {  # name: (model, tp, pp, global batch, micro-batch, interleave)
+    "22B": (_gpt(48, 6144, 64), 8, 1, 4, 4, 1),
+    "175B": (_gpt(96, 12288, 96), 8, 8, 64, 1, 3),
+    "530B": (_gpt(105, 20480, 128), 8, 35, 280, 1, 3),
+    "1T": (_gpt(128, 25600, 160), 8, 64, 512, 1, 1),
+}
+_KORTHIKANTI_TABLE5 = {"22B": (1.42, 1.10), "175B": (18.13, 13.75), "530B": (49.05, 37.83),
+                       "1T": (94.42, 71.49)}
+
+
+def korthikanti_table5() -> list[Point]:
+    """Table 5: iteration seconds, full recompute vs sequence parallel + selective."""
+    points = []
+    for name, (model, tp, pp, batch, micro, v) in _KORTHIKANTI_MODELS.items():
+        full, selective = _KORTHIKANTI_TABLE5[name]
+        common = {"tp": tp, "pp": pp, "dp": 1, "micro_batch": micro, "global_batch": batch,
+                      "interleave": v, "zero": 0}
+        points.append(Point(f"{name} full", model, Layout(
+            **common, sequence_parallel=False, recompute=Recompute.FULL), full))
+        points.append(Point(f"{name} SP+selective", model, Layout(
+            **common, sequence_parallel=True, recompute=Recompute.SELECTIVE), selective))
+    return points
+
+
+_MCORE_TABLE = [  # params, heads, hidden, layers, tp, pp, dp, batch, MFU
+    ("1.7B", 16, 2048, 24, 1, 1, 48, 192, 0.41),
+    ("7.1B", 32, 4096, 30, 2, 1, 48, 192, 0.47),
+    ("16B", 48, 6144, 32, 4, 1, 48, 192, 0.49),
+    ("32B", 56, 7168, 48, 8, 1, 48, 192, 0.46),
+    ("70B", 64, 8192, 84, 8, 2, 48, 384, 0.42),
+    ("119B", 80, 10240, 92, 8, 4, 48, 768, 0.43),
+    ("177B", 96, 12288, 96, 8, 6, 48, 1152, 0.44),
+    ("314B", 128, 16384, 96, 8, 8, 48, 1536, 0.48),
+    ("462B", 144, 18432, 112, 8, 16, 48, 3072, 0.47),
+]
+
+
+def megatron_core_h100() -> list[Point]:
+    """Megatron-Core's 2024 H100 weak-scaling table (MFU). Micro-batch 1, distributed
+    optimizer, sequence parallelism wherever TP > 1, no recompute; interleaving is not
+    published, so pipelines use one chunk per stage."""
+    points = []
+    for name, heads, hidden, layers, tp, pp, dp, batch, mfu in _MCORE_TABLE:
+        model = _gpt(layers, hidden, heads, seq_len=4096, vocab=131072, tied=False)
+        layout = Layout(tp=tp, pp=pp, dp=dp, micro_batch=1, global_batch=batch,
+                        sequence_parallel=tp > 1, recompute=Recompute.NONE, zero=1)
+        points.append(Point(name, model, layout, mfu))
+    return points
