@@ -19,7 +19,7 @@ from rich.table import Table
 
 from db import queries
 from db.engine import LedgerBusyError, Session
-from pipelines import jobs
+from pipelines import cli_c2c, jobs
 from pipelines.ingest import FileReport, IngestReport, expand_paths
 from pipelines.resolved import ResolvedValue, conflicts, resolved_value
 from pipelines.settings import Settings
@@ -74,8 +74,15 @@ def run(home: HomeOption = None,
     with console.status(f"weekly-briefing {day}: ingest, publish, render (Prefect flow)…"):
         result = weekly_briefing(as_of=day, home=settings.home,
                                  database_url=settings.database_url,
-                                 sources_dir=settings.sources_dir)
+                                 sources_dir=settings.sources_dir,
+                                 scenarios_dir=settings.scenarios_dir)
     _print_ingest(result.ingest)
+    if result.c2c is not None:
+        report = result.c2c
+        console.print(f"c2c        {len(report.computed)} computed, {len(report.reused)} reused "
+                      f"(inputs unchanged), {len(report.unchanged)} already stored")
+        for name, reason in report.failed.items():
+            errors.print(f"[red]scenario failed[/] {name}: {reason}", highlight=False)
     console.print(f"warehouse  {result.warehouse}")
     console.print(f"briefing   {result.briefing}")
 
@@ -265,6 +272,9 @@ def _quiet_prefect(home: Path) -> None:
                 "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "60"}
     for name, value_ in defaults.items():
         os.environ.setdefault(name, value_)
+
+
+cli_c2c.register(app)
 
 
 def main() -> None:

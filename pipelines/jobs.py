@@ -12,6 +12,7 @@ from db import queries
 from db.engine import Engine, Session, make_engine, upgrade
 from db.warehouse import WarehouseMeta, publish_warehouse
 from models.resolve import SOURCE_KIND_RANK
+from pipelines import c2c
 from pipelines.briefing_context import briefing_context
 from pipelines.catalog import load_metrics
 from pipelines.ingest import FileReport, IngestReport, ingest_paths
@@ -35,6 +36,7 @@ class RunResult:
     ingest: IngestReport
     warehouse: Path
     briefing: Path
+    c2c: c2c.RecomputeReport | None = None
 
 
 def open_ledger(settings: Settings) -> Engine:
@@ -56,6 +58,29 @@ def ingest(settings: Settings, paths: list[Path], *, today: date,
         return ingest_paths(engine, paths, metrics=load_metrics(settings.catalog_path),
                             today=today, now=now, code_version=code_version(),
                             lock_timeout_seconds=settings.lock_timeout_seconds, on_file=on_file)
+    finally:
+        engine.dispose()
+
+
+def recompute_c2c(settings: Settings, dataset_version: int, *, on: date,
+                  now: Callable[[], datetime] = utc_now) -> c2c.RecomputeReport:
+    """C2C results for every scenario in settings.scenarios_dir for a dataset version."""
+    engine = connect_ledger(settings)
+    try:
+        return c2c.recompute(engine, settings.scenarios_dir, dataset_version, on=on, now=now(),
+                             code_version=code_version(),
+                             lock_timeout_seconds=settings.lock_timeout_seconds)
+    finally:
+        engine.dispose()
+
+
+def latest_dataset_version(settings: Settings) -> tuple[int, datetime] | None:
+    """The newest dataset version (id, knowledge cut-off), None on an empty ledger."""
+    engine = open_ledger(settings)
+    try:
+        with Session(engine) as session:
+            found = queries.latest_dataset_version(session)
+            return None if found is None else (found.id, found.cutoff_at)
     finally:
         engine.dispose()
 

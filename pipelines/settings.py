@@ -18,6 +18,7 @@ class Settings(BaseSettings):
     database_url: str | None = None
     sources_dir: Path = PROJECT_ROOT / "data" / "sources"
     catalog_path: Path = PROJECT_ROOT / "data" / "catalog.yaml"
+    scenarios_dir: Path = PROJECT_ROOT / "data" / "scenarios"
     lock_timeout_seconds: float = 60.0
 
     @property

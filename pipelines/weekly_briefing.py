@@ -12,6 +12,7 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
 from pipelines import jobs
+from pipelines.c2c import RecomputeReport
 from pipelines.ingest import IngestReport
 from pipelines.settings import Settings
 
@@ -20,6 +21,11 @@ from pipelines.settings import Settings
 def ingest_sources(settings: Settings) -> IngestReport:
     # "Future" means after the real today, whatever date the briefing reports on.
     return jobs.ingest(settings, [settings.sources_dir], today=jobs.utc_now().date())
+
+
+@task(name="recompute-c2c", cache_policy=NO_CACHE)
+def recompute_c2c(settings: Settings, dataset_version: int, as_of: date) -> RecomputeReport:
+    return jobs.recompute_c2c(settings, dataset_version, on=as_of)
 
 
 @task(name="publish-warehouse", cache_policy=NO_CACHE)
@@ -34,11 +40,15 @@ def render_briefing(settings: Settings, dataset_version: int, as_of: date) -> Pa
 
 @flow(name="weekly-briefing", flow_run_name="weekly-briefing {as_of}")
 def weekly_briefing(as_of: date, home: Path, database_url: str | None = None,
-                    sources_dir: Path | None = None) -> jobs.RunResult:
-    """Ingest the source packs, then publish and render for the resulting dataset version."""
-    settings = Settings(home=home, database_url=database_url,
-                        **({"sources_dir": sources_dir} if sources_dir else {}))
+                    sources_dir: Path | None = None,
+                    scenarios_dir: Path | None = None) -> jobs.RunResult:
+    """Ingest the source packs, recompute the C2C scenarios, then publish and render for
+    the resulting dataset version."""
+    folders = {k: v for k, v in (("sources_dir", sources_dir), ("scenarios_dir", scenarios_dir))
+               if v is not None}
+    settings = Settings(home=home, database_url=database_url, **folders)
     report = ingest_sources(settings)
+    c2c = recompute_c2c(settings, report.dataset_version, as_of)
     warehouse = publish_warehouse(settings, report.dataset_version, as_of)
     briefing = render_briefing(settings, report.dataset_version, as_of)
-    return jobs.RunResult(report, warehouse, briefing)
+    return jobs.RunResult(report, warehouse, briefing, c2c)

@@ -1,0 +1,169 @@
+"""C2C jobs: estimate or sweep one scenario, and recompute every scenario for a dataset
+version (reusing a result when neither the scenario nor any figure it reads changed)."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from db import queries, results
+from db.engine import Engine, Session, write_session
+from models.c2c.estimate import DIMENSIONS, Estimates, evaluate
+from models.c2c.spec import Layouts
+from models.c2c.sweep import sweep
+from pipelines.cluster_specs import MissingSpec, SpecUsed, resolve_cluster
+from pipelines.scenarios import Scenario, ScenarioError, canonical_json, load_scenarios
+
+GIB = 2**30
+
+
+def estimate_row(estimates: Estimates, i: int) -> dict[str, Any]:
+    """One layout's results as the JSON object `specledger estimate --json` prints."""
+    layout = estimates.layouts.layout(i)
+    ttt = estimates.time_to_train_s
+    return {
+        "gpus": int(layout.gpus), "t_iter_s": float(estimates.t_iter[i]),
+        "t_compute_s": float(estimates.t_compute[i]), "t_bubble_s": float(estimates.t_bubble[i]),
+        "t_comm_link_s": {d: float(estimates.link[d].total[i]) for d in DIMENSIONS},
+        "t_comm_exposed_s": {d: float(estimates.exposed[d].total[i]) for d in DIMENSIONS},
+        "t_comm_exposed_by_tier_s": {
+            tier: {d: float(getattr(estimates.exposed[d], tier)[i]) for d in DIMENSIONS}
+            for tier in ("scale_up", "scale_out")},
+        "c2c": float(estimates.c2c[i]), "c2c_link": float(estimates.c2c_link[i]),
+        "c2c_scale_up": float(estimates.c2c_scale_up[i]),
+        "c2c_scale_out": float(estimates.c2c_scale_out[i]),
+        "class": str(estimates.c2c_class[i]),
+        "recommended_fabric": str(estimates.recommended_fabric[i]),
+        "model_tflops_per_gpu": float(estimates.model_flops_per_gpu[i]) / 1e12,
+        "hw_tflops_per_gpu": float(estimates.hw_flops_per_gpu[i]) / 1e12,
+        "mfu": float(estimates.mfu[i]),
+        "memory_gib_per_gpu": float(estimates.memory_bytes[i]) / GIB,
+        "fits": bool(estimates.fits[i]),
+        "time_to_train_days": None if ttt is None else float(ttt[i]) / 86400,
+        "parallel": {"tp": layout.tp, "pp": layout.pp, "dp": layout.dp, "ep": layout.ep,
+                     "micro_batch": layout.micro_batch, "global_batch": layout.global_batch,
+                     "interleave": layout.interleave,
+                     "sequence_parallel": layout.sequence_parallel,
+                     "recompute": layout.recompute.name.lower(), "zero": layout.zero},
+    }
+
+
+def check_layout(scenario: Scenario) -> None:
+    """The constraints a fixed layout must meet, each named in its error."""
+    m, lay = scenario.model, scenario.layout
+    rules = [
+        (m.heads % lay.tp == 0, "parallel.tp", f"tp={lay.tp} does not divide the {m.heads} "
+                                               "attention heads"),
+        (m.groups % lay.tp == 0, "parallel.tp", f"tp={lay.tp} does not divide the "
+                                                f"{m.groups} KV heads"),
+        (m.layers % (lay.pp * lay.interleave) == 0, "parallel.pp",
+         f"pp x interleave = {lay.pp * lay.interleave} does not divide the {m.layers} layers"),
+        (lay.global_batch % (lay.micro_batch * lay.dp) == 0, "parallel.global_batch",
+         f"global_batch {lay.global_batch} is not a multiple of micro_batch x dp = "
+         f"{lay.micro_batch * lay.dp}"),
+        (lay.dp % lay.ep == 0 and m.experts % lay.ep == 0, "parallel.ep",
+         f"ep={lay.ep} must divide dp={lay.dp} and the {m.experts} experts"),
+        (lay.interleave == 1 or (lay.pp > 1 and (lay.global_batch // (lay.micro_batch * lay.dp))
+                                 % lay.pp == 0), "parallel.interleave",
+         "interleaving needs pp > 1 and a number of micro-batches divisible by pp"),
+    ]
+    for ok, name, reason in rules:
+        if not ok:
+            raise ScenarioError(scenario.path, None, name, reason)
+
+
+def estimate(scenario: Scenario, specs: tuple[Any, list[SpecUsed]],
+             dataset_version: int | None) -> dict[str, Any]:
+    """Evaluate the scenario's own layout; the JSON object with its specs' origins."""
+    check_layout(scenario)
+    hw, used = specs
+    estimates = evaluate(scenario.model, hw, scenario.framework,
+                         Layouts.of([scenario.layout]), scenario.tokens)
+    return {"scenario": scenario.name, **estimate_row(estimates, 0),
+            "dataset_version": dataset_version, "specs": [s.to_json() for s in used]}
+
+
+def sweep_scenario(scenario: Scenario, specs: tuple[Any, list[SpecUsed]], top: int,
+                   dataset_version: int | None) -> dict[str, Any]:
+    """Search every layout on cluster.gpus GPUs, keeping the scenario's fixed choices."""
+    if scenario.cluster.gpus is None:
+        raise ScenarioError(scenario.path, None, "cluster.gpus",
+                            "sweep needs the GPU count to search on")
+    hw, used = specs
+    fixed = {k: v for k, v in scenario.fixed.items() if k != "global_batch"}
+    started = time.perf_counter()
+    found = sweep(scenario.model, hw, scenario.framework, scenario.cluster.gpus,
+                  int(scenario.fixed["global_batch"]), fixed=fixed, top=top,
+                  tokens=scenario.tokens)
+    seconds = time.perf_counter() - started
+    best = [{"scenario": scenario.name, **estimate_row(found.best, i),
+             "dataset_version": dataset_version} for i in range(len(found.best.t_iter))]
+    return {"scenario": scenario.name, "evaluated": found.evaluated, "valid": found.valid,
+            "seconds": seconds, "ranked_by": found.ranked_by, "best": best,
+            "specs": [s.to_json() for s in used]}
+
+
+def inputs_sha256(scenario: Scenario, used: list[SpecUsed], code_version: str) -> str:
+    """What a result depends on: the scenario, every figure it read, the code."""
+    payload = {"scenario": scenario.definition, "code": code_version,
+               "specs": [(s.name, s.value, s.origin, s.observation_id) for s in used]}
+    return hashlib.sha256(canonical_json(payload).encode()).hexdigest()
+
+
+@dataclass
+class RecomputeReport:
+    dataset_version: int
+    computed: list[str] = field(default_factory=list)
+    reused: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)  # already stored for this version
+    failed: dict[str, str] = field(default_factory=dict)
+
+
+def recompute(engine: Engine, scenarios_dir: Path, dataset_version: int, *, on: date,
+              now: datetime, code_version: str,
+              lock_timeout_seconds: float = 60.0) -> RecomputeReport:
+    """Store a c2c_result for every scenario for `dataset_version`, in one transaction
+    that holds the ledger's write lock (writers never interleave)."""
+    report = RecomputeReport(dataset_version)
+    with write_session(engine, lock_timeout_seconds) as session:
+        version = queries.dataset_version(session, dataset_version)
+        for scenario in load_scenarios(scenarios_dir):
+            try:
+                _recompute_one(session, scenario, version.id, version.cutoff_at, on, now,
+                               code_version, report)
+            except (ScenarioError, MissingSpec, ValueError) as exc:
+                report.failed[scenario.name] = str(exc)
+    return report
+
+
+def _recompute_one(session: Session, scenario: Scenario, version_id: int, known: datetime,
+                   on: date, now: datetime, code_version: str, report: RecomputeReport) -> None:
+    row = results.record_scenario(session, name=scenario.name, kind="c2c",
+                                  definition=canonical_json(scenario.definition),
+                                  content_sha256=scenario.content_sha256, path=scenario.path,
+                                  recorded_at=now)
+    if results.result_for(session, row.id, version_id) is not None:
+        report.unchanged.append(scenario.name)
+        return
+    specs = resolve_cluster(scenario.cluster, session, on=on, known=known)
+    digest = inputs_sha256(scenario, specs[1], code_version)
+    earlier = results.latest_result_with_inputs(session, scenario.name, digest)
+    if earlier is not None:
+        results.add_c2c_result(session, scenario=row, dataset_version_id=version_id,
+                               estimate={}, inputs_sha256=digest, code_version=code_version,
+                               computed_at=now, reused_from=earlier)
+        report.reused.append(scenario.name)
+        return
+    payload = estimate(scenario, specs, version_id)
+    if not np.isfinite(payload["t_iter_s"]):
+        raise ValueError(f"{scenario.name}: the model produced no finite iteration time")
+    results.add_c2c_result(session, scenario=row, dataset_version_id=version_id,
+                           estimate=payload, inputs_sha256=digest, code_version=code_version,
+                           computed_at=now)
+    report.computed.append(scenario.name)

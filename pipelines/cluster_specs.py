@@ -1,0 +1,154 @@
+"""A scenario's cluster as figures: inline values first, then the ledger (as of a dataset
+version), then the model's documented defaults; each figure says where it came from."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from datetime import date, datetime
+from typing import Any
+
+from db.engine import Session
+from models.c2c import calibration as cal
+from models.c2c.spec import ClusterSpec
+from pipelines.resolved import resolved_value
+from pipelines.scenarios import ClusterRequest
+
+PERF_MODEL_REF = "shared/reference/perf_model.md"
+
+
+class MissingSpec(LookupError):
+    """A figure the model needs that neither the scenario nor the ledger gives."""
+
+
+@dataclass(frozen=True)
+class SpecUsed:
+    """One hardware figure the model ran with, and its origin."""
+
+    name: str
+    value: float  # SI unit
+    unit: str
+    origin: str  # inline | ledger | measured | default
+    item: str | None = None
+    metric: str | None = None
+    source: str | None = None
+    as_of: str | None = None
+    observation_id: int | None = None
+    note: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# (field, scenario key, ledger role, ledger metric, ledger unit -> SI factor, SI unit)
+_GPU = (("peak_flops", "gpu_specs.peak", "gpu", "peak_dense_bf16", 1e12, "FLOP/s"),
+        ("hbm_bytes", "gpu_specs.hbm", "gpu", "hbm_capacity", 1e9, "B"),
+        ("hbm_bw", "gpu_specs.hbm_bw", "gpu", "hbm_bandwidth", 1e12, "B/s"))
+
+
+class _Lookup:
+    def __init__(self, session: Session | None, request: ClusterRequest, on: date,
+                 known: datetime) -> None:
+        self.session, self.request, self.on, self.known = session, request, on, known
+
+    def ledger(self, name: str, item: str | None, metric: str, factor: float,
+               unit: str, origin: str = "ledger") -> SpecUsed | None:
+        if item is None or self.session is None:
+            return None
+        found = resolved_value(self.session, item, metric, on=self.on, known=self.known)
+        if found is None:
+            return None
+        row = found.winner
+        return SpecUsed(name, float(row["value"]) * factor, unit, origin, item, metric,
+                        row["source"], row["as_of"].isoformat(), int(row["observation_id"]))
+
+    def inline(self, name: str, key: str, unit: str, scale: float = 1.0) -> SpecUsed | None:
+        quantity = self.request.inline.get(key)
+        if quantity is None:
+            return None
+        return SpecUsed(name, quantity.value * scale, unit, "inline",
+                        note=f"scenario {key}: {quantity.written}")
+
+    def need(self, name: str, key: str, found: SpecUsed | None, item: str | None,
+             metric: str) -> SpecUsed:
+        if found is not None:
+            return found
+        where = (f"the ledger has no {metric} for item {item!r} valid on {self.on}"
+                 if item else "no ledger item is named for it")
+        raise MissingSpec(f"cluster.{key}: {where}; give cluster.{key} inline or ingest a "
+                          f"source pack with that figure")
+
+
+def resolve_cluster(request: ClusterRequest, session: Session | None, *, on: date,
+                    known: datetime) -> tuple[ClusterSpec, list[SpecUsed]]:
+    """The ClusterSpec a scenario runs on, and every figure used with its origin."""
+    look = _Lookup(session, request, on, known)
+    used: dict[str, SpecUsed] = {}
+    for name, key, _, metric, factor, unit in _GPU:
+        used[name] = look.need(name, key, look.inline(name, key, unit)
+                               or look.ledger(name, request.gpu, metric, factor, unit),
+                               request.gpu, metric)
+    used["domain_gpus"] = look.need(
+        "domain_gpus", "scale_up.domain_gpus",
+        look.inline("domain_gpus", "scale_up.domain_gpus", "GPUs")
+        or look.ledger("domain_gpus", request.scale_up_system, "gpus_per_system", 1, "GPUs"),
+        request.scale_up_system, "gpus_per_system")
+    used["scaleup_bw"] = look.need(
+        "scaleup_bw", "scale_up.bw_per_gpu_bidir",
+        look.inline("scaleup_bw", "scale_up.bw_per_gpu_bidir", "B/s", 0.5)
+        or look.ledger("scaleup_bw", request.scale_up_item, "scaleup_bw_per_gpu_bidir",
+                       0.5e9, "B/s"),
+        request.scale_up_item, "scaleup_bw_per_gpu_bidir")
+    used.update(_scale_out(look))
+    used.update(_efficiencies(look, used))
+    spec = ClusterSpec(peak_flops=used["peak_flops"].value, hbm_bytes=used["hbm_bytes"].value,
+                       hbm_bw=used["hbm_bw"].value, domain_gpus=int(used["domain_gpus"].value),
+                       scaleup_bw=used["scaleup_bw"].value,
+                       scaleout_bw=used["scaleout_bw_per_nic"].value
+                       * used["nics_per_gpu"].value,
+                       scaleup_efficiency=used["scaleup_efficiency"].value,
+                       scaleout_efficiency=used["scaleout_efficiency"].value,
+                       scaleup_latency=used["scaleup_latency"].value,
+                       scaleout_latency=used["scaleout_latency"].value)
+    return spec, list(used.values())
+
+
+def _scale_out(look: _Lookup) -> dict[str, SpecUsed]:
+    """Per-NIC bandwidth: a measured bus bandwidth when there is one (inline or in the
+    ledger), else the line rate, which the default efficiency then discounts."""
+    item = look.request.scale_out_item
+    per_nic = (look.inline("scaleout_bw_per_nic", "scale_out.busbw_per_nic", "B/s")
+               or look.ledger("scaleout_bw_per_nic", item, "nic_busbw_measured", 1e9, "B/s",
+                              origin="measured"))
+    measured = per_nic is not None
+    per_nic = per_nic or look.inline("scaleout_bw_per_nic", "scale_out.nic_rate", "B/s") \
+        or look.ledger("scaleout_bw_per_nic", item, "port_rate", 1e9 / 8, "B/s")
+    nics = look.inline("nics_per_gpu", "scale_out.nics_per_gpu", "NICs") or SpecUsed(
+        "nics_per_gpu", 1.0, "NICs", "default", note="one NIC per GPU (rail-optimised node)")
+    found = look.need("scaleout_bw_per_nic", "scale_out.nic_rate", per_nic, item, "port_rate")
+    if measured:
+        found = SpecUsed(**{**found.to_json(), "origin": "measured",
+                            "note": "measured bus bandwidth: used at efficiency 1.0"})
+    return {"scaleout_bw_per_nic": found, "nics_per_gpu": nics}
+
+
+def _efficiencies(look: _Lookup, used: dict[str, SpecUsed]) -> dict[str, SpecUsed]:
+    measured = used["scaleout_bw_per_nic"].origin in ("measured",) or \
+        "scale_out.busbw_per_nic" in look.request.inline
+    defaults = {
+        "scaleup_efficiency": (cal.SCALEUP_EFFICIENCY, "ring busbw / NVLink line rate, "
+                               f"H100 (nccl-tests #212), {PERF_MODEL_REF} 4.6"),
+        "scaleout_efficiency": (1.0 if measured else cal.SCALEOUT_EFFICIENCY,
+                                "measured bus bandwidth already includes it" if measured else
+                                f"46-48 GB/s of 50 on NDR (nccl-tests #290), {PERF_MODEL_REF} 4.6"),
+        "scaleup_latency": (cal.SCALEUP_LATENCY_S, f"NCCL tuner NVLink step, {PERF_MODEL_REF} 4.3"),
+        "scaleout_latency": (cal.SCALEOUT_LATENCY_S, f"NCCL tuner NET step, {PERF_MODEL_REF} 4.3"),
+    }
+    keys = {"scaleup_efficiency": "scale_up.efficiency", "scaleout_efficiency":
+            "scale_out.efficiency", "scaleup_latency": "scale_up.latency",
+            "scaleout_latency": "scale_out.latency"}
+    out = {}
+    for name, (value, note) in defaults.items():
+        unit = "s" if name.endswith("latency") else "fraction"
+        out[name] = look.inline(name, keys[name], unit) or SpecUsed(name, value, unit, "default",
+                                                                    note=note)
+    return out

@@ -1,0 +1,277 @@
+"""C2C scenario files: a model, a parallel layout, a cluster (data/scenarios/*.yaml).
+
+Quantities are strings with units ("600 GB/s", "200 Gb/s", "312 TFLOP/s", "80 GiB")
+parsed with pint; a bare number where a quantity is expected is an error naming the field.
+Every error names the file, the line and the field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from models.c2c.spec import Framework, Layout, Recompute, TransformerSpec
+from models.units import UnitError, conversion_factor
+
+_LINES = "__lines__"  # per mapping: key -> line of that key
+
+
+class ScenarioError(ValueError):
+    """A scenario that cannot be read; says where and what."""
+
+    def __init__(self, path: str, line: int | None, field_name: str, reason: str) -> None:
+        where = f"{path}:{line}" if line else path
+        super().__init__(f"{where} {field_name}: {reason}")
+        self.path, self.line, self.field, self.reason = path, line, field_name, reason
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A value converted to an SI unit, with what the file wrote."""
+
+    value: float
+    written: str
+
+
+@dataclass(frozen=True)
+class ClusterRequest:
+    """What a scenario asks of the cluster: ledger items and/or inline figures (SI)."""
+
+    gpu: str | None = None
+    scale_up_item: str | None = None
+    scale_up_system: str | None = None
+    scale_out_item: str | None = None
+    inline: dict[str, Quantity] = field(default_factory=dict)
+    gpus: int | None = None
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    path: str
+    model: TransformerSpec
+    layout: Layout
+    fixed: dict[str, int | bool]  # for sweep: the parallel choices the file gives
+    framework: Framework
+    cluster: ClusterRequest
+    tokens: float | None
+    definition: dict[str, Any]  # the file's content (lines dropped), for hashing/storage
+
+    @property
+    def content_sha256(self) -> str:
+        return hashlib.sha256(canonical_json(self.definition).encode()).hexdigest()
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+class _LineLoader(yaml.SafeLoader):
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        mapping = super().construct_mapping(node, deep=True)
+        mapping[_LINES] = {k.value: k.start_mark.line + 1 for k, _ in node.value}
+        mapping[_LINES][""] = node.start_mark.line + 1
+        return mapping
+
+
+# (section, key) -> (canonical unit, what it counts, SI factor from the canonical unit)
+QUANTITIES: dict[tuple[str, str], tuple[str, str | None, float]] = {
+    ("gpu_specs", "peak"): ("TFLOP/s", None, 1e12),
+    ("gpu_specs", "hbm"): ("GB", "bytes", 1e9),
+    ("gpu_specs", "hbm_bw"): ("GB/s", "bytes", 1e9),
+    ("scale_up", "bw_per_gpu_bidir"): ("GB/s", "bytes", 1e9),
+    ("scale_up", "latency"): ("us", None, 1e-6),
+    ("scale_out", "nic_rate"): ("Gb/s", "bits", 1e9 / 8),  # to bytes/s: a NIC rate is bits
+    ("scale_out", "busbw_per_nic"): ("GB/s", "bytes", 1e9),
+    ("scale_out", "latency"): ("us", None, 1e-6),
+}
+_NUMBERS = {("scale_up", "domain_gpus"), ("scale_up", "efficiency"),
+            ("scale_out", "nics_per_gpu"), ("scale_out", "efficiency")}
+_ITEMS = {("scale_up", "item"), ("scale_up", "system"), ("scale_out", "item")}
+_QUANTITY_TEXT = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(\S.*)$")
+
+
+def load_scenario(path: Path) -> Scenario:
+    """Read and validate one scenario file."""
+    shown = str(path)
+    try:
+        document = yaml.load(path.read_text(encoding="utf-8"), Loader=_LineLoader)  # noqa: S506
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise ScenarioError(shown, mark.line + 1 if mark else None, "(file)",
+                            f"not valid YAML: {getattr(exc, 'problem', exc)}") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioError(shown, None, "(file)", str(exc)) from exc
+    if not isinstance(document, dict):
+        raise ScenarioError(shown, None, "(file)", "expected a mapping with name, model, ...")
+    return _Reader(shown, document).scenario()
+
+
+def load_scenarios(folder: Path, kind: str = "c2c") -> list[Scenario]:
+    """Every C2C scenario in a folder, by file name (other kinds are skipped)."""
+    paths = sorted(p for p in folder.glob("*.y*ml") if p.suffix in (".yaml", ".yml"))
+    found = []
+    for path in paths:
+        head = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        if isinstance(head, dict) and head.get("kind", "c2c") == kind:
+            found.append(load_scenario(path))
+    return found
+
+
+def strip_lines(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: strip_lines(v) for k, v in value.items() if k != _LINES}
+    if isinstance(value, list):
+        return [strip_lines(v) for v in value]
+    return value
+
+
+class _Reader:
+    """Walks one document, turning each field into its type or a ScenarioError."""
+
+    def __init__(self, path: str, document: dict[str, Any]) -> None:
+        self.path, self.doc = path, document
+
+    def fail(self, section: dict[str, Any] | None, key: str, name: str, reason: str) -> None:
+        lines = (section or self.doc).get(_LINES, {})
+        raise ScenarioError(self.path, lines.get(key) or lines.get(""), name, reason)
+
+    def section(self, key: str, required: bool = True) -> dict[str, Any]:
+        value = self.doc.get(key)
+        if value is None and not required:
+            return {_LINES: {}}
+        if not isinstance(value, dict):
+            self.fail(None, key, key, "missing" if value is None else "expected a mapping")
+        return value  # type: ignore[return-value]
+
+    def scenario(self) -> Scenario:
+        name = self.doc.get("name")
+        if not isinstance(name, str) or not name.strip():
+            self.fail(None, "name", "name", "missing: every scenario needs a name")
+        parallel = self.section("parallel")
+        layout, fixed = self.layout(parallel)
+        tokens = self.doc.get("tokens")
+        if tokens is not None:
+            tokens = self.number(self.doc, "tokens", "tokens", float)
+        return Scenario(name=str(name), path=self.path, model=self.model(),
+                        layout=layout, fixed=fixed, framework=self.framework(),
+                        cluster=self.cluster(), tokens=tokens,
+                        definition=strip_lines(self.doc))
+
+    def number(self, section: dict[str, Any], key: str, name: str, kind: type) -> Any:
+        value = section[key]
+        if isinstance(value, str):  # YAML reads 300e9 as a string
+            try:
+                value = float(value)
+            except ValueError:
+                self.fail(section, key, name, f"expected a number, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            self.fail(section, key, name, f"expected a non-negative number, got {value!r}")
+        if kind is int and float(value) != int(value):
+            self.fail(section, key, name, f"expected a whole number, got {value!r}")
+        return kind(value)
+
+    def flag(self, section: dict[str, Any], key: str, name: str) -> bool:
+        value = section[key]
+        if not isinstance(value, bool):
+            self.fail(section, key, name, f"expected true or false, got {value!r}")
+        return bool(value)
+
+    def unknown_keys(self, section: dict[str, Any], allowed: set[str], prefix: str) -> None:
+        for key in section:
+            if key != _LINES and key not in allowed:
+                self.fail(section, key, f"{prefix}.{key}",
+                          f"unknown key; expected one of {', '.join(sorted(allowed))}")
+
+    def model(self) -> TransformerSpec:
+        raw = self.section("model")
+        ints = {"layers", "hidden", "heads", "seq_len", "vocab", "ffn", "kv_heads", "experts",
+                "top_k", "moe_ffn", "moe_every"}
+        flags = {"swiglu", "tied_embeddings"}
+        self.unknown_keys(raw, ints | flags, "model")
+        values: dict[str, Any] = {k: self.number(raw, k, f"model.{k}", int)
+                                  for k in ints if k in raw}
+        values.update({k: self.flag(raw, k, f"model.{k}") for k in flags if k in raw})
+        for key in ("layers", "hidden", "heads", "seq_len", "vocab"):
+            if key not in values:
+                self.fail(raw, "", f"model.{key}", "missing")
+        try:
+            return TransformerSpec(**values)
+        except ValueError as exc:
+            self.fail(raw, "", "model", str(exc))
+            raise  # unreachable: fail raises
+
+    def layout(self, raw: dict[str, Any]) -> tuple[Layout, dict[str, int | bool]]:
+        ints = {"tp", "pp", "dp", "ep", "micro_batch", "global_batch", "interleave", "zero"}
+        self.unknown_keys(raw, ints | {"sequence_parallel", "recompute"}, "parallel")
+        fixed: dict[str, int | bool] = {k: self.number(raw, k, f"parallel.{k}", int)
+                                        for k in ints if k in raw}
+        if "global_batch" not in fixed:
+            self.fail(raw, "", "parallel.global_batch", "missing")
+        if "sequence_parallel" in raw:
+            fixed["sequence_parallel"] = self.flag(raw, "sequence_parallel",
+                                                   "parallel.sequence_parallel")
+        if "recompute" in raw:
+            try:
+                fixed["recompute"] = int(Recompute.parse(str(raw["recompute"])))
+            except ValueError as exc:
+                self.fail(raw, "recompute", "parallel.recompute", str(exc))
+        if "zero" in fixed and fixed["zero"] not in (0, 1, 2, 3):
+            self.fail(raw, "zero", "parallel.zero", "must be 0, 1, 2 or 3")
+        values = {**fixed}
+        values["recompute"] = Recompute(values.get("recompute", Recompute.NONE))
+        return Layout(**values), fixed  # type: ignore[arg-type]
+
+    def framework(self) -> Framework:
+        raw = self.section("framework", required=False)
+        allowed = {"flash_attention", "tp_overlap", "dp_overlap"}
+        self.unknown_keys(raw, allowed, "framework")
+        return Framework(**{k: self.flag(raw, k, f"framework.{k}") for k in allowed if k in raw})
+
+    def cluster(self) -> ClusterRequest:
+        raw = self.section("cluster")
+        self.unknown_keys(raw, {"gpu", "gpu_specs", "scale_up", "scale_out", "gpus"}, "cluster")
+        inline: dict[str, Quantity] = {}
+        items: dict[str, str] = {}
+        for part in ("gpu_specs", "scale_up", "scale_out"):
+            section = raw.get(part) or {_LINES: {}}
+            if not isinstance(section, dict):
+                self.fail(raw, part, f"cluster.{part}", "expected a mapping")
+            allowed = {k for s, k in (*QUANTITIES, *_NUMBERS, *_ITEMS) if s == part}
+            self.unknown_keys(section, allowed, f"cluster.{part}")
+            for key in section:
+                if key == _LINES:
+                    continue
+                name = f"cluster.{part}.{key}"
+                if (part, key) in _ITEMS:
+                    items[f"{part}.{key}"] = str(section[key])
+                elif (part, key) in _NUMBERS:
+                    inline[f"{part}.{key}"] = Quantity(self.number(section, key, name, float),
+                                                       str(section[key]))
+                else:
+                    inline[f"{part}.{key}"] = self.quantity(section, key, name, part)
+        gpus = self.number(raw, "gpus", "cluster.gpus", int) if "gpus" in raw else None
+        return ClusterRequest(gpu=raw.get("gpu"), scale_up_item=items.get("scale_up.item"),
+                              scale_up_system=items.get("scale_up.system"),
+                              scale_out_item=items.get("scale_out.item"), inline=inline,
+                              gpus=gpus)
+
+    def quantity(self, section: dict[str, Any], key: str, name: str, part: str) -> Quantity:
+        unit, counts, si = QUANTITIES[(part, key)]
+        text = section[key]
+        match = _QUANTITY_TEXT.match(text) if isinstance(text, str) else None
+        if match is None:
+            self.fail(section, key, name, f"expected a quantity with a unit, e.g. \"1 {unit}\", "
+                                          f"got {text!r}")
+        assert match is not None
+        try:
+            factor = conversion_factor(match.group(2), unit, counts)  # type: ignore[arg-type]
+        except UnitError as exc:
+            self.fail(section, key, name, str(exc))
+        return Quantity(float(match.group(1)) * factor * si, str(text))
