@@ -12,6 +12,7 @@ import duckdb
 import pytest
 from prefect.testing.utilities import prefect_test_harness
 
+from pipelines.settings import PROJECT_ROOT
 from pipelines.weekly_briefing import weekly_briefing
 from tests.conftest import NVLINK_PACK
 
@@ -62,3 +63,8 @@ def test_specledger_run_works_with_a_home_that_does_not_exist_yet(tmp_path):
     info = subprocess.run(["pdfinfo", str(home / "briefings" / "briefing-2026-11-22.pdf")],
                           capture_output=True, text=True, check=True).stdout
     assert "specledger briefing 2026-11-22" in info
+    assert "12 computed" in result.stdout  # every shipped C2C scenario, stored and published
+    con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
+    rows = con.execute("select scenario, recommended_fabric from c2c_latest").fetchall()
+    con.close()
+    assert len(rows) == len(list((PROJECT_ROOT / "data" / "scenarios").glob("*.yaml")))
