@@ -45,8 +45,12 @@ def parameters_per_gpu(model: TransformerSpec, lay: Layouts) -> tuple[FloatArray
     stage_layers = np.ceil(model.layers / lay.pp)
     moe_share = model.moe_layers / model.layers
     t = lay.tp.astype(np.float64)
-    dense = stage_layers * (attention + (1 - moe_share) * mlp) / t \
-        + model.vocab * model.hidden / t
+    # The first stage holds the input embedding, the last the output layer: one GPU holds
+    # both when untied embeddings meet a single stage.
+    both = (not model.tied_embeddings) & (lay.pp == 1)
+    embeddings = model.vocab * model.hidden * np.where(both, 2.0, 1.0) \
+        + model.seq_len * model.hidden
+    dense = (stage_layers * (attention + (1 - moe_share) * mlp) + embeddings) / t
     experts_local = model.experts / lay.ep.astype(np.float64)
     expert = stage_layers * moe_share * experts_local * expert_parameters(model) / t
     return dense, expert

@@ -68,7 +68,7 @@ def enumerate_layouts(model: TransformerSpec, fw: Framework, gpus: int, global_b
     cols = {n: g.ravel() for n, g in zip(names, grids, strict=True)}
     tp, pp = cols["tp"], cols["pp"]
     dp = gpus // (tp * pp)
-    ok = (tp * pp * dp == gpus) & (global_batch % (cols["micro_batch"] * dp) == 0)
+    ok = (tp * pp * dp == gpus) & (global_batch % np.maximum(cols["micro_batch"] * dp, 1) == 0)
     m = global_batch // np.maximum(cols["micro_batch"] * dp, 1)
     v = cols["interleave"]
     ok &= (v == 1) | ((pp > 1) & (m % pp == 0) & (model.layers % (pp * v) == 0))
