@@ -16,9 +16,15 @@ from db import queries, results
 from db.engine import Engine, Session, write_session
 from models.c2c.estimate import DIMENSIONS, Estimates, evaluate
 from models.c2c.spec import Layouts
-from models.c2c.sweep import sweep
+from models.c2c.sweep import NoValidLayout, sweep
 from pipelines.cluster_specs import MissingSpec, SpecUsed, resolve_cluster
-from pipelines.scenarios import Scenario, ScenarioError, canonical_json, load_scenarios
+from pipelines.scenarios import (
+    Scenario,
+    ScenarioError,
+    canonical_json,
+    load_scenario,
+    scenario_paths,
+)
 
 GIB = 2**30
 
@@ -98,9 +104,12 @@ def sweep_scenario(scenario: Scenario, specs: tuple[Any, list[SpecUsed]], top: i
     hw, used = specs
     fixed = {k: v for k, v in scenario.fixed.items() if k != "global_batch"}
     started = time.perf_counter()
-    found = sweep(scenario.model, hw, scenario.framework, scenario.cluster.gpus,
-                  int(scenario.fixed["global_batch"]), fixed=fixed, top=top,
-                  tokens=scenario.tokens)
+    try:
+        found = sweep(scenario.model, hw, scenario.framework, scenario.cluster.gpus,
+                      int(scenario.fixed["global_batch"]), fixed=fixed, top=top,
+                      tokens=scenario.tokens)
+    except NoValidLayout as exc:
+        raise ScenarioError(scenario.path, None, "parallel", str(exc)) from exc
     seconds = time.perf_counter() - started
     best = [{"scenario": scenario.name, **estimate_row(found.best, i),
              "dataset_version": dataset_version} for i in range(len(found.best.t_iter))]
@@ -133,12 +142,16 @@ def recompute(engine: Engine, scenarios_dir: Path, dataset_version: int, *, on: 
     report = RecomputeReport(dataset_version)
     with write_session(engine, lock_timeout_seconds) as session:
         version = queries.dataset_version(session, dataset_version)
-        for scenario in load_scenarios(scenarios_dir):
+        for path in scenario_paths(scenarios_dir):
+            name = path.stem
             try:
-                _recompute_one(session, scenario, version.id, version.cutoff_at, on, now,
-                               code_version, report)
+                scenario = load_scenario(path)
+                name = scenario.name
+                with session.begin_nested():  # a failed scenario leaves nothing behind
+                    _recompute_one(session, scenario, version.id, version.cutoff_at, on, now,
+                                   code_version, report)
             except (ScenarioError, MissingSpec, ValueError) as exc:
-                report.failed[scenario.name] = str(exc)
+                report.failed[name] = str(exc)
     return report
 
 

@@ -94,7 +94,8 @@ QUANTITIES: dict[tuple[str, str], tuple[str, str | None, float]] = {
 _NUMBERS = {("scale_up", "domain_gpus"), ("scale_up", "efficiency"),
             ("scale_out", "nics_per_gpu"), ("scale_out", "efficiency")}
 _ITEMS = {("scale_up", "item"), ("scale_up", "system"), ("scale_out", "item")}
-_QUANTITY_TEXT = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(\S.*)$")
+_QUANTITY_TEXT = re.compile(
+    r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([^\d\s.+-].*)$")
 
 
 def load_scenario(path: Path) -> Scenario:
@@ -113,15 +114,23 @@ def load_scenario(path: Path) -> Scenario:
     return _Reader(shown, document).scenario()
 
 
-def load_scenarios(folder: Path, kind: str = "c2c") -> list[Scenario]:
-    """Every C2C scenario in a folder, by file name (other kinds are skipped)."""
-    paths = sorted(p for p in folder.glob("*.y*ml") if p.suffix in (".yaml", ".yml"))
+def scenario_paths(folder: Path, kind: str = "c2c") -> list[Path]:
+    """The scenario files of one kind in a folder, by name (a file that cannot be read is
+    kept, so that loading it reports why)."""
     found = []
-    for path in paths:
-        head = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        if isinstance(head, dict) and head.get("kind", "c2c") == kind:
-            found.append(load_scenario(path))
+    for path in sorted(p for p in folder.glob("*.y*ml") if p.suffix in (".yaml", ".yml")):
+        try:
+            head = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except (yaml.YAMLError, OSError, UnicodeDecodeError):
+            head = {}
+        if not isinstance(head, dict) or head.get("kind", "c2c") == kind:
+            found.append(path)
     return found
+
+
+def load_scenarios(folder: Path, kind: str = "c2c") -> list[Scenario]:
+    """Every scenario of one kind in a folder; raises on the first broken file."""
+    return [load_scenario(path) for path in scenario_paths(folder, kind)]
 
 
 def strip_lines(value: Any) -> Any:
@@ -212,6 +221,9 @@ class _Reader:
         self.unknown_keys(raw, ints | {"sequence_parallel", "recompute"}, "parallel")
         fixed: dict[str, int | bool] = {k: self.number(raw, k, f"parallel.{k}", int)
                                         for k in ints if k in raw}
+        for key, value in fixed.items():
+            if key != "zero" and value < 1:
+                self.fail(raw, key, f"parallel.{key}", f"must be at least 1, got {value}")
         if "global_batch" not in fixed:
             self.fail(raw, "", "parallel.global_batch", "missing")
         if "sequence_parallel" in raw:

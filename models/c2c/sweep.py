@@ -122,11 +122,11 @@ def _why_empty(model: TransformerSpec, gpus: int, global_batch: int,
                fixed: Mapping[str, int | bool] | None) -> str:
     fixed = fixed or {}
     if "tp" in fixed and model.heads % int(fixed["tp"]):
-        return f"tp={fixed['tp']} does not divide the {model.heads} attention heads"
+        return f"parallel.tp={fixed['tp']} does not divide the {model.heads} attention heads"
     if "pp" in fixed and model.layers % int(fixed["pp"]):
-        return f"pp={fixed['pp']} does not divide the {model.layers} layers"
+        return f"parallel.pp={fixed['pp']} does not divide the {model.layers} layers"
     if "ep" in fixed and (model.experts % int(fixed["ep"])):
-        return f"ep={fixed['ep']} does not divide the {model.experts} experts"
+        return f"parallel.ep={fixed['ep']} does not divide the {model.experts} experts"
     return (f"no (tp, pp, dp) with tp x pp x dp = {gpus} GPUs divides global_batch "
             f"{global_batch} into whole micro-batches under the fixed choices {dict(fixed)}")
 

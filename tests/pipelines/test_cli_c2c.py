@@ -1,0 +1,142 @@
+"""`specledger estimate` and `specledger sweep`: the JSON shapes and exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from pipelines.cli import app
+from tests.conftest import pg_url_or_skip, reset_pg
+from tests.pipelines.conftest import GPT3_INLINE, SHIPPED_SCENARIOS, SOURCES, edited
+
+ESTIMATE_KEYS = {
+    "scenario", "gpus", "t_iter_s", "t_compute_s", "t_bubble_s", "t_comm_link_s",
+    "t_comm_exposed_s", "c2c", "c2c_scale_up", "c2c_scale_out", "class", "recommended_fabric",
+    "model_tflops_per_gpu", "hw_tflops_per_gpu", "mfu", "memory_gib_per_gpu", "fits",
+    "time_to_train_days", "dataset_version",
+}
+DIMENSIONS = {"tp", "pp", "dp", "ep"}
+SHIPPED_HGX = str(SHIPPED_SCENARIOS / "gpt3-175b-tp8-hgx-ndr.yaml")
+
+
+@pytest.fixture
+def cli(tmp_path, monkeypatch):
+    """Run `specledger ...` with a fresh --home; returns the click Result."""
+    monkeypatch.delenv("SPECLEDGER_DATABASE_URL", raising=False)
+    runner = CliRunner()
+
+    def invoke(*args: str):
+        return runner.invoke(app, [*args, "--home", str(tmp_path / "home")])
+
+    return invoke
+
+
+def test_estimate_and_sweep_have_help():
+    for command in ("estimate", "sweep"):
+        result = CliRunner().invoke(app, [command, "--help"])
+        assert result.exit_code == 0, command
+        assert "Usage" in result.output
+
+
+def test_estimate_json_on_an_inline_scenario_needs_no_ledger(cli, write_scenario):
+    result = cli("estimate", str(write_scenario()), "--json")
+    assert result.exit_code == 0, result.output
+    estimate = json.loads(result.stdout)
+    assert set(estimate) >= ESTIMATE_KEYS
+    assert set(estimate["t_comm_link_s"]) == set(estimate["t_comm_exposed_s"]) == DIMENSIONS
+    assert (estimate["scenario"], estimate["gpus"], estimate["dataset_version"]) == (
+        "gpt3-175b-tp8-pp8", 64, None)  # tp 8 x pp 8 x dp 1
+    assert estimate["t_iter_s"] == pytest.approx(
+        estimate["t_compute_s"] + estimate["t_bubble_s"]
+        + sum(estimate["t_comm_exposed_s"].values()))
+    assert 0 < estimate["mfu"] < 1 and estimate["fits"] is True
+    assert estimate["time_to_train_days"] > 0
+    assert {s["origin"] for s in estimate["specs"]} == {"inline", "default"}
+
+
+def test_estimate_prints_the_figures_used(cli, write_scenario):
+    result = cli("estimate", str(write_scenario()))
+    assert result.exit_code == 0, result.output
+    assert "gpt3-175b-tp8-pp8 on 64 GPUs" in result.stdout
+    assert "figures used" in result.stdout
+    assert "peak_flops" in result.stdout and "inline" in result.stdout
+
+
+def test_sweep_json_gives_the_fastest_layouts_first(cli, write_scenario):
+    free_layout = edited(GPT3_INLINE, "parallel: {tp: 8, pp: 8, dp: 1, ep: 1, micro_batch: 1, "
+                         "global_batch: 64, interleave: 1,\n           sequence_parallel: "
+                         "false, recompute: full, zero: 1}", "parallel: {global_batch: 64}")
+    path = write_scenario(edited(free_layout, "gpus: 1024", "gpus: 64"))
+    result = cli("sweep", str(path), "--top", "3", "--json")
+    assert result.exit_code == 0, result.output
+    sweep = json.loads(result.stdout)
+    assert sweep["evaluated"] >= sweep["valid"] >= 3 and sweep["seconds"] >= 0
+    best = sweep["best"]
+    assert len(best) == 3
+    assert [b["t_iter_s"] for b in best] == sorted(b["t_iter_s"] for b in best)
+    for layout in (b["parallel"] for b in best):
+        assert layout["tp"] * layout["pp"] * layout["dp"] == 64
+        assert layout["global_batch"] == 64
+    assert all(b["fits"] and set(b) >= ESTIMATE_KEYS for b in best)
+
+
+@pytest.mark.parametrize(("command", "old", "new", "field"), [
+    ("estimate", 'hbm: "80 GiB"', "hbm: 80", "cluster.gpu_specs.hbm"),
+    ("sweep", 'hbm: "80 GiB"', "hbm: 80", "cluster.gpu_specs.hbm"),
+    ("estimate", "recompute: full", "recompute: partial", "parallel.recompute"),
+    ("estimate", "tp: 8,", "tp: 7,", "parallel.tp"),
+    ("sweep", "tp: 8,", "tp: 7,", "parallel.tp"),
+    ("estimate", "tp: 8,", "tp: 0,", "parallel.tp"),
+    ("estimate", "  gpus: 1024", "  gpus: 1024: 2", "(file)"),
+])
+def test_a_bad_scenario_exits_2_naming_file_and_field(cli, write_scenario, command, old, new,
+                                                      field):
+    path = write_scenario(edited(GPT3_INLINE, old, new))
+    result = cli(command, str(path), "--json")
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert str(path) in result.stderr
+    assert field in result.stderr
+    assert result.stdout == ""
+
+
+def test_a_figure_missing_without_a_ledger_exits_2_naming_it(cli, write_scenario):
+    path = write_scenario(edited(GPT3_INLINE, 'peak: "312 TFLOP/s", ', ""))
+    result = cli("estimate", str(path))
+    assert result.exit_code == 2
+    assert "cluster.gpu_specs.peak" in result.stderr
+
+
+def test_a_missing_scenario_file_exits_2_naming_it(cli):
+    result = cli("estimate", "no/such/scenario.yaml")
+    assert result.exit_code == 2
+    assert "no/such/scenario.yaml" in result.stderr
+
+
+def test_estimate_on_a_shipped_scenario_reads_the_ingested_ledger(cli):
+    ingested = json.loads(cli("ingest", str(SOURCES), "--json").stdout)
+    result = cli("estimate", SHIPPED_HGX, "--json")
+    assert result.exit_code == 0, result.output
+    estimate = json.loads(result.stdout)
+    assert estimate["dataset_version"] == ingested["dataset_version"]
+    assert isinstance(estimate["dataset_version"], int)
+    peak = next(s for s in estimate["specs"] if s["name"] == "peak_flops")
+    assert (peak["value"], peak["origin"], peak["item"]) == (2.25e15, "ledger", "b200")
+
+
+def test_estimate_on_a_ledger_scenario_with_an_empty_ledger_exits_2(cli):
+    result = cli("estimate", SHIPPED_HGX)
+    assert result.exit_code == 2
+    assert "cluster.gpu_specs.peak" in result.stderr
+
+
+@pytest.mark.postgres
+def test_estimate_reads_a_postgresql_ledger_from_the_database_url(cli, monkeypatch):
+    url = pg_url_or_skip()
+    reset_pg(url)
+    monkeypatch.setenv("SPECLEDGER_DATABASE_URL", url)
+    ingested = json.loads(cli("ingest", str(SOURCES), "--json").stdout)
+    result = cli("estimate", SHIPPED_HGX, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["dataset_version"] == ingested["dataset_version"]
