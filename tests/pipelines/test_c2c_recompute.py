@@ -9,9 +9,11 @@ import shutil
 from datetime import date
 
 import pytest
+from sqlalchemy import select
 
 from db.engine import Session
 from db.results import c2c_results_frame
+from db.schema import Scenario
 from pipelines.c2c import recompute
 from pipelines.cluster_specs import resolve_cluster
 from pipelines.scenarios import load_scenario
@@ -167,6 +169,8 @@ def test_a_scenario_the_model_cannot_run_fails_alone(ledger, reference, run, sce
     assert report.failed["no-gpu"].startswith(
         "cluster.gpu_specs.peak: the ledger has no peak_dense_bf16 for item 'no-such-gpu'")
     assert stored(ledger)["scenario"].tolist() == ALL
+    with Session(ledger) as session:  # a failed scenario leaves no row behind
+        assert sorted(session.scalars(select(Scenario.name))) == ALL
 
 
 def test_a_scenario_file_that_cannot_be_read_fails_alone(ledger, reference, run, scenarios):
@@ -176,10 +180,10 @@ def test_a_scenario_file_that_cannot_be_read_fails_alone(ledger, reference, run,
     report = run(reference.dataset_version)  # the error is reported, not raised
 
     assert sorted(report.computed) == ALL
-    reasons = sorted(report.failed.values())
-    assert len(reasons) == 2
-    assert "bare-number.yaml:12 cluster.gpu_specs.hbm: expected a quantity" in reasons[0]
-    assert "malformed.yaml:14 (file): not valid YAML" in reasons[1]
+    assert sorted(report.failed) == ["bare-number", "malformed"]  # named by file
+    assert "bare-number.yaml:12 cluster.gpu_specs.hbm: expected a quantity" in (
+        report.failed["bare-number"])
+    assert "malformed.yaml:14 (file): not valid YAML" in report.failed["malformed"]
     assert stored(ledger)["scenario"].tolist() == ALL
 
 
