@@ -111,8 +111,3 @@ def dataset_version(session: Session, version_id: int) -> DatasetVersion:
     if found is None:
         raise LookupError(f"dataset version {version_id} does not exist")
     return found
-
-
-def latest_dataset_version(session: Session) -> DatasetVersion | None:
-    return session.scalars(select(DatasetVersion).order_by(DatasetVersion.id.desc())
-                           .limit(1)).first()

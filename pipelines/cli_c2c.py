@@ -11,6 +11,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from db import store
 from db.engine import Session
 from models.c2c.sweep import NoValidLayout
 from pipelines import c2c, jobs
@@ -33,20 +34,21 @@ def _specs(scenario: Scenario, home: Path | None) -> tuple[Any, list[SpecUsed], 
     settings = Settings(home=home) if home is not None else Settings()
     needs_ledger = any((scenario.cluster.gpu, scenario.cluster.scale_up_item,
                         scenario.cluster.scale_up_system, scenario.cluster.scale_out_item))
-    latest = jobs.latest_dataset_version(settings) if needs_ledger else None
-    if latest is None:
-        hw, used = resolve_cluster(scenario.cluster, None, on=jobs.utc_now().date(),
-                                   known=jobs.utc_now())
-        return hw, used, None
-    version, cutoff = latest
-    engine = jobs.connect_ledger(settings)
+    today = jobs.utc_now().date()
+    if not needs_ledger:
+        return (*resolve_cluster(scenario.cluster, None, on=today, known=jobs.utc_now()), None)
+    engine = jobs.open_ledger(settings)
     try:
         with Session(engine) as session:
-            hw, used = resolve_cluster(scenario.cluster, session, on=jobs.utc_now().date(),
-                                       known=cutoff)
+            latest = store.latest_dataset_version(session)
+            if latest is None:  # an empty ledger: inline figures only, named when missing
+                return (*resolve_cluster(scenario.cluster, None, on=today,
+                                         known=jobs.utc_now()), None)
+            hw, used = resolve_cluster(scenario.cluster, session, on=today,
+                                       known=latest.cutoff_at)
+            return hw, used, latest.id
     finally:
         engine.dispose()
-    return hw, used, version
 
 
 def _run(action: Any) -> Any:

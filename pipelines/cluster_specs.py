@@ -39,10 +39,10 @@ class SpecUsed:
         return asdict(self)
 
 
-# (field, scenario key, ledger role, ledger metric, ledger unit -> SI factor, SI unit)
-_GPU = (("peak_flops", "gpu_specs.peak", "gpu", "peak_dense_bf16", 1e12, "FLOP/s"),
-        ("hbm_bytes", "gpu_specs.hbm", "gpu", "hbm_capacity", 1e9, "B"),
-        ("hbm_bw", "gpu_specs.hbm_bw", "gpu", "hbm_bandwidth", 1e12, "B/s"))
+# (field, scenario key, ledger metric of the GPU item, ledger unit -> SI factor, SI unit)
+_GPU = (("peak_flops", "gpu_specs.peak", "peak_dense_bf16", 1e12, "FLOP/s"),
+        ("hbm_bytes", "gpu_specs.hbm", "hbm_capacity", 1e9, "B"),
+        ("hbm_bw", "gpu_specs.hbm_bw", "hbm_bandwidth", 1e12, "B/s"))
 
 
 class _Lookup:
@@ -83,7 +83,7 @@ def resolve_cluster(request: ClusterRequest, session: Session | None, *, on: dat
     """The ClusterSpec a scenario runs on, and every figure used with its origin."""
     look = _Lookup(session, request, on, known)
     used: dict[str, SpecUsed] = {}
-    for name, key, _, metric, factor, unit in _GPU:
+    for name, key, metric, factor, unit in _GPU:
         used[name] = look.need(name, key, look.inline(name, key, unit)
                                or look.ledger(name, request.gpu, metric, factor, unit),
                                request.gpu, metric)
@@ -132,8 +132,7 @@ def _scale_out(look: _Lookup) -> dict[str, SpecUsed]:
 
 
 def _efficiencies(look: _Lookup, used: dict[str, SpecUsed]) -> dict[str, SpecUsed]:
-    measured = used["scaleout_bw_per_nic"].origin in ("measured",) or \
-        "scale_out.busbw_per_nic" in look.request.inline
+    measured = used["scaleout_bw_per_nic"].origin == "measured"
     defaults = {
         "scaleup_efficiency": (cal.SCALEUP_EFFICIENCY, "ring busbw / NVLink line rate, "
                                f"H100 (nccl-tests #212), {PERF_MODEL_REF} 4.6"),

@@ -74,17 +74,6 @@ def recompute_c2c(settings: Settings, dataset_version: int, *, on: date,
         engine.dispose()
 
 
-def latest_dataset_version(settings: Settings) -> tuple[int, datetime] | None:
-    """The newest dataset version (id, knowledge cut-off), None on an empty ledger."""
-    engine = open_ledger(settings)
-    try:
-        with Session(engine) as session:
-            found = queries.latest_dataset_version(session)
-            return None if found is None else (found.id, found.cutoff_at)
-    finally:
-        engine.dispose()
-
-
 def publish(settings: Settings, dataset_version: int, *, as_of: date, built_at: datetime) -> Path:
     """Rebuild warehouse.duckdb for a dataset version."""
     engine = connect_ledger(settings)

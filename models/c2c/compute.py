@@ -52,10 +52,9 @@ def layer_forward(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: L
     elementwise = _hbm_seconds(cal.HIDDEN_PASSES * hidden_elements
                                + ffn_passes * ffn_elements, hw) \
         + cal.ELEMENTWISE_KERNELS_PER_LAYER * cal.KERNEL_OVERHEAD_S
-    scores = 0.0 if fw.flash_attention else cal.SCORE_PASSES * b * heads * s * s / t
+    scores = np.zeros_like(b) if fw.flash_attention else cal.SCORE_PASSES * b * heads * s * s / t
     return LayerCompute(gemm_s=qkv + out + core + mlp, attention_core_s=core,
-                        elementwise_s=elementwise,
-                        score_elementwise_s=_hbm_seconds(np.asarray(scores) + 0.0 * b, hw),
+                        elementwise_s=elementwise, score_elementwise_s=_hbm_seconds(scores, hw),
                         flops=proj_flops + core_flops + mlp_flops)
 
 

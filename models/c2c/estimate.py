@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from models.c2c import calibration as cal
 from models.c2c.classify import c2c_class, recommended_fabric
 from models.c2c.collectives import TieredTime, all_to_all, hierarchical, p2p, tiers
 from models.c2c.compute import LayerCompute, layer_forward, logits_forward, recompute_seconds
-from models.c2c.memory import memory_bytes, parameters_per_gpu
+from models.c2c.memory import ParamsPerGpu, memory_bytes, parameters_per_gpu
 from models.c2c.spec import (
     LAYOUT_FIELDS,
     ClusterSpec,
@@ -77,8 +78,6 @@ class Estimates:
                                   self.layouts.tp * self.layouts.ep)
 
 
-import numpy.typing as npt  # noqa: E402  (kept below the dataclass for readability)
-
 
 @dataclass(frozen=True)
 class _Stage:
@@ -125,20 +124,37 @@ def concatenate(parts: list[Estimates]) -> Estimates:
                         for name in Estimates.__dataclass_fields__})
 
 
+def take(estimates: Estimates, index: npt.NDArray[np.intp]) -> Estimates:
+    """The estimates of a subset of layouts, in `index` order."""
+    def pick(value: Any) -> Any:
+        if isinstance(value, np.ndarray):
+            return value[index]
+        if isinstance(value, dict):
+            return {k: TieredTime(v.scale_up[index], v.scale_out[index])
+                    for k, v in value.items()}
+        if isinstance(value, Layouts):
+            return value.take(index)
+        return value
+    return Estimates(**{name: pick(getattr(estimates, name))
+                        for name in Estimates.__dataclass_fields__})
+
+
 def _evaluate(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts,
               tokens: float | None) -> Estimates:
     m = (lay.global_batch // (lay.micro_batch * lay.dp)).astype(np.float64)
-    stage = _stage(model, hw, fw, lay)
+    layer = _layer(model, hw, fw, lay)
+    params = parameters_per_gpu(model, lay)
+    stage = _stage(model, hw, fw, lay, layer)
     tp_exposed, tp_slowdown = _tp_exposed(stage, fw, lay, hw)
     per_mb = stage.compute + tp_exposed.total + tp_slowdown + stage.ep.total + stage.pp.total
     bubble = (lay.pp - 1) / lay.interleave * per_mb
-    dp_link, dp_exposed, dp_slowdown = _dp(model, hw, fw, lay, stage, m)
-    optimizer = _optimizer_seconds(model, hw, lay)
+    dp_link, dp_exposed, dp_slowdown = _dp(hw, fw, lay, stage, m, params)
+    optimizer = _optimizer_seconds(hw, lay, params)
     t_iter = m * per_mb + bubble + dp_exposed.total + dp_slowdown + optimizer
     t_compute = m * stage.compute + optimizer
-    model_flops, hw_flops = _flops_per_iteration(model, hw, fw, lay)
+    model_flops, hw_flops = _flops_per_iteration(model, hw, lay, layer)
     gpus = lay.gpus.astype(np.float64)
-    memory = memory_bytes(model, fw, lay)
+    memory = memory_bytes(model, fw, lay, params)
     return Estimates(
         layouts=lay, t_iter=t_iter, t_compute=t_compute, t_bubble=bubble,
         link={"tp": stage.tp.scaled(m), "pp": stage.pp.scaled(m), "dp": dp_link,
@@ -153,37 +169,35 @@ def _evaluate(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layou
         else tokens / (lay.global_batch * model.seq_len) * t_iter)
 
 
-def _mix(dense: LayerCompute, moe: LayerCompute | None, share: float,
-         pick: str) -> FloatArray:
-    value: FloatArray = getattr(dense, pick)
-    if moe is None:
-        return value
-    return (1 - share) * value + share * getattr(moe, pick)
-
-
-def _stage(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts) -> _Stage:
-    """Compute and per-micro-batch communication of the last stage (it holds the logits)."""
+def _layer(model: TransformerSpec, hw: ClusterSpec, fw: Framework,
+           lay: Layouts) -> LayerCompute:
+    """One average layer: dense, or the dense/MoE mix of a model with MoE layers."""
     dense = layer_forward(model, hw, fw, lay, moe=False)
-    moe = layer_forward(model, hw, fw, lay, moe=True) if model.is_moe else None
+    if not model.is_moe:
+        return dense
+    moe = layer_forward(model, hw, fw, lay, moe=True)
     share = model.moe_layers / model.layers
-    gemm, core = _mix(dense, moe, share, "gemm_s"), _mix(dense, moe, share, "attention_core_s")
-    forward = gemm + _mix(dense, moe, share, "elementwise_s") \
-        + _mix(dense, moe, share, "score_elementwise_s")
+    return LayerCompute(*((1 - share) * getattr(dense, f) + share * getattr(moe, f)
+                          for f in LayerCompute.__dataclass_fields__))
+
+
+def _stage(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts,
+           layer: LayerCompute) -> _Stage:
+    """Compute and per-micro-batch communication of the last stage (it holds the logits)."""
+    forward = layer.gemm_s + layer.elementwise_s + layer.score_elementwise_s
     # Backward is two GEMMs per forward GEMM; a fused attention kernel also recomputes.
-    backward = 2 * forward + (0.5 * core if fw.flash_attention else 0.0)
+    backward = 2 * forward + (0.5 * layer.attention_core_s if fw.flash_attention else 0.0)
     mode = np.where(fw.flash_attention & (lay.recompute == Recompute.SELECTIVE),
                     Recompute.NONE, lay.recompute)
-    extra = recompute_seconds(LayerCompute(gemm, core, forward - gemm - _mix(
-        dense, moe, share, "score_elementwise_s"), _mix(dense, moe, share,
-                                                       "score_elementwise_s"), gemm), mode)
+    extra = recompute_seconds(layer, mode)
     layers = np.ceil(model.layers / lay.pp)
     logits, _ = logits_forward(model, hw, lay)
     compute = layers * (forward + backward + extra) + 3 * logits
     return _Stage(compute=compute, forward=layers * forward + logits,
                   backward=layers * backward + 2 * logits,
-                  gemm=layers * gemm * (3 + (mode == Recompute.FULL)),
+                  gemm=layers * layer.gemm_s * (3 + (mode == Recompute.FULL)),
                   tp=_tp_link(model, hw, lay).scaled(layers),
-                  ep=_ep_link(model, hw, lay).scaled(layers * share),
+                  ep=_ep_link(model, hw, lay).scaled(layers * model.moe_layers / model.layers),
                   pp=_pp_link(model, hw, lay))
 
 
@@ -195,9 +209,7 @@ def _tp_link(model: TransformerSpec, hw: ClusterSpec, lay: Layouts) -> TieredTim
     full = (lay.recompute == Recompute.FULL).astype(np.float64)
     all_reduce = hierarchical("all_reduce", one, lay.tp, size, hw).scaled(4 + 2 * full)
     gathers = hierarchical("gather", one, lay.tp, size, hw).scaled(10 + 4 * full)
-    sp = lay.sequence_parallel
-    return TieredTime(np.where(sp, gathers.scale_up, all_reduce.scale_up),
-                      np.where(sp, gathers.scale_out, all_reduce.scale_out))
+    return _where(lay.sequence_parallel, gathers, all_reduce)
 
 
 def _ep_link(model: TransformerSpec, hw: ClusterSpec, lay: Layouts) -> TieredTime:
@@ -245,13 +257,13 @@ def _slowdown(link: TieredTime, hidden: FloatArray, total: FloatArray) -> FloatA
                      + (1 - up_share) * cal.OVERLAP_SLOWDOWN_SCALEOUT)
 
 
-def _dp(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts, stage: _Stage,
-        m: FloatArray) -> tuple[TieredTime, TieredTime, FloatArray]:
+def _dp(hw: ClusterSpec, fw: Framework, lay: Layouts, stage: _Stage, m: FloatArray,
+        params: ParamsPerGpu) -> tuple[TieredTime, TieredTime, FloatArray]:
     """Gradient and parameter traffic of data parallelism per iteration: link time,
     exposed time and overlap slowdown. Expert weights sync over d/e ranks."""
-    dense, expert = parameters_per_gpu(model, lay)
+    dense, expert = params
     groups = ((lay.tp, lay.dp, dense), (lay.tp * lay.ep, lay.dp // lay.ep, expert))
-    grads, params = TieredTime(0 * m, 0 * m), TieredTime(0 * m, 0 * m)
+    grads, gathered = TieredTime(0 * m, 0 * m), TieredTime(0 * m, 0 * m)
     for stride, n, count in groups:
         grad_bytes = count * float(cal.GRAD_REDUCE_BYTES)
         param_bytes = count * float(cal.BYTES_PER_ELEMENT)
@@ -260,20 +272,18 @@ def _dp(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts, st
         gather = hierarchical("gather", stride, n, param_bytes, hw)
         gathers = np.where(lay.zero >= 3, 2 * m, np.where(lay.zero >= 1, 1.0, 0.0))
         grads = grads + _where(lay.zero >= 1, scatter, reduce)
-        params = params + gather.scaled(gathers)
+        gathered = gathered + gather.scaled(gathers)
     if not fw.dp_overlap:
-        return grads + params, grads + params, 0 * m
+        return grads + gathered, grads + gathered, 0 * m
     grad_window = stage.backward
     param_window = np.where(lay.zero >= 3, m * (stage.forward + stage.backward), stage.forward)
-    exposed, slowdown = 0 * m, 0 * m
-    parts = []
-    for link, window in ((grads, grad_window), (params, param_window)):
+    exposed, slowdown = TieredTime(0 * m, 0 * m), 0 * m
+    for link, window in ((grads, grad_window), (gathered, param_window)):
         hidden = np.minimum(link.total, window)
-        parts.append(link.scaled(np.divide(link.total - hidden, link.total,
-                                           out=np.zeros_like(m), where=link.total > 0)))
+        exposed = exposed + link.scaled(np.divide(link.total - hidden, link.total,
+                                                  out=np.zeros_like(m), where=link.total > 0))
         slowdown = slowdown + _slowdown(link, hidden, link.total)
-    exposed = parts[0] + parts[1]
-    return grads + params, exposed, slowdown
+    return grads + gathered, exposed, slowdown
 
 
 def _where(condition: npt.NDArray[np.bool_], a: TieredTime, b: TieredTime) -> TieredTime:
@@ -281,20 +291,17 @@ def _where(condition: npt.NDArray[np.bool_], a: TieredTime, b: TieredTime) -> Ti
                       np.where(condition, a.scale_out, b.scale_out))
 
 
-def _optimizer_seconds(model: TransformerSpec, hw: ClusterSpec, lay: Layouts) -> FloatArray:
-    dense, expert = parameters_per_gpu(model, lay)
+def _optimizer_seconds(hw: ClusterSpec, lay: Layouts, params: ParamsPerGpu) -> FloatArray:
+    dense, expert = params
     sharded = lay.zero >= 1
     local = dense / np.where(sharded, lay.dp, 1) + expert / np.where(sharded, lay.dp // lay.ep, 1)
     return local * cal.OPTIMIZER_BYTES_PER_PARAM / (hw.hbm_bw * cal.HBM_EFFICIENCY)
 
 
-def _flops_per_iteration(model: TransformerSpec, hw: ClusterSpec, fw: Framework,
-                         lay: Layouts) -> tuple[FloatArray, FloatArray]:
+def _flops_per_iteration(model: TransformerSpec, hw: ClusterSpec, lay: Layouts,
+                         average: LayerCompute) -> tuple[FloatArray, FloatArray]:
     """(model, hardware) FLOPs of one iteration over all GPUs; hardware adds recompute."""
-    dense = layer_forward(model, hw, fw, lay, moe=False)
-    share = model.moe_layers / model.layers
-    moe = layer_forward(model, hw, fw, lay, moe=True) if model.is_moe else None
-    layer = _mix(dense, moe, share, "flops") * lay.tp
+    layer = average.flops * lay.tp
     _, logits = logits_forward(model, hw, lay)
     sequences_per_mb = lay.global_batch / lay.micro_batch
     forward = (model.layers * layer + logits * lay.tp) * sequences_per_mb

@@ -3,6 +3,8 @@ recompute mode (Korthikanti et al. 2022, generalised to GQA, SwiGLU and MoE)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from models.c2c.spec import FloatArray, Framework, Layouts, Recompute, TransformerSpec
@@ -11,6 +13,8 @@ from models.c2c.spec import FloatArray, Framework, Layouts, Recompute, Transform
 # which of them each ZeRO stage shards over data parallelism (Megatron dist_optimizer.md:
 # plain 18 bytes, distributed optimizer 6 + 12/d).
 _WEIGHT, _GRAD, _OPTIMIZER = 2.0, 4.0, 12.0
+
+ParamsPerGpu = tuple[FloatArray, FloatArray]  # (dense, expert) on the busiest GPU
 
 
 def layer_parameters(model: TransformerSpec) -> tuple[float, float]:
@@ -37,7 +41,7 @@ def total_parameters(model: TransformerSpec) -> float:
             + model.seq_len * model.hidden)
 
 
-def parameters_per_gpu(model: TransformerSpec, lay: Layouts) -> tuple[FloatArray, FloatArray]:
+def parameters_per_gpu(model: TransformerSpec, lay: Layouts) -> ParamsPerGpu:
     """(dense, expert) parameters held by the busiest GPU before data-parallel sharding.
 
     Stage layers are rounded up; the first stage also holds the embedding."""
@@ -56,9 +60,10 @@ def parameters_per_gpu(model: TransformerSpec, lay: Layouts) -> tuple[FloatArray
     return dense, expert
 
 
-def state_bytes(model: TransformerSpec, lay: Layouts) -> FloatArray:
+def state_bytes(model: TransformerSpec, lay: Layouts,
+                params: ParamsPerGpu | None = None) -> FloatArray:
     """Weights, gradients and optimizer states per GPU for the layout's ZeRO stage."""
-    dense, expert = parameters_per_gpu(model, lay)
+    dense, expert = params if params is not None else parameters_per_gpu(model, lay)
     d = lay.dp.astype(np.float64)
     expert_dp = d / lay.ep
 
@@ -104,14 +109,10 @@ def activation_bytes(model: TransformerSpec, fw: Framework, lay: Layouts) -> Flo
     stage_layers = np.ceil(model.layers / lay.pp)
     stored = activation_bytes_per_layer(model, fw, lay) * stage_layers * in_flight
     working = activation_bytes_per_layer(
-        model, fw, Layouts(**{**_fields(lay), "recompute": np.zeros_like(lay.recompute)}))
+        model, fw, replace(lay, recompute=np.zeros_like(lay.recompute)))
     return stored + np.where(lay.recompute == Recompute.FULL, working, 0.0)
 
 
-def _fields(lay: Layouts) -> dict[str, object]:
-    from models.c2c.spec import LAYOUT_FIELDS
-    return {name: getattr(lay, name) for name in LAYOUT_FIELDS}
-
-
-def memory_bytes(model: TransformerSpec, fw: Framework, lay: Layouts) -> FloatArray:
-    return state_bytes(model, lay) + activation_bytes(model, fw, lay)
+def memory_bytes(model: TransformerSpec, fw: Framework, lay: Layouts,
+                 params: ParamsPerGpu | None = None) -> FloatArray:
+    return state_bytes(model, lay, params) + activation_bytes(model, fw, lay)

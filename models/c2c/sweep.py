@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models.c2c.estimate import Estimates, evaluate
+from models.c2c.estimate import Estimates, evaluate, take
 from models.c2c.spec import (
     LAYOUT_FIELDS,
     ClusterSpec,
@@ -102,20 +102,6 @@ def sweep(model: TransformerSpec, hw: ClusterSpec, fw: Framework, gpus: int,
     order = fitting[np.argsort(estimates.t_iter[fitting], kind="stable")[:top]]
     return SweepResult(evaluated=len(layouts), valid=int(fitting.size),
                        best=take(estimates, order), ranked_by="t_iter_s")
-
-
-def take(estimates: Estimates, index: np.ndarray) -> Estimates:
-    """The estimates of a subset of layouts, in `index` order."""
-    def pick(value: object) -> object:
-        if isinstance(value, np.ndarray):
-            return value[index]
-        if isinstance(value, dict):
-            return {k: type(v)(v.scale_up[index], v.scale_out[index]) for k, v in value.items()}
-        if isinstance(value, Layouts):
-            return value.take(index)
-        return value
-    return Estimates(**{name: pick(getattr(estimates, name))
-                        for name in Estimates.__dataclass_fields__})
 
 
 def _why_empty(model: TransformerSpec, gpus: int, global_batch: int,

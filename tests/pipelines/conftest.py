@@ -7,7 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from pipelines.cli import app
 from pipelines.settings import PROJECT_ROOT
 
 SOURCES = PROJECT_ROOT / "data" / "sources"
@@ -45,3 +47,15 @@ def write_scenario(tmp_path: Path) -> Callable[..., Path]:
         return path
 
     return write
+
+
+@pytest.fixture
+def cli(tmp_path, monkeypatch):
+    """Run `specledger ...` with a fresh --home; returns the click Result."""
+    monkeypatch.delenv("SPECLEDGER_DATABASE_URL", raising=False)
+    runner = CliRunner()
+
+    def invoke(*args: str):
+        return runner.invoke(app, [*args, "--home", str(tmp_path / "home")])
+
+    return invoke

@@ -16,18 +16,6 @@ BAD_ROW = """\
 """
 
 
-@pytest.fixture
-def cli(tmp_path, monkeypatch):
-    """Run `specledger ...` with a fresh --home; returns the click Result."""
-    monkeypatch.delenv("SPECLEDGER_DATABASE_URL", raising=False)
-    runner = CliRunner()
-
-    def invoke(*args: str):
-        return runner.invoke(app, [*args, "--home", str(tmp_path / "home")])
-
-    return invoke
-
-
 def test_every_command_has_help():
     runner = CliRunner()
     for command in ("run", "ingest", "value", "review", "migrate"):

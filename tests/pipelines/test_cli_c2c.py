@@ -21,18 +21,6 @@ DIMENSIONS = {"tp", "pp", "dp", "ep"}
 SHIPPED_HGX = str(SHIPPED_SCENARIOS / "gpt3-175b-tp8-hgx-ndr.yaml")
 
 
-@pytest.fixture
-def cli(tmp_path, monkeypatch):
-    """Run `specledger ...` with a fresh --home; returns the click Result."""
-    monkeypatch.delenv("SPECLEDGER_DATABASE_URL", raising=False)
-    runner = CliRunner()
-
-    def invoke(*args: str):
-        return runner.invoke(app, [*args, "--home", str(tmp_path / "home")])
-
-    return invoke
-
-
 def test_estimate_and_sweep_have_help():
     for command in ("estimate", "sweep"):
         result = CliRunner().invoke(app, [command, "--help"])
