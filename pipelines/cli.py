@@ -19,7 +19,7 @@ from rich.table import Table
 
 from db import queries
 from db.engine import LedgerBusyError, Session
-from pipelines import cli_c2c, jobs
+from pipelines import cli_c2c, cli_tco, jobs
 from pipelines.ingest import FileReport, IngestReport, expand_paths
 from pipelines.resolved import ResolvedValue, conflicts, resolved_value
 from pipelines.settings import Settings
@@ -275,6 +275,7 @@ def _quiet_prefect(home: Path) -> None:
 
 
 cli_c2c.register(app)
+cli_tco.register(app)
 
 
 def main() -> None:

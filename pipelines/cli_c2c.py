@@ -11,13 +11,13 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from db import store
-from db.engine import Session
 from models.c2c.sweep import NoValidLayout
-from pipelines import c2c, jobs
+from pipelines import c2c
 from pipelines.cluster_specs import MissingSpec, SpecUsed, resolve_cluster
+from pipelines.ledger_view import newest_version
 from pipelines.scenarios import Scenario, ScenarioError, load_scenario
 from pipelines.settings import Settings
+from pipelines.tco import MissingInput
 
 EXIT_BAD_SCENARIO = 2
 console = Console()
@@ -34,27 +34,16 @@ def _specs(scenario: Scenario, home: Path | None) -> tuple[Any, list[SpecUsed], 
     settings = Settings(home=home) if home is not None else Settings()
     needs_ledger = any((scenario.cluster.gpu, scenario.cluster.scale_up_item,
                         scenario.cluster.scale_up_system, scenario.cluster.scale_out_item))
-    today = jobs.utc_now().date()
-    if not needs_ledger:
-        return (*resolve_cluster(scenario.cluster, None, on=today, known=jobs.utc_now()), None)
-    engine = jobs.open_ledger(settings)
-    try:
-        with Session(engine) as session:
-            latest = store.latest_dataset_version(session)
-            if latest is None:  # an empty ledger: inline figures only, named when missing
-                return (*resolve_cluster(scenario.cluster, None, on=today,
-                                         known=jobs.utc_now()), None)
-            hw, used = resolve_cluster(scenario.cluster, session, on=today,
-                                       known=latest.cutoff_at)
-            return hw, used, latest.id
-    finally:
-        engine.dispose()
+    with newest_version(settings, needs_ledger) as view:
+        hw, used = resolve_cluster(scenario.cluster, view.session, on=view.on, known=view.known)
+        return hw, used, view.dataset_version
 
 
-def _run(action: Any) -> Any:
+def run_reporting_errors(action: Any) -> Any:
+    """Run `action`; a bad scenario or a figure nobody gives exits 2 with its message."""
     try:
         return action()
-    except (ScenarioError, MissingSpec, NoValidLayout, ValueError) as exc:
+    except (ScenarioError, MissingSpec, MissingInput, NoValidLayout, ValueError) as exc:
         errors.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_BAD_SCENARIO) from exc
 
@@ -66,7 +55,7 @@ def estimate(scenario_file: ScenarioArgument, home: HomeOption = None,
         scenario = load_scenario(scenario_file)
         hw, used, version = _specs(scenario, home)
         return c2c.estimate(scenario, (hw, used), version)
-    result = _run(act)
+    result = run_reporting_errors(act)
     if as_json:
         print(json.dumps(result, indent=2))  # noqa: T201 - machine output
         return
@@ -82,7 +71,7 @@ def sweep(scenario_file: ScenarioArgument, home: HomeOption = None,
         scenario = load_scenario(scenario_file)
         hw, used, version = _specs(scenario, home)
         return c2c.sweep_scenario(scenario, (hw, used), top, version)
-    result = _run(act)
+    result = run_reporting_errors(act)
     if as_json:
         print(json.dumps(result, indent=2))  # noqa: T201 - machine output
         return

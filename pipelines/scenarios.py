@@ -19,7 +19,7 @@ import yaml
 from models.c2c.spec import Framework, Layout, Recompute, TransformerSpec
 from models.units import UnitError, conversion_factor
 
-_LINES = "__lines__"  # per mapping: key -> line of that key
+LINES = "__lines__"  # per mapping: key -> line of that key
 
 
 class ScenarioError(ValueError):
@@ -72,11 +72,11 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
 
 
-class _LineLoader(yaml.SafeLoader):
+class LineLoader(yaml.SafeLoader):
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         mapping = super().construct_mapping(node, deep=True)
-        mapping[_LINES] = {k.value: k.start_mark.line + 1 for k, _ in node.value}
-        mapping[_LINES][""] = node.start_mark.line + 1
+        mapping[LINES] = {k.value: k.start_mark.line + 1 for k, _ in node.value}
+        mapping[LINES][""] = node.start_mark.line + 1
         return mapping
 
 
@@ -102,7 +102,7 @@ def load_scenario(path: Path) -> Scenario:
     """Read and validate one scenario file."""
     shown = str(path)
     try:
-        document = yaml.load(path.read_text(encoding="utf-8"), Loader=_LineLoader)  # noqa: S506
+        document = yaml.load(path.read_text(encoding="utf-8"), Loader=LineLoader)  # noqa: S506
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise ScenarioError(shown, mark.line + 1 if mark else None, "(file)",
@@ -135,7 +135,7 @@ def load_scenarios(folder: Path, kind: str = "c2c") -> list[Scenario]:
 
 def strip_lines(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: strip_lines(v) for k, v in value.items() if k != _LINES}
+        return {k: strip_lines(v) for k, v in value.items() if k != LINES}
     if isinstance(value, list):
         return [strip_lines(v) for v in value]
     return value
@@ -148,13 +148,13 @@ class _Reader:
         self.path, self.doc = path, document
 
     def fail(self, section: dict[str, Any] | None, key: str, name: str, reason: str) -> None:
-        lines = (section or self.doc).get(_LINES, {})
+        lines = (section or self.doc).get(LINES, {})
         raise ScenarioError(self.path, lines.get(key) or lines.get(""), name, reason)
 
     def section(self, key: str, required: bool = True) -> dict[str, Any]:
         value = self.doc.get(key)
         if value is None and not required:
-            return {_LINES: {}}
+            return {LINES: {}}
         if not isinstance(value, dict):
             self.fail(None, key, key, "missing" if value is None else "expected a mapping")
         return value  # type: ignore[return-value]
@@ -194,7 +194,7 @@ class _Reader:
 
     def unknown_keys(self, section: dict[str, Any], allowed: set[str], prefix: str) -> None:
         for key in section:
-            if key != _LINES and key not in allowed:
+            if key != LINES and key not in allowed:
                 self.fail(section, key, f"{prefix}.{key}",
                           f"unknown key; expected one of {', '.join(sorted(allowed))}")
 
@@ -252,13 +252,13 @@ class _Reader:
         inline: dict[str, Quantity] = {}
         items: dict[str, str] = {}
         for part in ("gpu_specs", "scale_up", "scale_out"):
-            section = raw.get(part) or {_LINES: {}}
+            section = raw.get(part) or {LINES: {}}
             if not isinstance(section, dict):
                 self.fail(raw, part, f"cluster.{part}", "expected a mapping")
             allowed = {k for s, k in (*QUANTITIES, *_NUMBERS, *_ITEMS) if s == part}
             self.unknown_keys(section, allowed, f"cluster.{part}")
             for key in section:
-                if key == _LINES:
+                if key == LINES:
                     continue
                 name = f"cluster.{part}.{key}"
                 if (part, key) in _ITEMS:

@@ -1,0 +1,128 @@
+"""TCO scenarios as plans over named inputs, so a Monte Carlo or a tornado can vary any of them.
+
+An input's name is its path in the scenario file ("options.nvl72.capex.racks.cost",
+"finance.electricity"), in the model's units: USD, years, kW, USD/kWh, USD/kW/month, days,
+fractions. `evaluate` maps a dict of input values (floats or sample arrays) to named outputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date
+
+from models.tco.finance import Num
+from models.tco.ownership import CapexItem, Comparison, ComparisonCost, Finance, Option, compare
+from models.tco.training_run import TrainingRun, training_run_cost
+
+OPTION_FIGURES = ("annual_capex_usd", "annual_opex_usd", "annual_total_usd", "usd_per_gpu_hour",
+                  "usd_per_useful_gpu_hour", "job_cost_usd")
+# Option inputs with a value when the file gives none: (name, default).
+OPTION_DEFAULTS = (("power_fraction", 1.0), ("maintenance_rate", 0.0), ("staff", 0.0),
+                   ("licences", 0.0), ("availability", 1.0), ("goodput", 1.0))
+
+
+@dataclass(frozen=True)
+class CapexPlan:
+    name: str
+    it: bool
+
+
+@dataclass(frozen=True)
+class OptionPlan:
+    name: str
+    capex: tuple[CapexPlan, ...]
+    has_jct: bool
+    depreciation: str = "crf"
+    # The JCT is the performance model's failure-free time to train: the wall clock is
+    # longer by 1 / (availability x goodput).
+    modelled_jct: bool = False
+
+    def key(self, field: str) -> str:
+        return f"options.{self.name}.{field}"
+
+    def build(self, v: Mapping[str, Num]) -> Option:
+        jct = None
+        if self.has_jct:
+            jct = v[self.key("jct")]
+            if self.modelled_jct:
+                jct = jct / (v[self.key("availability")] * v[self.key("goodput")])
+        items = tuple(CapexItem(c.name, v[self.key(f"capex.{c.name}.cost")],
+                                v[self.key(f"capex.{c.name}.life_years")], c.it,
+                                v.get(self.key(f"capex.{c.name}.residual"), 0.0))
+                      for c in self.capex)
+        return Option(name=self.name, gpus=v[self.key("gpus")], capex=items,
+                      it_power_kw=v[self.key("it_power")],
+                      power_fraction=v[self.key("power_fraction")], pue=v[self.key("pue")],
+                      colocation_usd_per_kw_month=v[self.key("colocation")],
+                      maintenance_rate=v[self.key("maintenance_rate")],
+                      staff_usd_per_year=v[self.key("staff")],
+                      licences_usd_per_year=v[self.key("licences")],
+                      availability=v[self.key("availability")], goodput=v[self.key("goodput")],
+                      jct_days=jct,
+                      depreciation=self.depreciation)
+
+
+@dataclass(frozen=True)
+class ComparisonPlan:
+    """Options U (scale-up) and O (scale-out), and any others, on shared finance inputs."""
+
+    options: tuple[OptionPlan, ...]
+    scale_up: str
+    scale_out: str
+
+    def build(self, v: Mapping[str, Num]) -> Comparison:
+        finance = Finance(v["finance.cost_of_capital"], v["finance.electricity"],
+                          v["time_cost_per_year"])
+        return Comparison(finance, tuple(o.build(v) for o in self.options), self.scale_up,
+                          self.scale_out)
+
+    def evaluate(self, v: Mapping[str, Num]) -> dict[str, Num]:
+        return flatten(compare(self.build(v)))
+
+
+def flatten(cost: ComparisonCost) -> dict[str, Num]:
+    """Named outputs: break_even_speedup, speedup, and <option>.<figure> for every option."""
+    out: dict[str, Num] = {"break_even_speedup": cost.break_even_speedup}
+    if cost.speedup is not None:
+        out["speedup"] = cost.speedup
+    for o in cost.options:
+        figures = (o.annual_capex, o.annual_opex, o.annual_total, o.usd_per_gpu_hour,
+                   o.usd_per_useful_gpu_hour, o.job_cost)
+        out.update({f"{o.name}.{name}": value for name, value in zip(OPTION_FIGURES, figures,
+                                                                     strict=True)
+                    if value is not None})
+    return out
+
+
+TRAINING_RUN_INPUTS = ("chips", "hours", "price_per_chip", "server_overhead", "chip_tdp",
+                       "server_power_ratio", "average_draw", "pue", "electricity",
+                       "interconnect_share")
+TRAINING_RUN_FIGURES = ("hardware_usd", "interconnect_usd", "energy_usd", "total_usd")
+
+
+@dataclass(frozen=True)
+class TrainingRunPlan:
+    """Epoch AI's training-run cost; the dates are fixed, every number can vary."""
+
+    released: date
+    price_date: date
+    training_start: date
+
+    def build(self, v: Mapping[str, Num]) -> TrainingRun:
+        def get(name: str) -> Num:
+            return v[f"training_run.{name}"]
+        return TrainingRun(chips=get("chips"), hours=get("hours"),
+                           price_per_chip=get("price_per_chip"),
+                           server_overhead=get("server_overhead"), released=self.released,
+                           price_date=self.price_date, training_start=self.training_start,
+                           chip_tdp_kw=get("chip_tdp"),
+                           server_power_ratio=get("server_power_ratio"),
+                           average_draw=get("average_draw"), pue=get("pue"),
+                           electricity_usd_per_kwh=get("electricity"),
+                           interconnect_share=get("interconnect_share"))
+
+    def evaluate(self, v: Mapping[str, Num]) -> dict[str, Num]:
+        cost = training_run_cost(self.build(v))
+        return dict(zip(TRAINING_RUN_FIGURES, (cost.hardware, cost.interconnect, cost.energy,
+                                               cost.total), strict=True))
