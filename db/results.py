@@ -1,25 +1,47 @@
-"""Scenarios and the C2C model's results: append-only, one result per scenario and dataset version.
+"""Scenarios and the models' results: append-only, one result per scenario and dataset version.
 
 A scenario row is one definition of a named scenario; a changed definition is a new row. A
 result whose inputs had not changed since an earlier one copies that result's figures and names
-the original computation in `reused_from_id`.
+the original computation in `reused_from_id`. C2C estimates go to c2c_result, TCO results to
+tco_result; each model's `_Layout` says how its result object fills the typed columns.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import pandas as pd
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from db.schema import C2CResult, Scenario
+from db.schema import C2CResult, ModelResult, Scenario, TcoResult
 
-# Estimate key -> c2c_result column, with the type each figure is stored as.
-_FIGURES: dict[str, tuple[str, type]] = {
+ResultT = TypeVar("ResultT", bound=ModelResult)
+
+
+@dataclass(frozen=True)
+class _Layout(Generic[ResultT]):
+    """How one model's result object fills its table's typed columns."""
+
+    table: type[ResultT]
+    noun: str  # what the model calls its result, for error messages
+    # Result key -> (column, type): the result must have it.
+    required: dict[str, tuple[str, type]]
+    # Dotted path into the result -> (column, type): NULL when absent or null.
+    optional: dict[str, tuple[str, type]]
+
+    @property
+    def copied(self) -> list[str]:
+        """The columns a reuse copies from the original: every figure and result_json."""
+        figures = [*self.required.values(), *self.optional.values()]
+        return [column for column, _ in figures] + ["result_json"]
+
+
+_C2C = _Layout(C2CResult, "estimate", required={
     "gpus": ("gpus", int),
     "t_iter_s": ("t_iter_s", float),
     "t_compute_s": ("t_compute_s", float),
@@ -34,14 +56,20 @@ _FIGURES: dict[str, tuple[str, type]] = {
     "model_tflops_per_gpu": ("model_tflops_per_gpu", float),
     "memory_gib_per_gpu": ("memory_gib_per_gpu", float),
     "fits": ("fits", bool),
-}
-_COPIED = [column for column, _ in _FIGURES.values()] + ["time_to_train_days", "result_json"]
-_FRAME_COLUMNS = (
-    C2CResult.id.label("result_id"), Scenario.name.label("scenario"), C2CResult.scenario_id,
-    Scenario.content_sha256.label("scenario_sha256"), C2CResult.dataset_version_id,
-    C2CResult.code_version, C2CResult.inputs_sha256, C2CResult.computed_at,
-    C2CResult.reused_from_id, *(getattr(C2CResult, c) for c in _COPIED),
-)
+}, optional={"time_to_train_days": ("time_to_train_days", float)})
+
+# Comparison mode fills the options, break-even and speed-up; training-run mode the total.
+_TCO = _Layout(TcoResult, "result", required={"mode": ("mode", str)}, optional={
+    "scale_up": ("scale_up_option", str),
+    "scale_out": ("scale_out_option", str),
+    "break_even_speedup": ("break_even_speedup", float),
+    "ranges.break_even_speedup.p10": ("break_even_p10", float),
+    "ranges.break_even_speedup.p50": ("break_even_p50", float),
+    "ranges.break_even_speedup.p90": ("break_even_p90", float),
+    "speedup": ("speedup", float),
+    "cheaper_option": ("cheaper_option", str),
+    "total_usd": ("total_cost_usd", float),
+})
 
 
 def record_scenario(session: Session, *, name: str, kind: str, definition: str,
@@ -58,28 +86,40 @@ def record_scenario(session: Session, *, name: str, kind: str, definition: str,
     return scenario
 
 
-def result_for(session: Session, scenario_id: int,
-               dataset_version_id: int | None) -> C2CResult | None:
-    """The scenario's result on a dataset version (None: its latest ad-hoc result)."""
-    version = (C2CResult.dataset_version_id.is_(None) if dataset_version_id is None
-               else C2CResult.dataset_version_id == dataset_version_id)
-    return session.scalar(select(C2CResult).where(C2CResult.scenario_id == scenario_id, version)
-                          .order_by(C2CResult.id.desc()).limit(1))
+def result_for(session: Session, scenario_id: int, dataset_version_id: int | None,
+               result_class: type[ResultT] = C2CResult,  # type: ignore[assignment]
+               ) -> ResultT | None:
+    """The scenario's result on a dataset version (None: its latest ad-hoc result).
+
+    Args:
+        result_class: the model's result table, C2CResult or TcoResult.
+    """
+    version = (result_class.dataset_version_id.is_(None) if dataset_version_id is None
+               else result_class.dataset_version_id == dataset_version_id)
+    return session.scalar(select(result_class)
+                          .where(result_class.scenario_id == scenario_id, version)
+                          .order_by(result_class.id.desc()).limit(1))
 
 
-def latest_result_with_inputs(session: Session, scenario_name: str,
-                              inputs_sha256: str) -> C2CResult | None:
-    """The newest result of any definition of `scenario_name` computed from these inputs."""
-    return session.scalar(select(C2CResult).join(Scenario, C2CResult.scenario_id == Scenario.id)
+def latest_result_with_inputs(session: Session, scenario_name: str, inputs_sha256: str,
+                              result_class: type[ResultT] = C2CResult,  # type: ignore[assignment]
+                              ) -> ResultT | None:
+    """The newest result of any definition of `scenario_name` computed from these inputs.
+
+    Args:
+        result_class: the model's result table, C2CResult or TcoResult.
+    """
+    return session.scalar(select(result_class)
+                          .join(Scenario, result_class.scenario_id == Scenario.id)
                           .where(Scenario.name == scenario_name,
-                                 C2CResult.inputs_sha256 == inputs_sha256)
-                          .order_by(C2CResult.id.desc()).limit(1))
+                                 result_class.inputs_sha256 == inputs_sha256)
+                          .order_by(result_class.id.desc()).limit(1))
 
 
 def add_c2c_result(session: Session, *, scenario: Scenario, dataset_version_id: int | None,
                    estimate: dict[str, Any], inputs_sha256: str, code_version: str,
                    computed_at: datetime, reused_from: C2CResult | None = None) -> C2CResult:
-    """Append a result for (scenario, dataset version).
+    """Append a C2C result for (scenario, dataset version).
 
     Args:
         estimate: the model's JSON-able estimate; its figures fill the typed columns and the
@@ -91,43 +131,102 @@ def add_c2c_result(session: Session, *, scenario: Scenario, dataset_version_id: 
     Raises:
         ValueError: a figure is missing or not finite, or `reused_from` has other inputs.
     """
+    return _append(session, _C2C, estimate, scenario, dataset_version_id, inputs_sha256,
+                   code_version, computed_at, reused_from)
+
+
+def add_tco_result(session: Session, *, scenario: Scenario, dataset_version_id: int | None,
+                   result: dict[str, Any], inputs_sha256: str, code_version: str,
+                   computed_at: datetime, reused_from: TcoResult | None = None) -> TcoResult:
+    """Append a TCO result for (scenario, dataset version), as add_c2c_result does for C2C.
+
+    Args:
+        result: the TCO model's JSON-able result (what `--json` prints), in comparison or
+            training-run mode; the other mode's columns stay NULL. Ignored when `reused_from`
+            is given.
+        reused_from: an earlier result with the same inputs (see add_c2c_result).
+
+    Raises:
+        ValueError: mode is missing, a figure is not finite, or `reused_from` has other inputs.
+        sqlalchemy.exc.IntegrityError: mode is neither comparison nor training-run.
+    """
+    return _append(session, _TCO, result, scenario, dataset_version_id, inputs_sha256,
+                   code_version, computed_at, reused_from)
+
+
+def _append(session: Session, layout: _Layout[ResultT], result: dict[str, Any],
+            scenario: Scenario, dataset_version_id: int | None, inputs_sha256: str,
+            code_version: str, computed_at: datetime,
+            reused_from: ModelResult | None) -> ResultT:
+    """Add a row of `layout.table`: the result's figures, or a copy of `reused_from`'s."""
     if reused_from is not None:
-        if reused_from.inputs_sha256 != inputs_sha256:
-            raise ValueError(f"result {reused_from.id} was computed from other inputs; "
-                             f"it cannot be reused for {inputs_sha256}")
-        figures = {column: getattr(reused_from, column) for column in _COPIED}
+        _check_reusable(layout, reused_from, inputs_sha256)
+        figures = {column: getattr(reused_from, column) for column in layout.copied}
         figures["reused_from_id"] = reused_from.reused_from_id or reused_from.id
     else:
-        figures = _figures(estimate)
-    result = C2CResult(scenario_id=scenario.id, dataset_version_id=dataset_version_id,
+        figures = _figures(layout, result)
+    row = layout.table(scenario_id=scenario.id, dataset_version_id=dataset_version_id,
                        code_version=code_version, inputs_sha256=inputs_sha256,
                        computed_at=computed_at, **figures)
-    session.add(result)
+    session.add(row)
     session.flush()
-    return result
+    return row
 
 
-def _figures(estimate: dict[str, Any]) -> dict[str, Any]:
-    """The typed columns and result_json of a fresh estimate; rejects NaN and infinities."""
-    missing = sorted(set(_FIGURES) - set(estimate))
+def _check_reusable(layout: _Layout[Any], original: ModelResult, inputs_sha256: str) -> None:
+    if not isinstance(original, layout.table):
+        raise ValueError(f"{original.__tablename__} {original.id} cannot be reused as a "
+                         f"{layout.table.__tablename__}")
+    if original.inputs_sha256 != inputs_sha256:
+        raise ValueError(f"result {original.id} was computed from other inputs; "
+                         f"it cannot be reused for {inputs_sha256}")
+
+
+def _figures(layout: _Layout[Any], result: dict[str, Any]) -> dict[str, Any]:
+    """The typed columns and result_json of a fresh result; rejects NaN and infinities."""
+    missing = sorted(set(layout.required) - set(result))
     if missing:
-        raise ValueError(f"the estimate lacks {', '.join(missing)}")
-    figures = {column: kind(estimate[key]) for key, (column, kind) in _FIGURES.items()}
-    days = estimate.get("time_to_train_days")
-    figures["time_to_train_days"] = None if days is None else float(days)
+        raise ValueError(f"the {layout.noun} lacks {', '.join(missing)}")
+    figures = {column: kind(result[key]) for key, (column, kind) in layout.required.items()}
+    for path, (column, kind) in layout.optional.items():
+        value = _lookup(result, path)
+        figures[column] = None if value is None else kind(value)
     bad = [k for k, v in figures.items() if isinstance(v, float) and not math.isfinite(v)]
     if bad:
-        raise ValueError(f"the estimate has non-finite {', '.join(sorted(bad))}")
+        raise ValueError(f"the {layout.noun} has non-finite {', '.join(sorted(bad))}")
     # allow_nan=False: result_json stays strict JSON that DuckDB and other readers can parse.
-    figures["result_json"] = json.dumps(estimate, sort_keys=True, allow_nan=False)
+    figures["result_json"] = json.dumps(result, sort_keys=True, allow_nan=False)
     return figures
 
 
+def _lookup(result: dict[str, Any], path: str) -> Any:
+    """The value at a dotted path ("ranges.break_even_speedup.p10"); None when absent."""
+    value: Any = result
+    for key in path.split("."):
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
 def c2c_results_frame(session: Session, dataset_version_id: int | None = None) -> pd.DataFrame:
-    """Results with their scenario's name, ordered by scenario name (None: every result)."""
-    query = select(*_FRAME_COLUMNS).join(Scenario, C2CResult.scenario_id == Scenario.id)
+    """C2C results with their scenario's name, ordered by scenario name (None: every result)."""
+    return _results_frame(session, _C2C, dataset_version_id)
+
+
+def tco_results_frame(session: Session, dataset_version_id: int | None = None) -> pd.DataFrame:
+    """TCO results with their scenario's name, ordered by scenario name (None: every result)."""
+    return _results_frame(session, _TCO, dataset_version_id)
+
+
+def _results_frame(session: Session, layout: _Layout[Any],
+                   dataset_version_id: int | None) -> pd.DataFrame:
+    table = layout.table
+    columns = (table.id.label("result_id"), Scenario.name.label("scenario"), table.scenario_id,
+               Scenario.content_sha256.label("scenario_sha256"), table.dataset_version_id,
+               table.code_version, table.inputs_sha256, table.computed_at, table.reused_from_id,
+               *(getattr(table, c) for c in layout.copied))
+    query = select(*columns).join(Scenario, table.scenario_id == Scenario.id)
     if dataset_version_id is not None:
-        query = query.where(C2CResult.dataset_version_id == dataset_version_id)
-    query = query.order_by(Scenario.name, C2CResult.dataset_version_id, C2CResult.id)
+        query = query.where(table.dataset_version_id == dataset_version_id)
+    query = query.order_by(Scenario.name, table.dataset_version_id, table.id)
     rows = [dict(row._mapping) for row in session.execute(query)]
-    return pd.DataFrame(rows, columns=[c.key for c in _FRAME_COLUMNS])
+    return pd.DataFrame(rows, columns=[c.key for c in columns])

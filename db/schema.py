@@ -28,7 +28,7 @@ from sqlalchemy import (
     TypeDecorator,
     UniqueConstraint,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, declared_attr, mapped_column
 
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -51,6 +51,7 @@ SOURCE_KINDS = (
 VALUE_KINDS = ("reported", "estimate", "derived", "measured")
 STATUSES = ("C", "S", "U")
 SCENARIO_KINDS = ("c2c", "tco")
+TCO_MODES = ("comparison", "training-run")
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -258,25 +259,37 @@ class Scenario(Base):
     recorded_at: Mapped[datetime]
 
 
-class C2CResult(Base):
-    """The C2C model's estimate for one scenario on one dataset version (append-only).
+class ModelResult:
+    """The columns every model's result shares (append-only, one per scenario and version).
 
     `reused_from_id` names the original computation when the inputs had not changed and the
     figures were copied from it instead of recomputed.
     """
 
+    __tablename__: str
+
+    # sort_order: these columns come first in each table, as the migrations create them.
+    id: Mapped[int] = mapped_column(primary_key=True, sort_order=-1)
+    scenario_id: Mapped[int] = mapped_column(ForeignKey("scenario.id"), sort_order=-1)
+    # NULL: an ad-hoc result made without a ledger.
+    dataset_version_id: Mapped[int | None] = mapped_column(ForeignKey("dataset_version.id"),
+                                                           sort_order=-1)
+    code_version: Mapped[str] = mapped_column(String(40), sort_order=-1)
+    # sha256 of the scenario definition, the spec values read and the code version.
+    inputs_sha256: Mapped[str] = mapped_column(String(64), index=True, sort_order=-1)
+    computed_at: Mapped[datetime] = mapped_column(sort_order=-1)
+
+    @declared_attr
+    def reused_from_id(cls) -> Mapped[int | None]:
+        return mapped_column(ForeignKey(f"{cls.__tablename__}.id"), sort_order=-1)
+
+
+class C2CResult(ModelResult, Base):
+    """The C2C model's estimate for one scenario on one dataset version."""
+
     __tablename__ = "c2c_result"
     __table_args__ = (UniqueConstraint("scenario_id", "dataset_version_id"),)
 
-    id: Mapped[int] = mapped_column(primary_key=True)
-    scenario_id: Mapped[int] = mapped_column(ForeignKey("scenario.id"))
-    # NULL: an ad-hoc estimate made without a ledger.
-    dataset_version_id: Mapped[int | None] = mapped_column(ForeignKey("dataset_version.id"))
-    code_version: Mapped[str] = mapped_column(String(40))
-    # sha256 of the scenario definition, the spec values read and the code version.
-    inputs_sha256: Mapped[str] = mapped_column(String(64), index=True)
-    computed_at: Mapped[datetime]
-    reused_from_id: Mapped[int | None] = mapped_column(ForeignKey("c2c_result.id"))
     gpus: Mapped[int] = mapped_column(Integer)
     t_iter_s: Mapped[float] = mapped_column(Float)
     t_compute_s: Mapped[float] = mapped_column(Float)
@@ -293,3 +306,27 @@ class C2CResult(Base):
     fits: Mapped[bool] = mapped_column(Boolean)
     time_to_train_days: Mapped[float | None] = mapped_column(Float)
     result_json: Mapped[str] = mapped_column(Text)  # the full estimate, keys sorted
+
+
+class TcoResult(ModelResult, Base):
+    """The TCO model's result for one scenario on one dataset version.
+
+    A comparison fills the scale-up/scale-out columns (a range's p10/p50/p90 when an input was
+    a range); a training run fills total_cost_usd. The other mode's columns stay NULL.
+    """
+
+    __tablename__ = "tco_result"
+    __table_args__ = (CheckConstraint(_in("mode", TCO_MODES), name="mode"),
+                      UniqueConstraint("scenario_id", "dataset_version_id"))
+
+    mode: Mapped[str] = mapped_column(String(20))
+    scale_up_option: Mapped[str | None] = mapped_column(String(200))
+    scale_out_option: Mapped[str | None] = mapped_column(String(200))
+    break_even_speedup: Mapped[float | None] = mapped_column(Float)
+    break_even_p10: Mapped[float | None] = mapped_column(Float)
+    break_even_p50: Mapped[float | None] = mapped_column(Float)
+    break_even_p90: Mapped[float | None] = mapped_column(Float)
+    speedup: Mapped[float | None] = mapped_column(Float)
+    cheaper_option: Mapped[str | None] = mapped_column(String(200))
+    total_cost_usd: Mapped[float | None] = mapped_column(Float)  # training-run mode, USD
+    result_json: Mapped[str] = mapped_column(Text)  # the full result, keys sorted

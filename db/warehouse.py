@@ -7,6 +7,7 @@ v1.5.0 storage format so the duckdb CLI analysts use (1.5.x) can open it.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -48,6 +49,8 @@ _LOADS = {
         "select id, name, kind, content_sha256, definition, path, recorded_at from scenario "
         "where recorded_at <= :cutoff or id in (select c.scenario_id from c2c_result c "
         "join dataset_version d on d.id = c.dataset_version_id where d.cutoff_at <= :cutoff) "
+        "or id in (select t.scenario_id from tco_result t "
+        "join dataset_version d on d.id = t.dataset_version_id where d.cutoff_at <= :cutoff) "
         "order by id"),
     # Ad-hoc results (no dataset version) are not published.
     "c2c_result": (
@@ -59,7 +62,20 @@ _LOADS = {
         "from c2c_result c join scenario s on s.id = c.scenario_id "
         "join dataset_version d on d.id = c.dataset_version_id "
         "where d.cutoff_at <= :cutoff order by c.id"),
+    "tco_result": (
+        "select t.id, s.name, s.content_sha256, t.dataset_version_id, t.code_version, "
+        "t.inputs_sha256, t.computed_at, t.reused_from_id, t.mode, t.scale_up_option, "
+        "t.scale_out_option, t.break_even_speedup, t.break_even_p10, t.break_even_p50, "
+        "t.break_even_p90, t.speedup, t.cheaper_option, t.total_cost_usd, t.result_json "
+        "from tco_result t join scenario s on s.id = t.scenario_id "
+        "join dataset_version d on d.id = t.dataset_version_id "
+        "where d.cutoff_at <= :cutoff order by t.id"),
 }
+# Figures of each option of a TCO comparison, in tco_option_result's order after `option`.
+_OPTION_FIGURES = ("gpus", "annual_capex_usd", "annual_opex_usd", "annual_total_usd",
+                   "usd_per_gpu_hour", "usd_per_useful_gpu_hour", "jct_days", "job_cost_usd")
+# Views showing each scenario's latest row of a result table, with that table's column comments.
+_LATEST_VIEWS = {"c2c_latest": "c2c_result", "tco_latest": "tco_result"}
 _DATE_COLUMNS = {"published_on", "retrieved_on", "as_of", "valid_to"}
 _TIME_COLUMNS = {"recorded_at", "superseded_at", "cutoff_at", "created_at", "computed_at"}
 _BOOL_COLUMNS = {"fits"}  # SQLite hands booleans back as 0/1
@@ -104,9 +120,35 @@ def _build(engine: Engine, path: Path, meta: WarehouseMeta,
             for table, query in _LOADS.items():
                 rows = ledger.execute(_statement(query), {"cutoff": meta.cutoff_at}).all()
                 _insert(con, table, rows)
+        _insert(con, "tco_option_result", _option_rows(con))
+        for view, table in _LATEST_VIEWS.items():
+            _copy_column_comments(con, table, view)
         con.execute("checkpoint")
     finally:
         con.close()
+
+
+def _option_rows(con: duckdb.DuckDBPyConnection) -> list[tuple[object, ...]]:
+    """One row per option of each published TCO comparison, read from its result_json."""
+    results = con.execute("select id, scenario, dataset_version_id, result_json from tco_result "
+                          "where mode = 'comparison' order by id").fetchall()
+    rows = []
+    for result_id, scenario, version, result_json in results:
+        for option in json.loads(result_json).get("options", []):
+            job_cost = (option.get("ranges") or {}).get("job_cost_usd") or {}
+            rows.append((result_id, scenario, version, option["name"],
+                         *(option.get(figure) for figure in _OPTION_FIGURES),
+                         job_cost.get("p10"), job_cost.get("p90")))
+    return rows
+
+
+def _copy_column_comments(con: duckdb.DuckDBPyConnection, table: str, view: str) -> None:
+    """Give each column of `view` the comment of the same column of `table`."""
+    comments = con.execute("select column_name, comment from duckdb_columns() "
+                           "where table_name = ? and comment is not null", [table]).fetchall()
+    for column, comment in comments:
+        quoted = comment.replace("'", "''")  # COMMENT ON takes a literal, not a parameter
+        con.execute(f"comment on column {view}.{column} is '{quoted}'")
 
 
 def _statement(query: str) -> TextClause:

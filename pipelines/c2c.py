@@ -3,21 +3,21 @@ version (reusing a result when neither the scenario nor any figure it reads chan
 
 from __future__ import annotations
 
-import hashlib
 import time
-from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from db import queries, results
-from db.engine import Engine, Session, write_session
+from db import results
+from db.engine import Engine, Session
+from db.schema import DatasetVersion
 from models.c2c.estimate import DIMENSIONS, Estimates, evaluate
 from models.c2c.spec import Layouts
 from models.c2c.sweep import NoValidLayout, sweep
-from pipelines.cluster_specs import MissingSpec, SpecUsed, resolve_cluster
+from pipelines.cluster_specs import SpecUsed, resolve_cluster
+from pipelines.recompute import Outcome, RecomputeReport, inputs_digest, recompute_each
 from pipelines.scenarios import (
     Scenario,
     ScenarioError,
@@ -120,50 +120,31 @@ def sweep_scenario(scenario: Scenario, specs: tuple[Any, list[SpecUsed]], top: i
 
 def inputs_sha256(scenario: Scenario, used: list[SpecUsed], code_version: str) -> str:
     """What a result depends on: the scenario, every figure it read, the code."""
-    payload = {"scenario": scenario.definition, "code": code_version,
-               "specs": [(s.name, s.value, s.origin, s.observation_id) for s in used]}
-    return hashlib.sha256(canonical_json(payload).encode()).hexdigest()
-
-
-@dataclass
-class RecomputeReport:
-    dataset_version: int
-    computed: list[str] = field(default_factory=list)
-    reused: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)  # already stored for this version
-    failed: dict[str, str] = field(default_factory=dict)
+    return inputs_digest(scenario.definition,
+                         [(s.name, s.value, s.origin, s.observation_id) for s in used],
+                         code_version)
 
 
 def recompute(engine: Engine, scenarios_dir: Path, dataset_version: int, *, on: date,
               now: datetime, code_version: str,
               lock_timeout_seconds: float = 60.0) -> RecomputeReport:
-    """Store a c2c_result for every scenario for `dataset_version`, in one transaction
-    that holds the ledger's write lock (writers never interleave)."""
-    report = RecomputeReport(dataset_version)
-    with write_session(engine, lock_timeout_seconds) as session:
-        version = queries.dataset_version(session, dataset_version)
-        for path in scenario_paths(scenarios_dir):
-            name = path.stem
-            try:
-                scenario = load_scenario(path)
-                name = scenario.name
-                with session.begin_nested():  # a failed scenario leaves nothing behind
-                    _recompute_one(session, scenario, version.id, version.cutoff_at, on, now,
-                                   code_version, report)
-            except (ScenarioError, MissingSpec, ValueError) as exc:
-                report.failed[name] = str(exc)
-    return report
+    """Store a c2c_result for every C2C scenario in `scenarios_dir` for `dataset_version`."""
+    def compute(session: Session, scenario: Scenario, version: DatasetVersion) -> Outcome:
+        return _recompute_one(session, scenario, version.id, version.cutoff_at, on, now,
+                              code_version)
+    return recompute_each(engine, scenario_paths(scenarios_dir), dataset_version,
+                          load=load_scenario, compute=compute, name_of=lambda s: s.name,
+                          lock_timeout_seconds=lock_timeout_seconds)
 
 
 def _recompute_one(session: Session, scenario: Scenario, version_id: int, known: datetime,
-                   on: date, now: datetime, code_version: str, report: RecomputeReport) -> None:
+                   on: date, now: datetime, code_version: str) -> Outcome:
     row = results.record_scenario(session, name=scenario.name, kind="c2c",
                                   definition=canonical_json(scenario.definition),
                                   content_sha256=scenario.content_sha256, path=scenario.path,
                                   recorded_at=now)
     if results.result_for(session, row.id, version_id) is not None:
-        report.unchanged.append(scenario.name)
-        return
+        return "unchanged"
     specs = resolve_cluster(scenario.cluster, session, on=on, known=known)
     digest = inputs_sha256(scenario, specs[1], code_version)
     earlier = results.latest_result_with_inputs(session, scenario.name, digest)
@@ -171,12 +152,11 @@ def _recompute_one(session: Session, scenario: Scenario, version_id: int, known:
         results.add_c2c_result(session, scenario=row, dataset_version_id=version_id,
                                estimate={}, inputs_sha256=digest, code_version=code_version,
                                computed_at=now, reused_from=earlier)
-        report.reused.append(scenario.name)
-        return
+        return "reused"
     payload = estimate(scenario, specs, version_id)
     if not np.isfinite(payload["t_iter_s"]):
         raise ValueError(f"{scenario.name}: the model produced no finite iteration time")
     results.add_c2c_result(session, scenario=row, dataset_version_id=version_id,
                            estimate=payload, inputs_sha256=digest, code_version=code_version,
                            computed_at=now)
-    report.computed.append(scenario.name)
+    return "computed"

@@ -77,9 +77,10 @@ def run(home: HomeOption = None,
                                  sources_dir=settings.sources_dir,
                                  scenarios_dir=settings.scenarios_dir)
     _print_ingest(result.ingest)
-    if result.c2c is not None:
-        report = result.c2c
-        console.print(f"c2c        {len(report.computed)} computed, {len(report.reused)} reused "
+    for label, report in (("c2c", result.c2c), ("tco", result.tco)):
+        if report is None:
+            continue
+        console.print(f"{label:<10} {len(report.computed)} computed, {len(report.reused)} reused "
                       f"(inputs unchanged), {len(report.unchanged)} already stored")
         for name, reason in report.failed.items():
             errors.print(f"[red]scenario failed[/] {name}: {reason}", highlight=False)

@@ -15,9 +15,9 @@ from models.c2c.sweep import NoValidLayout
 from pipelines import c2c
 from pipelines.cluster_specs import MissingSpec, SpecUsed, resolve_cluster
 from pipelines.ledger_view import newest_version
+from pipelines.recompute import MissingInput
 from pipelines.scenarios import Scenario, ScenarioError, load_scenario
 from pipelines.settings import Settings
-from pipelines.tco import MissingInput
 
 EXIT_BAD_SCENARIO = 2
 console = Console()

@@ -134,8 +134,9 @@ def _print_tornado(result: dict[str, Any]) -> None:
 def _print_inputs(inputs: list[dict[str, Any]]) -> None:
     table = Table(title="inputs used (--json adds each one's item, observation and note)",
                   title_justify="left", box=box.SIMPLE)
-    for column in ("input", "value", "from"):
-        table.add_column(column, overflow="fold")
+    table.add_column("input", no_wrap=True)  # a name to copy into the scenario file
+    table.add_column("value")
+    table.add_column("from", overflow="fold")
     for u in inputs:
         value = (f"{u['low']:,.4g} to {u['high']:,.4g}" if u["low"] is not None
                  and u["high"] is not None and u["low"] < u["high"] else f"{u['value']:,.4g}")

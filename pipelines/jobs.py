@@ -12,10 +12,11 @@ from db import queries
 from db.engine import Engine, Session, make_engine, upgrade
 from db.warehouse import WarehouseMeta, publish_warehouse
 from models.resolve import SOURCE_KIND_RANK
-from pipelines import c2c
+from pipelines import c2c, tco
 from pipelines.briefing_context import briefing_context
 from pipelines.catalog import load_metrics
 from pipelines.ingest import FileReport, IngestReport, ingest_paths
+from pipelines.recompute import RecomputeReport
 from pipelines.settings import Settings
 from reports.briefing import render_pdf
 
@@ -36,7 +37,8 @@ class RunResult:
     ingest: IngestReport
     warehouse: Path
     briefing: Path
-    c2c: c2c.RecomputeReport | None = None
+    c2c: RecomputeReport | None = None
+    tco: RecomputeReport | None = None
 
 
 def open_ledger(settings: Settings) -> Engine:
@@ -62,14 +64,18 @@ def ingest(settings: Settings, paths: list[Path], *, today: date,
         engine.dispose()
 
 
-def recompute_c2c(settings: Settings, dataset_version: int, *, on: date,
-                  now: Callable[[], datetime] = utc_now) -> c2c.RecomputeReport:
-    """C2C results for every scenario in settings.scenarios_dir for a dataset version."""
+_RECOMPUTE = {"c2c": c2c.recompute, "tco": tco.recompute}
+
+
+def recompute(settings: Settings, kind: str, dataset_version: int, *, on: date,
+              now: Callable[[], datetime] = utc_now) -> RecomputeReport:
+    """Results of one model (c2c or tco) for every scenario of that kind in
+    settings.scenarios_dir, for a dataset version."""
     engine = connect_ledger(settings)
     try:
-        return c2c.recompute(engine, settings.scenarios_dir, dataset_version, on=on, now=now(),
-                             code_version=code_version(),
-                             lock_timeout_seconds=settings.lock_timeout_seconds)
+        return _RECOMPUTE[kind](engine, settings.scenarios_dir, dataset_version, on=on,
+                                now=now(), code_version=code_version(),
+                                lock_timeout_seconds=settings.lock_timeout_seconds)
     finally:
         engine.dispose()
 

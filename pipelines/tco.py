@@ -9,7 +9,9 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from db.engine import Session
+from db import results
+from db.engine import Engine, Session
+from db.schema import DatasetVersion, TcoResult
 from models.tco.ownership import compare
 from models.tco.plans import (
     OPTION_FIGURES,
@@ -22,15 +24,31 @@ from models.tco.uncertainty import monte_carlo, tornado
 from models.units import UnitError
 from pipelines import c2c
 from pipelines.cluster_specs import resolve_cluster
+from pipelines.recompute import (
+    MissingInput,
+    Outcome,
+    RecomputeReport,
+    inputs_digest,
+    recompute_each,
+)
 from pipelines.resolved import resolved_value
-from pipelines.scenarios import Scenario, ScenarioError, load_scenario, scenario_paths
-from pipelines.tco_scenarios import C2CLink, InputSpec, TcoScenario, check_bounds, unit_factor
+from pipelines.scenarios import (
+    Scenario,
+    ScenarioError,
+    canonical_json,
+    load_scenario,
+    scenario_paths,
+)
+from pipelines.tco_scenarios import (
+    C2CLink,
+    InputSpec,
+    TcoScenario,
+    check_bounds,
+    load_tco_scenario,
+    unit_factor,
+)
 
 TORNADO_BARS = 8
-
-
-class MissingInput(LookupError):
-    """An input the ledger was asked for but does not hold."""
 
 
 @dataclass(frozen=True)
@@ -251,3 +269,37 @@ def _training_run(plan: TrainingRunPlan, point: dict[str, float], outputs: dict[
             "released": plan.released.isoformat(), "price_date": plan.price_date.isoformat(),
             "training_start": plan.training_start.isoformat(),
             "ranges": {k: spread[k].to_json() for k in TRAINING_RUN_FIGURES if k in spread}}
+
+
+def inputs_sha256(scenario: TcoScenario, resolved: ResolvedInputs, code_version: str) -> str:
+    """The scenario, every input's value and origin, the linked C2C estimates, the code."""
+    figures = [(u.name, u.value, u.low, u.high, u.origin, u.observation_id)
+               for u in resolved.used.values()]
+    return inputs_digest(scenario.definition, {"inputs": figures, "c2c": resolved.c2c,
+                                               "plan": repr(resolved.plan)}, code_version)
+
+
+def recompute(engine: Engine, scenarios_dir: Path, dataset_version: int, *, on: date,
+              now: datetime, code_version: str,
+              lock_timeout_seconds: float = 60.0) -> RecomputeReport:
+    """Store a tco_result for every TCO scenario in `scenarios_dir` for `dataset_version`
+    (JCTs of linked C2C scenarios from the same folder)."""
+    def compute(session: Session, scenario: TcoScenario, version: DatasetVersion) -> Outcome:
+        row = results.record_scenario(session, name=scenario.name, kind="tco",
+                                      definition=canonical_json(scenario.definition),
+                                      content_sha256=scenario.content_sha256,
+                                      path=scenario.path, recorded_at=now)
+        if results.result_for(session, row.id, version.id, TcoResult) is not None:
+            return "unchanged"
+        resolved = resolve_inputs(scenario, session, on=on, known=version.cutoff_at,
+                                  scenarios_dir=scenarios_dir)
+        digest = inputs_sha256(scenario, resolved, code_version)
+        earlier = results.latest_result_with_inputs(session, scenario.name, digest, TcoResult)
+        payload = {} if earlier is not None else evaluate(scenario, resolved, version.id)
+        results.add_tco_result(session, scenario=row, dataset_version_id=version.id,
+                               result=payload, inputs_sha256=digest,
+                               code_version=code_version, computed_at=now, reused_from=earlier)
+        return "reused" if earlier is not None else "computed"
+    return recompute_each(engine, scenario_paths(scenarios_dir, "tco"), dataset_version,
+                          load=load_tco_scenario, compute=compute, name_of=lambda s: s.name,
+                          lock_timeout_seconds=lock_timeout_seconds)

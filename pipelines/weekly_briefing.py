@@ -12,8 +12,8 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
 from pipelines import jobs
-from pipelines.c2c import RecomputeReport
 from pipelines.ingest import IngestReport
+from pipelines.recompute import RecomputeReport
 from pipelines.settings import Settings
 
 
@@ -25,7 +25,12 @@ def ingest_sources(settings: Settings) -> IngestReport:
 
 @task(name="recompute-c2c", cache_policy=NO_CACHE)
 def recompute_c2c(settings: Settings, dataset_version: int, as_of: date) -> RecomputeReport:
-    return jobs.recompute_c2c(settings, dataset_version, on=as_of)
+    return jobs.recompute(settings, "c2c", dataset_version, on=as_of)
+
+
+@task(name="recompute-tco", cache_policy=NO_CACHE)
+def recompute_tco(settings: Settings, dataset_version: int, as_of: date) -> RecomputeReport:
+    return jobs.recompute(settings, "tco", dataset_version, on=as_of)
 
 
 @task(name="publish-warehouse", cache_policy=NO_CACHE)
@@ -42,13 +47,15 @@ def render_briefing(settings: Settings, dataset_version: int, as_of: date) -> Pa
 def weekly_briefing(as_of: date, home: Path, database_url: str | None = None,
                     sources_dir: Path | None = None,
                     scenarios_dir: Path | None = None) -> jobs.RunResult:
-    """Ingest the source packs, recompute the C2C scenarios, then publish and render for
+    """Ingest the source packs, recompute the C2C and TCO scenarios, then publish and render for
     the resulting dataset version."""
     folders = {k: v for k, v in (("sources_dir", sources_dir), ("scenarios_dir", scenarios_dir))
                if v is not None}
     settings = Settings(home=home, database_url=database_url, **folders)
     report = ingest_sources(settings)
     c2c = recompute_c2c(settings, report.dataset_version, as_of)
+    # A TCO scenario that names a C2C scenario runs the C2C model itself on this version.
+    tco = recompute_tco(settings, report.dataset_version, as_of)
     warehouse = publish_warehouse(settings, report.dataset_version, as_of)
     briefing = render_briefing(settings, report.dataset_version, as_of)
-    return jobs.RunResult(report, warehouse, briefing, c2c)
+    return jobs.RunResult(report, warehouse, briefing, c2c, tco)

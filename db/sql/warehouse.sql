@@ -192,6 +192,81 @@ comment on column c2c_result.fits is 'Whether memory_gib_per_gpu fits in the GPU
 comment on column c2c_result.time_to_train_days is 'Time to train the scenario''s token budget, in days (NULL when the scenario sets none)';
 comment on column c2c_result.result_json is 'The full estimate as JSON text: time stack with link and exposed times per parallelism dimension, layout, and the specs used with their sources';
 
+create table tco_result (
+    id bigint primary key,
+    scenario varchar not null,
+    scenario_sha256 varchar not null,
+    dataset_version_id integer not null references dataset_version (id),
+    code_version varchar not null,
+    inputs_sha256 varchar not null,
+    computed_at timestamptz not null,
+    reused_from_id bigint,
+    mode varchar not null,
+    scale_up_option varchar,
+    scale_out_option varchar,
+    break_even_speedup double,
+    break_even_p10 double,
+    break_even_p50 double,
+    break_even_p90 double,
+    speedup double,
+    cheaper_option varchar,
+    total_cost_usd double,
+    result_json varchar not null
+);
+comment on table tco_result is 'The TCO (total cost of ownership) model''s result for each scenario on each dataset version (append-only; ad-hoc results without a dataset version are not published). mode = comparison: a scale-up option against a scale-out option; mode = training-run: the cost of one training run. The other mode''s columns are NULL.';
+comment on column tco_result.id is 'Ledger id of the result';
+comment on column tco_result.scenario is 'Scenario name (scenario.name)';
+comment on column tco_result.scenario_sha256 is 'content_sha256 of the scenario definition used; joins scenario on (name, content_sha256)';
+comment on column tco_result.dataset_version_id is 'Dataset version whose ledger values (prices, power, specs) the result used (dataset_version.id)';
+comment on column tco_result.code_version is 'specledger version that computed the figures';
+comment on column tco_result.inputs_sha256 is 'sha256 of the scenario definition, the values read from the ledger and the code version';
+comment on column tco_result.computed_at is 'When this row was recorded (UTC); for a reused result, when the reuse was recorded';
+comment on column tco_result.reused_from_id is 'NULL when computed here; else the id of the original result whose figures were copied because the inputs (inputs_sha256) had not changed. The original may be an ad-hoc result not published here';
+comment on column tco_result.mode is 'comparison (scale-up vs scale-out option, per year of ownership) or training-run (cost of one training run)';
+comment on column tco_result.scale_up_option is 'Comparison: name of the scale-up option U (e.g. NVL72-class racks); NULL for a training run';
+comment on column tco_result.scale_out_option is 'Comparison: name of the scale-out option O (e.g. 8-GPU nodes on InfiniBand or Ethernet); NULL for a training run';
+comment on column tco_result.break_even_speedup is 'Comparison: break-even speed-up s* = (R_U + K) / (R_O + K), a ratio of annual costs in USD per year (R = annualised capex + opex, K = time-proportional cost); U is cheaper per job when JCT_O / JCT_U >= s*';
+comment on column tco_result.break_even_p10 is 'Comparison: 10th percentile of s* when a ledger input is a range (NULL otherwise), dimensionless';
+comment on column tco_result.break_even_p50 is 'Comparison: median of s* when a ledger input is a range (NULL otherwise), dimensionless';
+comment on column tco_result.break_even_p90 is 'Comparison: 90th percentile of s* when a ledger input is a range (NULL otherwise), dimensionless';
+comment on column tco_result.speedup is 'Comparison: speed-up s = JCT_O / JCT_U from the job completion times (days) of both options, dimensionless; NULL when a JCT is unknown';
+comment on column tco_result.cheaper_option is 'Comparison: the option whose job costs less (s against s*); NULL when the speed-up is unknown';
+comment on column tco_result.total_cost_usd is 'Training run: total cost of the run in USD (hardware, interconnect and energy); NULL for a comparison';
+comment on column tco_result.result_json is 'The full result as JSON text: per-option costs with ranges, inputs with their sources, the tornado (sensitivity) and the other figures the model printed';
+
+create table tco_option_result (
+    result_id bigint not null references tco_result (id),
+    scenario varchar not null,
+    dataset_version_id integer not null references dataset_version (id),
+    option varchar not null,
+    gpus integer,
+    annual_capex_usd double,
+    annual_opex_usd double,
+    annual_total_usd double,
+    usd_per_gpu_hour double,
+    usd_per_useful_gpu_hour double,
+    jct_days double,
+    job_cost_usd double,
+    job_cost_p10 double,
+    job_cost_p90 double,
+    primary key (result_id, option)
+);
+comment on table tco_option_result is 'One row per option (cluster build) of each published TCO comparison result, taken from tco_result.result_json.';
+comment on column tco_option_result.result_id is 'The comparison result the option belongs to (tco_result.id)';
+comment on column tco_option_result.scenario is 'Scenario name (scenario.name, tco_result.scenario)';
+comment on column tco_option_result.dataset_version_id is 'Dataset version of the result (dataset_version.id)';
+comment on column tco_option_result.option is 'Name of the option, as tco_result.scale_up_option or scale_out_option name it';
+comment on column tco_option_result.gpus is 'GPUs in the option''s cluster';
+comment on column tco_option_result.annual_capex_usd is 'Annualised capital expenditure (compute, network, facility), in USD per year';
+comment on column tco_option_result.annual_opex_usd is 'Operating expenditure (energy x PUE, colocation, maintenance, staff and licences), in USD per year';
+comment on column tco_option_result.annual_total_usd is 'Annual owned cost R = capex + opex, in USD per year';
+comment on column tco_option_result.usd_per_gpu_hour is 'Annual total / (GPUs x 8760 h), in USD per GPU-hour at 100 % availability and goodput';
+comment on column tco_option_result.usd_per_useful_gpu_hour is 'Annual total / (GPUs x 8760 h x availability x goodput), in USD per useful GPU-hour';
+comment on column tco_option_result.jct_days is 'Job completion time of the scenario''s job on this option, in days (NULL when unknown)';
+comment on column tco_option_result.job_cost_usd is 'Cost of the job on this option, (R + K) x JCT / 365, in USD (NULL when the JCT is unknown)';
+comment on column tco_option_result.job_cost_p10 is '10th percentile of job_cost_usd in USD when a ledger input is a range (NULL otherwise)';
+comment on column tco_option_result.job_cost_p90 is '90th percentile of job_cost_usd in USD when a ledger input is a range (NULL otherwise)';
+
 -- Column comments for the remaining columns.
 comment on column source_kind_rank.kind is 'A source kind';
 comment on column source_kind_rank.rank is 'Its rank in the resolution rule (1 = strongest)';
@@ -264,18 +339,22 @@ select * from final;
 create view current_value as select * from value_as_of(current_date, now());
 comment on view current_value is 'The resolved value of every (item, metric): valid today, as known now.';
 
-create view c2c_latest as
-with results as (
-    select * from c2c_result
-),
-ranked as (
+-- Each scenario name's latest row of a result table: the newest dataset version, then the
+-- newest result. results: the table's name ('c2c_result' or 'tco_result').
+create macro latest_result(results) as table
+with ranked as (
     -- A scenario redefined within one dataset version has two results there: the newer wins.
     select *, row_number() over (partition by scenario
                                  order by dataset_version_id desc, id desc) as pick
-    from results
+    from query_table(results)
 ),
 final as (
     select * exclude (pick) from ranked where pick = 1
 )
 select * from final;
+
+create view c2c_latest as select * from latest_result('c2c_result');
 comment on view c2c_latest is 'The latest C2C result of each scenario name: the newest dataset version, then the newest result.';
+
+create view tco_latest as select * from latest_result('tco_result');
+comment on view tco_latest is 'The latest TCO result of each scenario name: the newest dataset version, then the newest result.';

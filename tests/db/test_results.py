@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
-from db.engine import Engine, Session, write_session
+from db.engine import Session, write_session
 from db.results import (
     add_c2c_result,
     c2c_results_frame,
@@ -21,7 +21,6 @@ from db.results import (
     result_for,
 )
 from db.schema import C2CResult, Scenario
-from tests.conftest import NVLINK_PACK
 
 AT = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -41,9 +40,10 @@ def estimate(**changes: Any) -> dict[str, Any]:
 
 
 def scenario(session: Session, name: str = "gpt-175b-nvl72",
-             definition: dict[str, Any] | None = None, at: datetime = AT) -> Scenario:
+             definition: dict[str, Any] | None = None, at: datetime = AT,
+             kind: str = "c2c") -> Scenario:
     text = json.dumps(definition or {"model": "gpt-175b", "gpus": 72}, sort_keys=True)
-    return record_scenario(session, name=name, kind="c2c", definition=text,
+    return record_scenario(session, name=name, kind=kind, definition=text,
                            content_sha256=hashlib.sha256(text.encode()).hexdigest(),
                            path=f"data/scenarios/{name}.yaml", recorded_at=at)
 
@@ -53,15 +53,6 @@ def add(session: Session, target: Scenario, version: int | None, inputs: str = "
     return add_c2c_result(session, scenario=target, dataset_version_id=version,
                           estimate=kwargs.pop("figures", estimate()), inputs_sha256=inputs,
                           code_version="test", computed_at=AT, **kwargs)
-
-
-@pytest.fixture
-def versions(ledger: Engine, ingest, write_pack, clock) -> tuple[int, int]:
-    """Two dataset versions: the NVLink pack, then a correction of it."""
-    first = ingest(write_pack("v1.yaml", NVLINK_PACK)).dataset_version
-    clock.tick()
-    second = ingest(write_pack("v2.yaml", NVLINK_PACK.replace("value: 1.8,", "value: 1.9,")))
-    return first, second.dataset_version
 
 
 def test_record_scenario_is_idempotent_and_a_changed_definition_is_a_new_row(ledger):
@@ -108,15 +99,6 @@ def test_an_estimate_without_a_training_time_stores_null(ledger):
 def test_a_malformed_estimate_is_refused(ledger, figures, message):
     with Session(ledger) as session, pytest.raises(ValueError, match=message):
         add(session, scenario(session), None, figures=figures)
-
-
-def test_one_result_per_scenario_and_dataset_version(ledger, versions):
-    with write_session(ledger) as session:
-        target = scenario(session)
-        add(session, target, versions[0])
-        add(session, target, versions[1])  # another version is another result
-    with Session(ledger) as session, pytest.raises(IntegrityError):
-        add(session, session.get(Scenario, target.id), versions[0], inputs="b" * 64)
 
 
 def test_result_for_finds_the_result_of_a_version_or_the_latest_ad_hoc_one(ledger, versions):

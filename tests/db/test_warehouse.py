@@ -19,6 +19,7 @@ from db.warehouse import WarehouseMeta, publish_warehouse
 from models.resolve import SOURCE_KIND_RANK
 from tests.conftest import NVLINK_PACK
 from tests.db.test_results import add, estimate, scenario
+from tests.db.test_tco_results import add_tco, tco_scenario, training_run
 
 
 @pytest.fixture
@@ -191,3 +192,71 @@ def test_c2c_latest_gives_each_scenario_its_newest_result(published_results):
     assert "later" not in {name for name, in query(path, "select name from scenario")}
     assert duckdb_cli(path, "select scenario, c2c from c2c_latest order by 1") == [
         {"scenario": "gpt-175b-nvl72", "c2c": 0.7}, {"scenario": "hgx-8", "c2c": 0.1875}]
+
+
+@pytest.fixture
+def published_tco(ledger, versions, clock, tmp_path) -> Path:
+    """A comparison on both versions (reused on the second), a training run, an ad-hoc
+    result, and the warehouse of the second version."""
+    after = clock.tick()  # scenarios are recorded after the ingest that made the version
+    with write_session(ledger) as session:
+        racks = tco_scenario(session, at=after)
+        original = add_tco(session, racks, versions[0])
+        add_tco(session, racks, versions[1], result={}, reused_from=original)
+        add_tco(session, tco_scenario(session, "gpt-175b-run", at=after), versions[1],
+                inputs="b" * 64, result=training_run())
+        add_tco(session, tco_scenario(session, "ad-hoc", at=after), None)
+        version = dataset_version(session, versions[1])
+        meta = WarehouseMeta(version.id, version.content_hash, version.cutoff_at,
+                             date(2026, 11, 22), clock.tick(), "test")
+    return publish_warehouse(ledger, tmp_path / "warehouse.duckdb", meta, SOURCE_KIND_RANK)
+
+
+def test_tco_results_are_published_with_their_scenarios(published_tco):
+    assert query(published_tco, "select scenario, dataset_version_id, mode, scale_up_option, "
+                                "break_even_speedup, break_even_p10, break_even_p90, "
+                                "total_cost_usd, reused_from_id is not null from tco_result "
+                                "order by id") == [
+        ("nvl72-vs-hgx", 1, "comparison", "gb200-nvl72", 1.75, 1.5, 2.0, None, False),
+        ("nvl72-vs-hgx", 2, "comparison", "gb200-nvl72", 1.75, 1.5, 2.0, None, True),
+        ("gpt-175b-run", 2, "training-run", None, None, None, None, 4.6e6, False)]
+    # Recorded after the cut-off, but the published results were computed from them.
+    assert query(published_tco, "select name, kind from scenario order by id") == [
+        ("nvl72-vs-hgx", "tco"), ("gpt-175b-run", "tco")]
+    assert query(published_tco, "select json_extract_string(result_json, '$.tornado[0].input') "
+                                "from tco_result where mode = 'comparison' limit 1") == [
+        ("electricity_usd_per_kwh",)]
+
+
+def test_tco_option_result_has_a_row_per_option_of_each_comparison(published_tco):
+    rows = query(published_tco, "select o.scenario, o.dataset_version_id, option, gpus, "
+                                "annual_total_usd, jct_days, job_cost_usd, job_cost_p10, "
+                                "job_cost_p90 from tco_option_result o "
+                                "join tco_result r on r.id = o.result_id "
+                                "order by r.id, option")
+    nvl72 = ("gb200-nvl72", 4032, 94.1e6, 30.0, 7.7e6, 7.0e6, 8.5e6)
+    hgx = ("hgx-h100-ib", 4032, 49.0e6, 30.0, 10.1e6, None, None)  # no range: no percentiles
+    assert rows == [("nvl72-vs-hgx", version, *figures)
+                    for version in (1, 2) for figures in (nvl72, hgx)]  # none for a training run
+
+
+def test_tco_latest_gives_each_scenario_its_newest_result(published_tco):
+    assert query(published_tco, "select scenario, dataset_version_id, mode, total_cost_usd "
+                                "from tco_latest order by scenario") == [
+        ("gpt-175b-run", 2, "training-run", 4.6e6), ("nvl72-vs-hgx", 2, "comparison", None)]
+    assert duckdb_cli(published_tco, "select scenario, break_even_speedup from tco_latest "
+                                     "order by 1") == [
+        {"scenario": "gpt-175b-run", "break_even_speedup": None},
+        {"scenario": "nvl72-vs-hgx", "break_even_speedup": 1.75}]
+
+
+def test_the_result_tables_and_latest_views_comment_every_column(published):
+    names = "('tco_result', 'tco_option_result', 'tco_latest', 'c2c_latest')"
+    assert query(published, f"select table_name, column_name from duckdb_columns() "
+                            f"where table_name in {names} and comment is null") == []
+    assert query(published, f"select count(distinct table_name) from duckdb_columns() "
+                            f"where table_name in {names}") == [(4,)]
+    assert query(published, "select comment from duckdb_columns() where table_name = "
+                            "'tco_latest' and column_name = 'total_cost_usd'") == query(
+        published, "select comment from duckdb_columns() where table_name = 'tco_result' "
+                   "and column_name = 'total_cost_usd'")

@@ -29,6 +29,15 @@ cluster:
 tokens: 300e9
 """
 
+# A figure no scenario reads: a new dataset version, the same inputs for every scenario.
+B200_TDP_PACK = """
+source: {key: some-blog, title: A blog, kind: secondary_press, published_on: 2026-06-01}
+items:
+  - {key: b200, name: "B200 (HGX)", kind: gpu, vendor: NVIDIA, family: Blackwell}
+observations:
+  - {item: b200, metric: tdp, value: 1100, unit: W, as_of: 2026-06-01, status: U}
+"""
+
 
 def edited(text: str, old: str, new: str) -> str:
     """`text` with one occurrence of `old` replaced; fails loudly if `old` is not there."""

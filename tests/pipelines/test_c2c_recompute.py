@@ -17,21 +17,12 @@ from db.schema import Scenario
 from pipelines.c2c import recompute
 from pipelines.cluster_specs import resolve_cluster
 from pipelines.scenarios import load_scenario
-from tests.pipelines.conftest import SHIPPED_SCENARIOS, SOURCES, edited
+from tests.pipelines.conftest import B200_TDP_PACK, SHIPPED_SCENARIOS, SOURCES, edited
 
 ON = date(2026, 11, 22)
 ON_B200 = ["13b-dp-only-hgx-ndr", "gpt3-175b-tp8-hgx-ndr"]  # they read b200's figures
 ON_GB200 = ["gpt3-175b-tp8-nvl72"]
 ALL = ON_B200 + ON_GB200
-
-# A figure no scenario reads: a new dataset version, the same inputs for every scenario.
-B200_TDP_PACK = """
-source: {key: some-blog, title: A blog, kind: secondary_press, published_on: 2026-06-01}
-items:
-  - {key: b200, name: "B200 (HGX)", kind: gpu, vendor: NVIDIA, family: Blackwell}
-observations:
-  - {item: b200, metric: tdp, value: 1100, unit: W, as_of: 2026-06-01, status: U}
-"""
 
 # A standard outranks the vendor's datasheet, so this becomes b200's peak.
 B200_PEAK_PACK = """

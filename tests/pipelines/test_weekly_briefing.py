@@ -12,6 +12,7 @@ import duckdb
 import pytest
 from prefect.testing.utilities import prefect_test_harness
 
+from pipelines.scenarios import scenario_paths
 from pipelines.settings import PROJECT_ROOT
 from pipelines.weekly_briefing import weekly_briefing
 from tests.conftest import NVLINK_PACK
@@ -63,8 +64,14 @@ def test_specledger_run_works_with_a_home_that_does_not_exist_yet(tmp_path):
     info = subprocess.run(["pdfinfo", str(home / "briefings" / "briefing-2026-11-22.pdf")],
                           capture_output=True, text=True, check=True).stdout
     assert "specledger briefing 2026-11-22" in info
-    assert "12 computed" in result.stdout  # every shipped C2C scenario, stored and published
+    shipped = PROJECT_ROOT / "data" / "scenarios"
+    c2c, tco = scenario_paths(shipped, "c2c"), scenario_paths(shipped, "tco")
+    # every shipped scenario, stored and published
+    assert f"c2c        {len(c2c)} computed" in result.stdout
+    assert f"tco        {len(tco)} computed" in result.stdout
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
-    rows = con.execute("select scenario, recommended_fabric from c2c_latest").fetchall()
+    fabrics = con.execute("select scenario, recommended_fabric from c2c_latest").fetchall()
+    costs = con.execute("select scenario, break_even_speedup, total_cost_usd "
+                        "from tco_latest").fetchall()
     con.close()
-    assert len(rows) == len(list((PROJECT_ROOT / "data" / "scenarios").glob("*.yaml")))
+    assert len(fabrics) == len(c2c) and len(costs) == len(tco)

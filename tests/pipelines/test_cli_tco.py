@@ -1,0 +1,83 @@
+"""`specledger tco`: the JSON the issue specifies, the table people read, and exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.pipelines.conftest import SHIPPED_SCENARIOS, SOURCES
+
+WORKED = str(SHIPPED_SCENARIOS / "tco-worked-illustration.yaml")
+SEED = str(SHIPPED_SCENARIOS / "tco-seed-30d-vs-180d.yaml")
+OPTION_KEYS = {"name", "annual_capex_usd", "annual_opex_usd", "annual_total_usd",
+               "usd_per_gpu_hour", "job_cost_usd"}
+INPUT_KEYS = {"name", "value", "unit", "source", "as_of"}
+
+
+def flat(text: str) -> str:
+    """The console wraps long lines at its width: compare text with runs of spaces folded."""
+    return " ".join(text.split())
+
+
+def test_tco_json_has_the_issues_shape_without_a_ledger(cli):
+    result = cli("tco", WORKED, "--json")
+    assert result.exit_code == 0, result.output
+    printed = json.loads(result.stdout)
+    assert set(printed) >= {"scenario", "options", "break_even_speedup", "speedup",
+                            "cheaper_option", "inputs"}
+    assert all(set(option) >= OPTION_KEYS for option in printed["options"])
+    assert all(set(used) >= INPUT_KEYS for used in printed["inputs"])
+    assert (printed["scenario"], printed["dataset_version"]) == ("tco-worked-illustration", None)
+    assert printed["break_even_speedup"] == pytest.approx(1.92, rel=0.01)
+    assert (printed["speedup"], printed["cheaper_option"]) == (6.0, "nvl72")
+
+
+def test_tco_prints_costs_break_even_and_the_inputs_used(cli):
+    result = cli("tco", WORKED)
+    assert result.exit_code == 0, result.output
+    shown = flat(result.stdout)
+    assert "94.1 M" in shown and "49.0 M" in shown
+    assert "s* = (R_U + K) / (R_O + K) = 1.92" in shown
+    assert "s = 6.00, so nvl72 costs less per job" in shown
+    assert "options.nvl72.capex.retrofit.cost" in shown
+
+
+def test_tco_with_ledger_defaults_and_ranges_gives_percentiles(cli):
+    ingested = json.loads(cli("ingest", str(SOURCES), "--json").stdout)
+    printed = json.loads(cli("tco", SEED, "--json").stdout)
+    assert printed["dataset_version"] == ingested["dataset_version"]
+    assert set(printed["ranges"]["break_even_speedup"]) == {"p10", "p50", "p90"}
+    assert all(set(o["ranges"]["job_cost_usd"]) == {"p10", "p50", "p90"}
+               for o in printed["options"])
+    by_name = {u["name"]: u for u in printed["inputs"]}
+    electricity = by_name["finance.electricity"]  # not in the file: the ledger's default
+    assert (electricity["source"], electricity["unit"]) == ("epoch-training-cost-trends",
+                                                            "USD/kWh")
+    assert printed["tornado"][0]["input"] == "options.nvl72.pue"
+    shown = flat(cli("tco", SEED).stdout)
+    assert "P10 to P90 over the ranged inputs" in shown and "what moves" in shown
+
+
+def test_the_training_run_mode_prints_epochs_breakdown(cli):
+    cli("ingest", str(SOURCES))
+    result = cli("tco", str(SHIPPED_SCENARIOS / "tco-gpt4-epoch.yaml"))
+    assert result.exit_code == 0, result.output
+    shown = flat(result.stdout)
+    assert "29.9 M" in shown and "40.4 M" in shown
+    assert "acquired 2020-08-19" in shown
+
+
+def test_a_bad_tco_scenario_exits_2_naming_file_line_and_field(cli, write_scenario):
+    text = (SHIPPED_SCENARIOS / "tco-worked-illustration.yaml").read_text()
+    path = write_scenario(text.replace('it_power: "7.39 MW"', 'it_power: 7.39'))
+    result = cli("tco", str(path))
+    assert result.exit_code == 2
+    assert f"{path}:17 options.nvl72.it_power: expected a quantity with a unit" in \
+        flat(result.stderr)
+
+
+def test_a_ledger_default_with_an_empty_ledger_exits_2_naming_the_input(cli):
+    result = cli("tco", SEED)
+    assert result.exit_code == 2
+    assert "finance.electricity: no ledger is open" in flat(result.stderr)
