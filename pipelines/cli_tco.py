@@ -54,14 +54,16 @@ def tco_command(scenario_file: ScenarioArgument, home: HomeOption = None,
 def _money(value: float | None, scale: float) -> str:
     if value is None:
         return "-"
-    return f"{value / scale:,.1f} M" if scale == 1e6 else f"{value:,.2f}"
+    if scale == 1e6:  # millions: two decimals below 10 M, where one would hide differences
+        return f"{value / scale:,.{2 if abs(value) < 10e6 else 1}f} M"
+    return f"{value:,.2f}"
 
 
 def _spread(band: dict[str, float] | None, scale: float) -> str:
     if not band:
         return "-"
     if scale == 1e6:
-        return f"{band['p10'] / scale:,.1f}-{band['p90'] / scale:,.1f} M"
+        return f"{_money(band['p10'], scale)[:-2]}-{_money(band['p90'], scale)}"
     return f"{band['p10']:,.2f}-{band['p90']:,.2f}"
 
 
@@ -75,9 +77,9 @@ def _print_comparison(result: dict[str, Any]) -> None:
     table.add_column("JCT days", justify="right")
     spread = Table(title="P10 to P90 over the ranged inputs", title_justify="left",
                    box=box.SIMPLE)
-    spread.add_column("option")
+    spread.add_column("option", no_wrap=True)
     for _, label, _ in _FIGURES:
-        spread.add_column(label, justify="right")
+        spread.add_column(label, justify="right", no_wrap=True)
     for option in result["options"]:
         role = (" (U)" if option["name"] == result["scale_up"] else
                 " (O)" if option["name"] == result["scale_out"] else "")
@@ -121,8 +123,9 @@ def _print_tornado(result: dict[str, Any]) -> None:
     key = "break_even_speedup" if result["mode"] == "comparison" else "total_usd"
     table = Table(title=f"what moves {key} most (each input alone at its low / high)",
                   title_justify="left", box=box.SIMPLE)
-    for column in ("input", "low", "high", f"{key} at low", "at high"):
-        table.add_column(column, justify="left" if column == "input" else "right")
+    table.add_column("input", overflow="fold")
+    for column in ("low", "high", f"{key} at low", "at high"):
+        table.add_column(column, justify="right")
     scale = 1.0 if key == "break_even_speedup" else 1e6
     for bar in result["tornado"]:
         low, high = bar[key]
