@@ -78,7 +78,9 @@ def _print_comparison(result: dict[str, Any]) -> None:
     spread = Table(title="P10 to P90 over the ranged inputs", title_justify="left",
                    box=box.SIMPLE)
     spread.add_column("option", no_wrap=True)
-    for _, label, _ in _FIGURES:
+    banded = [f for f in _FIGURES if f[0] in ("annual_total_usd", "usd_per_gpu_hour",
+                                              "job_cost_usd")]  # the rest: --json
+    for _, label, _ in banded:
         spread.add_column(label, justify="right", no_wrap=True)
     for option in result["options"]:
         role = (" (U)" if option["name"] == result["scale_up"] else
@@ -87,7 +89,7 @@ def _print_comparison(result: dict[str, Any]) -> None:
         table.add_row(option["name"] + role, *(_money(option[key], scale)
                                                for key, _, scale in _FIGURES), jct)
         spread.add_row(option["name"], *(_spread(option["ranges"].get(key), scale)
-                                         for key, _, scale in _FIGURES))
+                                         for key, _, scale in banded))
     console.print(table)
     if result["ranges"]:
         console.print(spread)
