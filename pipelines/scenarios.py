@@ -94,12 +94,13 @@ QUANTITIES: dict[tuple[str, str], tuple[str, str | None, float]] = {
 _NUMBERS = {("scale_up", "domain_gpus"), ("scale_up", "efficiency"),
             ("scale_out", "nics_per_gpu"), ("scale_out", "efficiency")}
 _ITEMS = {("scale_up", "item"), ("scale_up", "system"), ("scale_out", "item")}
-_QUANTITY_TEXT = re.compile(
+QUANTITY_TEXT = re.compile(
     r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([^\d\s.+-].*)$")
 
 
-def load_scenario(path: Path) -> Scenario:
-    """Read and validate one scenario file."""
+def read_document(path: Path, expected: str) -> tuple[str, dict[str, Any]]:
+    """A scenario file's mapping, with the line of every key (LINES); `expected` names what
+    the mapping should hold, for the error when it is not one."""
     shown = str(path)
     try:
         document = yaml.load(path.read_text(encoding="utf-8"), Loader=LineLoader)  # noqa: S506
@@ -110,8 +111,13 @@ def load_scenario(path: Path) -> Scenario:
     except (OSError, UnicodeDecodeError) as exc:
         raise ScenarioError(shown, None, "(file)", str(exc)) from exc
     if not isinstance(document, dict):
-        raise ScenarioError(shown, None, "(file)", "expected a mapping with name, model, ...")
-    return _Reader(shown, document).scenario()
+        raise ScenarioError(shown, None, "(file)", f"expected a mapping with {expected}")
+    return shown, document
+
+
+def load_scenario(path: Path) -> Scenario:
+    """Read and validate one scenario file."""
+    return _Reader(*read_document(path, "name, model, ...")).scenario()
 
 
 def scenario_paths(folder: Path, kind: str = "c2c") -> list[Path]:
@@ -141,8 +147,8 @@ def strip_lines(value: Any) -> Any:
     return value
 
 
-class _Reader:
-    """Walks one document, turning each field into its type or a ScenarioError."""
+class DocumentReader:
+    """Walks one document; every failure names the file, the line and the field."""
 
     def __init__(self, path: str, document: dict[str, Any]) -> None:
         self.path, self.doc = path, document
@@ -150,6 +156,16 @@ class _Reader:
     def fail(self, section: dict[str, Any] | None, key: str, name: str, reason: str) -> None:
         lines = (section or self.doc).get(LINES, {})
         raise ScenarioError(self.path, lines.get(key) or lines.get(""), name, reason)
+
+    def unknown_keys(self, section: dict[str, Any], allowed: set[str], prefix: str) -> None:
+        for key in section:
+            if key != LINES and key not in allowed:
+                self.fail(section, key, f"{prefix}.{key}" if prefix else key,
+                          f"unknown key; expected one of {', '.join(sorted(allowed))}")
+
+
+class _Reader(DocumentReader):
+    """Turns each field of a C2C scenario into its type or a ScenarioError."""
 
     def section(self, key: str, required: bool = True) -> dict[str, Any]:
         value = self.doc.get(key)
@@ -191,12 +207,6 @@ class _Reader:
         if not isinstance(value, bool):
             self.fail(section, key, name, f"expected true or false, got {value!r}")
         return bool(value)
-
-    def unknown_keys(self, section: dict[str, Any], allowed: set[str], prefix: str) -> None:
-        for key in section:
-            if key != LINES and key not in allowed:
-                self.fail(section, key, f"{prefix}.{key}",
-                          f"unknown key; expected one of {', '.join(sorted(allowed))}")
 
     def model(self) -> TransformerSpec:
         raw = self.section("model")
@@ -277,7 +287,7 @@ class _Reader:
     def quantity(self, section: dict[str, Any], key: str, name: str, part: str) -> Quantity:
         unit, counts, si = QUANTITIES[(part, key)]
         text = section[key]
-        match = _QUANTITY_TEXT.match(text) if isinstance(text, str) else None
+        match = QUANTITY_TEXT.match(text) if isinstance(text, str) else None
         if match is None:
             self.fail(section, key, name, f"expected a quantity with a unit, e.g. \"1 {unit}\", "
                                           f"got {text!r}")

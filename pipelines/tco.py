@@ -18,6 +18,8 @@ from models.tco.plans import (
     TRAINING_RUN_FIGURES,
     ComparisonPlan,
     TrainingRunPlan,
+    flatten,
+    training_run_figures,
 )
 from models.tco.training_run import training_run_cost
 from models.tco.uncertainty import monte_carlo, tornado
@@ -207,7 +209,6 @@ def evaluate(scenario: TcoScenario, resolved: ResolvedInputs,
              dataset_version: int | None) -> dict[str, Any]:
     """The JSON object `specledger tco --json` prints."""
     plan, point, ranges = resolved.plan, resolved.point, resolved.ranges
-    outputs = plan.evaluate(point)
     spread = (monte_carlo(plan.evaluate, point, ranges, samples=scenario.samples,
                           seed=scenario.seed) if ranges else {})
     rank_by = "break_even_speedup" if isinstance(plan, ComparisonPlan) else "total_usd"
@@ -215,10 +216,10 @@ def evaluate(scenario: TcoScenario, resolved: ResolvedInputs,
     result: dict[str, Any] = {"scenario": scenario.name, "mode": scenario.mode,
                               "dataset_version": dataset_version}
     if isinstance(plan, ComparisonPlan):
-        result.update(_comparison(plan, point, outputs, spread))
+        result.update(_comparison(plan, point, spread))
         shown = ["break_even_speedup"] + [f"{o.name}.job_cost_usd" for o in plan.options]
     else:
-        result.update(_training_run(plan, point, outputs, spread))
+        result.update(_training_run(plan, point, spread))
         shown = list(TRAINING_RUN_FIGURES)
     result["uncertainty"] = ({"samples": scenario.samples, "seed": scenario.seed,
                               "distribution": "uniform between each range's low and high",
@@ -233,10 +234,11 @@ def evaluate(scenario: TcoScenario, resolved: ResolvedInputs,
     return result
 
 
-def _comparison(plan: ComparisonPlan, point: dict[str, float], outputs: dict[str, Any],
+def _comparison(plan: ComparisonPlan, point: dict[str, float],
                 spread: dict[str, Any]) -> dict[str, Any]:
     built = plan.build(point)
     costs = compare(built)
+    outputs = flatten(costs)
     options = []
     for option, cost in zip(built.options, costs.options, strict=True):
         figures = {f: outputs.get(f"{option.name}.{f}") for f in OPTION_FIGURES}
@@ -260,10 +262,10 @@ def _comparison(plan: ComparisonPlan, point: dict[str, float], outputs: dict[str
                        if k in spread}}
 
 
-def _training_run(plan: TrainingRunPlan, point: dict[str, float], outputs: dict[str, Any],
+def _training_run(plan: TrainingRunPlan, point: dict[str, float],
                   spread: dict[str, Any]) -> dict[str, Any]:
     cost = training_run_cost(plan.build(point))
-    return {**outputs, "chip_hours": cost.chip_hours,
+    return {**training_run_figures(cost), "chip_hours": cost.chip_hours,
             "start_value_per_chip_usd": cost.start_value_per_chip,
             "acquired": cost.acquired.isoformat(), "years_depreciated": cost.years_depreciated,
             "released": plan.released.isoformat(), "price_date": plan.price_date.isoformat(),

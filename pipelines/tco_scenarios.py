@@ -22,18 +22,20 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from models.tco.ownership import DEPRECIATION_MODES
 from models.tco.plans import CapexPlan, ComparisonPlan, OptionPlan, TrainingRunPlan
 from models.units import UnitError, conversion_factor
-from pipelines.scenarios import LINES, LineLoader, ScenarioError, canonical_json, strip_lines
+from pipelines.scenarios import (
+    LINES,
+    QUANTITY_TEXT,
+    DocumentReader,
+    canonical_json,
+    read_document,
+    strip_lines,
+)
 
-MODES = ("comparison", "training-run")
 DEFAULT_SAMPLES = 10_000
 _NUMBER_TEXT = re.compile(r"^\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*$")
-_QUANTITY_TEXT = re.compile(
-    r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([^\d\s.+-].*)$")
 
 
 @dataclass(frozen=True)
@@ -169,28 +171,15 @@ _TOP = {"name", "kind", "description", "finance", "time_cost_per_year", "options
 
 def load_tco_scenario(path: Path) -> TcoScenario:
     """Read and validate one TCO scenario file."""
-    shown = str(path)
-    try:
-        document = yaml.load(path.read_text(encoding="utf-8"), Loader=LineLoader)  # noqa: S506
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise ScenarioError(shown, mark.line + 1 if mark else None, "(file)",
-                            f"not valid YAML: {getattr(exc, 'problem', exc)}") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError(shown, None, "(file)", str(exc)) from exc
-    if not isinstance(document, dict):
-        raise ScenarioError(shown, None, "(file)", "expected a mapping with name, options, ...")
-    return _Reader(shown, document).scenario()
+    return _Reader(*read_document(path, "name, kind: tco, options, ...")).scenario()
 
 
-class _Reader:
+class _Reader(DocumentReader):
+    """Turns each field of a TCO scenario into an InputSpec or a ScenarioError."""
+
     def __init__(self, path: str, document: dict[str, Any]) -> None:
-        self.path, self.doc = path, document
+        super().__init__(path, document)
         self.inputs: dict[str, InputSpec] = {}
-
-    def fail(self, section: dict[str, Any] | None, key: str, name: str, reason: str) -> None:
-        lines = (section or self.doc).get(LINES, {})
-        raise ScenarioError(self.path, lines.get(key) or lines.get(""), name, reason)
 
     def mapping(self, parent: dict[str, Any], key: str, name: str) -> dict[str, Any]:
         value = parent.get(key)
@@ -199,13 +188,6 @@ class _Reader:
         if not isinstance(value, dict):
             self.fail(parent, key, name, "expected a mapping")
         return value  # type: ignore[return-value]
-
-    def unknown_keys(self, section: dict[str, Any], allowed: set[str], prefix: str) -> None:
-        for key in section:
-            if key != LINES and key not in allowed:
-                where = f"{prefix}.{key}" if prefix else key
-                self.fail(section, key, where,
-                          f"unknown key; expected one of {', '.join(sorted(allowed))}")
 
     def scenario(self) -> TcoScenario:
         doc = self.doc
@@ -377,9 +359,10 @@ class _Reader:
         if found["training_start"] < found["released"]:
             self.fail(raw, "training_start", "training_run.training_start",
                       "contradictory: training starts before the hardware was released")
+        # Without a price date, a ledger price brings its own (its observation's as_of).
+        price_date_from_ledger = "price_date" not in found
         return TrainingRunPlan(found["released"], found.get("price_date", found["released"]),
-                               found["training_start"]), price_from_ledger and "price_date" \
-            not in raw
+                               found["training_start"]), price_date_from_ledger
 
     # -- values -----------------------------------------------------------------------------
 
@@ -426,7 +409,7 @@ class _Reader:
                 self.fail(section, key, name, f"expected a quantity with a unit, e.g. "
                                               f"\"{raw} {spec.unit}\", got {raw!r}")
         else:
-            match = _QUANTITY_TEXT.match(raw) if isinstance(raw, str) else None
+            match = QUANTITY_TEXT.match(raw) if isinstance(raw, str) else None
             if match is None:
                 self.fail(section, key, name, f"expected a number or a quantity, got {raw!r}")
             assert match is not None
@@ -447,7 +430,7 @@ class _Reader:
         times, times_unit = 1.0, None
         if "times" in raw:
             text = raw["times"]
-            match = _QUANTITY_TEXT.match(text) if isinstance(text, str) else None
+            match = QUANTITY_TEXT.match(text) if isinstance(text, str) else None
             if match:
                 times, times_unit = float(match.group(1)), match.group(2).strip()
             else:

@@ -13,13 +13,10 @@ from datetime import date
 
 from models.tco.finance import Num
 from models.tco.ownership import CapexItem, Comparison, ComparisonCost, Finance, Option, compare
-from models.tco.training_run import TrainingRun, training_run_cost
+from models.tco.training_run import TrainingRun, TrainingRunCost, training_run_cost
 
 OPTION_FIGURES = ("annual_capex_usd", "annual_opex_usd", "annual_total_usd", "usd_per_gpu_hour",
                   "usd_per_useful_gpu_hour", "job_cost_usd")
-# Option inputs with a value when the file gives none: (name, default).
-OPTION_DEFAULTS = (("power_fraction", 1.0), ("maintenance_rate", 0.0), ("staff", 0.0),
-                   ("licences", 0.0), ("availability", 1.0), ("goodput", 1.0))
 
 
 @dataclass(frozen=True)
@@ -95,9 +92,6 @@ def flatten(cost: ComparisonCost) -> dict[str, Num]:
     return out
 
 
-TRAINING_RUN_INPUTS = ("chips", "hours", "price_per_chip", "server_overhead", "chip_tdp",
-                       "server_power_ratio", "average_draw", "pue", "electricity",
-                       "interconnect_share")
 TRAINING_RUN_FIGURES = ("hardware_usd", "interconnect_usd", "energy_usd", "total_usd")
 
 
@@ -123,6 +117,10 @@ class TrainingRunPlan:
                            interconnect_share=get("interconnect_share"))
 
     def evaluate(self, v: Mapping[str, Num]) -> dict[str, Num]:
-        cost = training_run_cost(self.build(v))
-        return dict(zip(TRAINING_RUN_FIGURES, (cost.hardware, cost.interconnect, cost.energy,
-                                               cost.total), strict=True))
+        return training_run_figures(training_run_cost(self.build(v)))
+
+
+def training_run_figures(cost: TrainingRunCost) -> dict[str, Num]:
+    """Named outputs: hardware_usd, interconnect_usd, energy_usd, total_usd."""
+    return dict(zip(TRAINING_RUN_FIGURES, (cost.hardware, cost.interconnect, cost.energy,
+                                           cost.total), strict=True))
