@@ -12,6 +12,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     CheckConstraint,
     Date,
@@ -52,6 +53,10 @@ VALUE_KINDS = ("reported", "estimate", "derived", "measured")
 STATUSES = ("C", "S", "U")
 SCENARIO_KINDS = ("c2c", "tco")
 TCO_MODES = ("comparison", "training-run")
+# What read a file: a source pack, or an adapter for a file users already have.
+FILE_FORMATS = ("source-pack", "epoch-ml-hardware", "nccl-tests", "mlperf-system",
+                "mlperf-result", "unknown")
+MEASUREMENT_KINDS = ("nccl-tests", "mlperf-result")
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -118,13 +123,18 @@ class IngestFile(Base):
 
     __tablename__ = "ingest_file"
     __table_args__ = (CheckConstraint("rows_read = rows_accepted + rows_unchanged + rows_rejected",
-                                      name="rows_add_up"),)
+                                      name="rows_add_up"),
+                      CheckConstraint(_in("format", FILE_FORMATS), name="format"))
 
     id: Mapped[int] = mapped_column(primary_key=True)
     ingest_run_id: Mapped[int] = mapped_column(ForeignKey("ingest_run.id"), index=True)
     raw_file_id: Mapped[int] = mapped_column(ForeignKey("raw_file.id"), index=True)
     path: Mapped[str] = mapped_column(String(1000))
     outcome: Mapped[str] = mapped_column(String(20))  # ingested | unchanged_file | rejected_file
+    # The reader and what the user said about the file (--item, --as-of) as canonical JSON:
+    # the same bytes read with other options are a different ingest, not an unchanged file.
+    format: Mapped[str] = mapped_column(String(30), server_default="source-pack")
+    options: Mapped[str] = mapped_column(Text, server_default="{}")
     rows_read: Mapped[int]
     rows_accepted: Mapped[int]
     rows_unchanged: Mapped[int]
@@ -174,6 +184,10 @@ class Item(Base):
     kind: Mapped[str] = mapped_column(String(50))
     vendor: Mapped[str | None] = mapped_column(String(100))
     family: Mapped[str | None] = mapped_column(String(100))
+    # Three different dates, never merged: announcement, release/availability, and (on each
+    # observation) when the ledger recorded it. Epoch's `Release date` is released_on.
+    announced_on: Mapped[date | None]
+    released_on: Mapped[date | None]
 
 
 class Metric(Base):
@@ -227,6 +241,59 @@ class Observation(Base):
     line: Mapped[int | None] = mapped_column(Integer)
     # sha256 of (item, metric, source, as_of, content): summed into dataset_version digests.
     content_sha256: Mapped[str] = mapped_column(String(64))
+
+
+class MeasurementRun(Base):
+    """A measurement one file describes (an nccl-tests run, an MLPerf training run), with its
+    metadata; an nccl-tests run's size points are in nccl_point. Its summary figure, when it
+    has one, is an observation from the same raw file."""
+
+    __tablename__ = "measurement_run"
+    __table_args__ = (CheckConstraint(_in("kind", MEASUREMENT_KINDS), name="kind"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    kind: Mapped[str] = mapped_column(String(20))
+    ingest_run_id: Mapped[int] = mapped_column(ForeignKey("ingest_run.id"), index=True)
+    ingest_file_id: Mapped[int] = mapped_column(ForeignKey("ingest_file.id"), index=True)
+    raw_file_id: Mapped[int] = mapped_column(ForeignKey("raw_file.id"), index=True)
+    item_key: Mapped[str | None] = mapped_column(String(200))  # the item measured, if known
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
+    ranks: Mapped[int | None]
+    nodes: Mapped[int | None]
+    gpus_per_node: Mapped[int | None]
+    device: Mapped[str | None] = mapped_column(String(200))
+    nccl_version: Mapped[str | None] = mapped_column(String(50))
+    collective: Mapped[str | None] = mapped_column(String(50))
+    benchmark: Mapped[str | None] = mapped_column(String(100))
+    duration_s: Mapped[float | None] = mapped_column(Float)  # MLPerf: run_stop - run_start
+    metadata_json: Mapped[str] = mapped_column(Text)  # command line, parameters, rank map...
+
+
+class NcclPoint(Base):
+    """One measured message size of an nccl-tests run: out-of-place and in-place sides.
+    Times in microseconds, algbw/busbw in GB/s (1e9 bytes/s) as nccl-tests prints them."""
+
+    __tablename__ = "nccl_point"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    measurement_run_id: Mapped[int] = mapped_column(ForeignKey("measurement_run.id"),
+                                                    index=True)
+    line: Mapped[int | None]
+    collective: Mapped[str] = mapped_column(String(50))
+    size_bytes: Mapped[int] = mapped_column(BigInteger)
+    count: Mapped[int] = mapped_column(BigInteger)
+    dtype: Mapped[str] = mapped_column(String(20))
+    redop: Mapped[str | None] = mapped_column(String(20))
+    root: Mapped[int | None]
+    oop_time_us: Mapped[float] = mapped_column(Float)
+    oop_algbw: Mapped[float] = mapped_column(Float)
+    oop_busbw: Mapped[float] = mapped_column(Float)
+    oop_wrong: Mapped[int | None] = mapped_column(BigInteger)
+    ip_time_us: Mapped[float | None] = mapped_column(Float)
+    ip_algbw: Mapped[float | None] = mapped_column(Float)
+    ip_busbw: Mapped[float | None] = mapped_column(Float)
+    ip_wrong: Mapped[int | None] = mapped_column(BigInteger)
 
 
 class DatasetVersion(Base):

@@ -17,7 +17,9 @@ from db.schema import (
     IngestFile,
     IngestRun,
     Item,
+    MeasurementRun,
     Metric,
+    NcclPoint,
     Observation,
     RawFile,
     RejectedRow,
@@ -78,8 +80,10 @@ def keep_raw_file(session: Session, data: bytes, file_name: str,
     return raw, True
 
 
-def last_ingest_of(session: Session, raw_file_id: int) -> IngestFile | None:
-    return session.scalar(select(IngestFile).where(IngestFile.raw_file_id == raw_file_id)
+def last_ingest_of(session: Session, raw_file_id: int, options: str = "{}") -> IngestFile | None:
+    """The latest ingest of these bytes read with these options (--item, --as-of)."""
+    return session.scalar(select(IngestFile).where(IngestFile.raw_file_id == raw_file_id,
+                                                   IngestFile.options == options)
                           .order_by(IngestFile.id.desc()).limit(1))
 
 
@@ -137,6 +141,39 @@ def _upsert_by_key(session: Session, model: Any, rows: Iterable[dict[str, Any]],
             if name not in keep and getattr(current, name) != value:
                 setattr(current, name, value)
     session.flush()
+
+
+def add_items(session: Session, items: Iterable[dict[str, Any]],
+               dates: Sequence[str] = ()) -> None:
+    """Add items the ledger lacks; of existing ones, only set the given date fields (a file's
+    name for a chip never renames the ledger's item)."""
+    items = list(items)
+    existing = {row.key: row for row in session.scalars(
+        select(Item).where(Item.key.in_([i["key"] for i in items])))} if items else {}
+    for fields in items:
+        current = existing.get(fields["key"])
+        if current is None:
+            existing[fields["key"]] = Item(**fields)
+            session.add(existing[fields["key"]])
+            continue
+        for name in dates:
+            if fields.get(name) is not None and getattr(current, name) != fields[name]:
+                setattr(current, name, fields[name])
+    session.flush()
+
+
+def add_measurement_run(session: Session, ingest_file: IngestFile, fields: dict[str, Any],
+                        points: Sequence[dict[str, Any]]) -> MeasurementRun:
+    """Store a measured run of one file and its size points."""
+    run = MeasurementRun(ingest_run_id=ingest_file.ingest_run_id,
+                         ingest_file_id=ingest_file.id, raw_file_id=ingest_file.raw_file_id,
+                         **fields)
+    session.add(run)
+    session.flush()
+    if points:
+        session.execute(insert(NcclPoint), [{**p, "measurement_run_id": run.id}
+                                            for p in points])
+    return run
 
 
 def key_ids(session: Session, model: Any) -> dict[str, int]:

@@ -14,6 +14,10 @@ from typing import Any
 from models.units import Counts, UnitError, conversion_factor
 
 VALUE_KINDS = ("reported", "estimate", "derived", "measured")
+# A row from an adapter may say which column of its file the value came from; an error in
+# the value or its unit is then reported under that column's name, as the user wrote it.
+COLUMN_FIELD = "__column__"
+_VALUE_FIELDS = ("value", "unit", "low", "high")
 STATUSES = ("C", "S", "U")
 _DATE = re.compile(r"^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$")
 _GROUPED_NUMBER = re.compile(r"^-?\d{1,3}(,\d{3})+(\.\d+)?$")
@@ -176,7 +180,9 @@ def validate_row(
     try:
         return _validate(row, line, metrics, items, sources, today)
     except _Invalid as invalid:
-        return RowError(line, invalid.field, invalid.reason)
+        column = row.get(COLUMN_FIELD)
+        field = column if column and invalid.field in _VALUE_FIELDS else invalid.field
+        return RowError(line, field, invalid.reason)
 
 
 def _validate(

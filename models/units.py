@@ -21,6 +21,7 @@ Counts = Literal["bits", "bytes"]
 _REGISTRY = pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
 for _definition in (
     "FLOP = [computation] = flop",
+    "OP = [operation] = op",  # integer operations (INT8 TOP/s): not FLOPs, never converted
     "USD = [currency] = usd",
     "count = [] = ports = GPUs = links = lanes = racks = rack",
     "transfer = [transfer]",

@@ -89,12 +89,22 @@ def run(home: HomeOption = None,
 
 
 @app.command()
-def ingest(paths: Annotated[list[Path], typer.Argument(help="Pack files or folders of packs.")],
+def ingest(paths: Annotated[list[Path], typer.Argument(
+               help="Source packs, Epoch ml_hardware.csv, nccl-tests output, MLPerf "
+                    "systems/*.json or result_*.txt files, or folders of them.")],
            home: HomeOption = None, as_json: JsonOption = False,
+           item: Annotated[str | None, typer.Option(
+               "--item", help="Ledger item a measurement is of, when the file cannot say "
+                              "(e.g. ib-ndr for a multi-node nccl-tests run).")] = None,
+           as_of: Annotated[str | None, typer.Option(
+               "--as-of", help="Date of the file's facts when the file has none: an "
+                               "nccl-tests text log, an MLPerf round, an Epoch snapshot.")]
+           = None,
            allow_rejects: Annotated[bool, typer.Option(
                "--allow-rejects", help="Exit 0 even when rows were rejected.")] = False) -> None:
-    """Ingest source packs (YAML or CSV). Exit 1 when rows were rejected."""
+    """Ingest files, recognised by content. Exit 1 when rows were rejected."""
     settings = _settings(home)
+    day = _parse_day(as_of, "--as-of")
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         errors.print(f"[red]error:[/] no such file or folder: {', '.join(missing)}")
@@ -102,7 +112,8 @@ def ingest(paths: Annotated[list[Path], typer.Argument(help="Pack files or folde
     files = expand_paths(paths)
     try:
         with _file_progress(len(files), enabled=not as_json) as advance:
-            report = jobs.ingest(settings, paths, today=jobs.utc_now().date(), on_file=advance)
+            report = jobs.ingest(settings, paths, today=jobs.utc_now().date(), on_file=advance,
+                                 item=item, as_of=day)
     except LedgerBusyError as exc:
         errors.print(f"[red]error:[/] {exc}")
         raise typer.Exit(4) from exc
@@ -129,17 +140,21 @@ def _print_ingest(report: IngestReport) -> None:
     table = Table(title=f"ingest run {report.run_id}", title_justify="left", box=box.SIMPLE)
     paths = [_shown_path(f.path) for f in report.files]
     table.add_column("file", overflow="fold", min_width=min(28, max(map(len, paths), default=4)))
+    table.add_column("format", no_wrap=True)
     for column in ("read", "accepted", "unchanged", "rejected"):
         table.add_column(column, justify="right", no_wrap=True)
     table.add_column("note", overflow="fold")
     for f in report.files:
         counts = (f.read, f.accepted, f.unchanged, f.rejected)
-        table.add_row(_shown_path(f.path), *map(str, counts), _note(f))
+        table.add_row(_shown_path(f.path), f.format, *map(str, counts), _note(f))
     console.print(table)
     for f in report.files:
         if f.outcome == "unchanged_file":
             console.print(f"{_shown_path(f.path)}: already ingested (sha256 {f.sha256[:12]}), "
                           "nothing changed", highlight=False, soft_wrap=True)
+        for note in f.notes:
+            console.print(f"{_shown_path(f.path)}: {note}", style="dim", highlight=False,
+                          soft_wrap=True)
         for e in f.errors:
             where = f"{f.path}:{e.line}" if e.line else f.path
             errors.print(f"[red]rejected[/] {where} [bold]{e.field}[/]: {e.reason}",
@@ -162,7 +177,10 @@ def _note(report: FileReport) -> str:
         return "same bytes"
     if report.outcome == "rejected_file":
         return "file rejected whole"
-    return f"{report.superseded} superseded" if report.superseded else ""
+    notes = [f"{report.superseded} superseded"] if report.superseded else []
+    if report.measured_runs:
+        notes.append(f"{report.measured_runs} measured run" + "s" * (report.measured_runs > 1))
+    return ", ".join(notes)
 
 
 @app.command()

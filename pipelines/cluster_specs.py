@@ -14,6 +14,8 @@ from pipelines.resolved import resolved_value
 from pipelines.scenarios import ClusterRequest
 
 PERF_MODEL_REF = "shared/reference/perf_model.md"
+# Peak nccl-tests bus bandwidth per GPU on a fabric item (ingested from nccl-tests output).
+MEASURED_BUSBW = "busbw_measured"
 
 
 class MissingSpec(LookupError):
@@ -92,12 +94,7 @@ def resolve_cluster(request: ClusterRequest, session: Session | None, *, on: dat
         look.inline("domain_gpus", "scale_up.domain_gpus", "GPUs")
         or look.ledger("domain_gpus", request.scale_up_system, "gpus_per_system", 1, "GPUs"),
         request.scale_up_system, "gpus_per_system")
-    used["scaleup_bw"] = look.need(
-        "scaleup_bw", "scale_up.bw_per_gpu_bidir",
-        look.inline("scaleup_bw", "scale_up.bw_per_gpu_bidir", "B/s", 0.5)
-        or look.ledger("scaleup_bw", request.scale_up_item, "scaleup_bw_per_gpu_bidir",
-                       0.5e9, "B/s"),
-        request.scale_up_item, "scaleup_bw_per_gpu_bidir")
+    used["scaleup_bw"] = _scale_up_bw(look)
     used.update(_scale_out(look))
     used.update(_efficiencies(look, used))
     spec = ClusterSpec(peak_flops=used["peak_flops"].value, hbm_bytes=used["hbm_bytes"].value,
@@ -112,30 +109,60 @@ def resolve_cluster(request: ClusterRequest, session: Session | None, *, on: dat
     return spec, list(used.values())
 
 
+def _scale_up_bw(look: _Lookup) -> SpecUsed:
+    """Per-GPU, per-direction scale-up bandwidth: inline, else a measured bus bandwidth on the
+    scale-up item (nccl-tests in one node), else half the bidirectional line rate."""
+    item, key = look.request.scale_up_item, "scale_up.bw_per_gpu_bidir"
+    found = (look.inline("scaleup_bw", key, "B/s", 0.5)
+             or _measured(look.ledger("scaleup_bw", item, MEASURED_BUSBW, 1e9, "B/s",
+                                      origin="measured"), "")
+             or look.ledger("scaleup_bw", item, "scaleup_bw_per_gpu_bidir", 0.5e9, "B/s"))
+    return look.need("scaleup_bw", key, found, item, "scaleup_bw_per_gpu_bidir")
+
+
 def _scale_out(look: _Lookup) -> dict[str, SpecUsed]:
-    """Per-NIC bandwidth: a measured bus bandwidth when there is one (inline or in the
-    ledger), else the line rate, which the default efficiency then discounts."""
+    """Per-NIC bandwidth: a measured bus bandwidth when there is one (inline, per GPU from an
+    nccl-tests run on the scale-out item, or per NIC in the ledger), else the line rate, which
+    the default efficiency then discounts."""
     item = look.request.scale_out_item
-    per_nic = (look.inline("scaleout_bw_per_nic", "scale_out.busbw_per_nic", "B/s")
-               or look.ledger("scaleout_bw_per_nic", item, "nic_busbw_measured", 1e9, "B/s",
-                              origin="measured"))
+    nics = look.inline("nics_per_gpu", "scale_out.nics_per_gpu", "NICs") or SpecUsed(
+        "nics_per_gpu", 1.0, "NICs", "default", note="one NIC per GPU (rail-optimised node)")
+    per_nic = look.inline("scaleout_bw_per_nic", "scale_out.busbw_per_nic", "B/s")
+    per_gpu = None if per_nic else look.ledger("scaleout_bw_per_nic", item, MEASURED_BUSBW,
+                                               1e9, "B/s", origin="measured")
+    if per_gpu is not None:  # it already covers all the GPU's NICs in the measured system
+        nics = SpecUsed("nics_per_gpu", 1.0, "NICs", "measured", note=(
+            "the measured bus bandwidth is per GPU, all its NICs together; the scenario's "
+            f"nics_per_gpu ({nics.value:g}) is not applied again"))
+        return {"scaleout_bw_per_nic": _measured(per_gpu, " per GPU"), "nics_per_gpu": nics}
+    per_nic = per_nic or look.ledger("scaleout_bw_per_nic", item, "nic_busbw_measured", 1e9,
+                                     "B/s", origin="measured")
     measured = per_nic is not None
     per_nic = per_nic or look.inline("scaleout_bw_per_nic", "scale_out.nic_rate", "B/s") \
         or look.ledger("scaleout_bw_per_nic", item, "port_rate", 1e9 / 8, "B/s")
-    nics = look.inline("nics_per_gpu", "scale_out.nics_per_gpu", "NICs") or SpecUsed(
-        "nics_per_gpu", 1.0, "NICs", "default", note="one NIC per GPU (rail-optimised node)")
     found = look.need("scaleout_bw_per_nic", "scale_out.nic_rate", per_nic, item, "port_rate")
-    if measured:
-        found = SpecUsed(**{**found.to_json(), "origin": "measured",
-                            "note": "measured bus bandwidth: used at efficiency 1.0"})
-    return {"scaleout_bw_per_nic": found, "nics_per_gpu": nics}
+    return {"scaleout_bw_per_nic": _measured(found, "") if measured else found,
+            "nics_per_gpu": nics}
+
+
+def _measured(found: SpecUsed | None, scope: str) -> SpecUsed | None:
+    """A measured figure, marked so: it is used at efficiency 1.0 (it already includes it)."""
+    if found is None:
+        return None
+    what = (f"measured bus bandwidth{scope} ({found.metric} of {found.item}, "
+            f"{found.source}, {found.as_of})" if found.source else "measured bus bandwidth")
+    return SpecUsed(**{**found.to_json(), "origin": "measured",
+                       "note": f"{what}: used at efficiency 1.0 instead of the line rate x "
+                               "the default efficiency"})
 
 
 def _efficiencies(look: _Lookup, used: dict[str, SpecUsed]) -> dict[str, SpecUsed]:
     measured = used["scaleout_bw_per_nic"].origin == "measured"
+    measured_up = used["scaleup_bw"].origin == "measured"
     defaults = {
-        "scaleup_efficiency": (cal.SCALEUP_EFFICIENCY, "ring busbw / NVLink line rate, "
-                               f"H100 (nccl-tests #212), {PERF_MODEL_REF} 4.6"),
+        "scaleup_efficiency": (1.0, "measured bus bandwidth already includes it")
+        if measured_up else (cal.SCALEUP_EFFICIENCY, "ring busbw / NVLink line rate, "
+                             f"H100 (nccl-tests #212), {PERF_MODEL_REF} 4.6"),
         "scaleout_efficiency": (1.0 if measured else cal.SCALEOUT_EFFICIENCY,
                                 "measured bus bandwidth already includes it" if measured else
                                 f"46-48 GB/s of 50 on NDR (nccl-tests #290), {PERF_MODEL_REF} 4.6"),

@@ -13,6 +13,8 @@ from db.engine import Engine, Session, make_engine, upgrade
 from db.warehouse import WarehouseMeta, publish_warehouse
 from models.resolve import SOURCE_KIND_RANK
 from pipelines import c2c, tco
+from pipelines.adapters.base import AdapterOptions
+from pipelines.adapters.registry import load_aliases
 from pipelines.briefing_context import briefing_context
 from pipelines.catalog import load_metrics
 from pipelines.ingest import FileReport, IngestReport, ingest_paths
@@ -54,14 +56,24 @@ def connect_ledger(settings: Settings) -> Engine:
 
 def ingest(settings: Settings, paths: list[Path], *, today: date,
            now: Callable[[], datetime] = utc_now,
-           on_file: Callable[[FileReport], None] | None = None) -> IngestReport:
+           on_file: Callable[[FileReport], None] | None = None,
+           item: str | None = None, as_of: date | None = None) -> IngestReport:
+    """Ingest `paths`; `item` and `as_of` say what the files cannot (see AdapterOptions)."""
+    options = AdapterOptions(item=item, as_of=as_of, aliases=item_aliases(settings))
     engine = open_ledger(settings)
     try:
         return ingest_paths(engine, paths, metrics=load_metrics(settings.catalog_path),
                             today=today, now=now, code_version=code_version(),
-                            lock_timeout_seconds=settings.lock_timeout_seconds, on_file=on_file)
+                            lock_timeout_seconds=settings.lock_timeout_seconds, on_file=on_file,
+                            options=options)
     finally:
         engine.dispose()
+
+
+def item_aliases(settings: Settings) -> dict[str, str]:
+    """The alias table (absent file: no aliases, every name becomes its own item)."""
+    path = settings.aliases_path
+    return load_aliases(path.read_text(encoding="utf-8")) if path.exists() else {}
 
 
 _RECOMPUTE = {"c2c": c2c.recompute, "tco": tco.recompute}

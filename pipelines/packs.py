@@ -50,6 +50,7 @@ class ItemDecl:
     kind: str
     vendor: str | None = None
     family: str | None = None
+    released_on: date | None = None  # release or availability date, when a source gives it
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class PackRow:
     line: int | None
     fields: dict[str, Any]
     raw_text: str
+    column: str | None = None  # the file's column a value came from (adapters): names errors
 
 
 @dataclass
@@ -79,7 +81,7 @@ class _LineLoader(yaml.SafeLoader):
 
 def parse_pack(name: str, data: bytes) -> Pack:
     """Parse a pack's bytes; `name` picks the format by its suffix."""
-    text = _decode(data)
+    text = decode_text(data)
     suffix = PurePath(name).suffix.lower()
     if suffix in (".yaml", ".yml"):
         return _parse_yaml(text)
@@ -88,15 +90,16 @@ def parse_pack(name: str, data: bytes) -> Pack:
     raise PackError(None, f"unsupported file type {suffix or '(none)'!r}: expected .yaml or .csv")
 
 
-def _decode(data: bytes) -> str:
+def decode_text(data: bytes, error: type[PackError] = PackError) -> str:
+    """The file's text (UTF-8, a BOM dropped), or `error` naming the line of the first bad byte."""
     if not data.strip():
-        raise PackError(None, "empty file")
+        raise error(None, "empty file")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise PackError(line, f"not UTF-8 text: byte 0x{data[exc.start]:02x} at line {line} "
-                              "(save the file as UTF-8)") from exc
+        raise error(line, f"not UTF-8 text: byte 0x{data[exc.start]:02x} at line {line} "
+                          "(save the file as UTF-8)") from exc
 
 
 def _parse_yaml(text: str) -> Pack:

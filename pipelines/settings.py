@@ -18,6 +18,8 @@ class Settings(BaseSettings):
     database_url: str | None = None
     sources_dir: Path = PROJECT_ROOT / "data" / "sources"
     catalog_path: Path = PROJECT_ROOT / "data" / "catalog.yaml"
+    # Names other files use for the ledger's items (Epoch's "NVIDIA H100 SXM5 80GB" -> h100-sxm5).
+    aliases_path: Path = PROJECT_ROOT / "data" / "item_aliases.yaml"
     scenarios_dir: Path = PROJECT_ROOT / "data" / "scenarios"
     lock_timeout_seconds: float = 60.0
 
