@@ -78,6 +78,18 @@ def resolve(candidates: Sequence[Candidate]) -> Resolution | None:
     return Resolution(winner, rest, _reason(winner, rest))
 
 
+# Two figures "disagree" when their ranges, each widened by this relative margin, do not
+# overlap: 1 % absorbs rounding (989.4 vs 989.5 TFLOP/s, 80 GB vs 81559 MiB = 85.5 GB does
+# not) without hiding a real difference. `specledger review --tolerance` overrides it.
+CONFLICT_TOLERANCE = 0.01
+
+
+def disagree(a: Candidate, b: Candidate, tolerance: float = CONFLICT_TOLERANCE) -> bool:
+    """Whether two figures differ by more than `tolerance` (relative), ranges overlapping."""
+    return (a.high * (1 + tolerance) < b.low * (1 - tolerance)
+            or b.high * (1 + tolerance) < a.low * (1 - tolerance))
+
+
 def _reason(winner: Candidate, rest: tuple[Candidate, ...]) -> str:
     if not rest:
         return f"only live value (source {winner.source_key})"

@@ -19,7 +19,9 @@ from rich.table import Table
 
 from db import queries
 from db.engine import LedgerBusyError, Session
+from models.resolve import CONFLICT_TOLERANCE
 from pipelines import cli_c2c, cli_tco, jobs
+from pipelines.adapters.registry import SOURCE_PACK
 from pipelines.ingest import FileReport, IngestReport, expand_paths
 from pipelines.resolved import ResolvedValue, conflicts, resolved_value
 from pipelines.settings import Settings
@@ -138,15 +140,15 @@ def _file_progress(total: int, enabled: bool) -> Iterator[Callable[[FileReport],
 
 def _print_ingest(report: IngestReport) -> None:
     table = Table(title=f"ingest run {report.run_id}", title_justify="left", box=box.SIMPLE)
-    paths = [_shown_path(f.path) for f in report.files]
-    table.add_column("file", overflow="fold", min_width=min(28, max(map(len, paths), default=4)))
-    table.add_column("format", no_wrap=True)
+    # File names only: the table fits 80 columns; the lines below it give full paths.
+    names = [Path(f.path).name for f in report.files]
+    table.add_column("file", overflow="fold", min_width=min(20, max(map(len, names), default=4)))
     for column in ("read", "accepted", "unchanged", "rejected"):
         table.add_column(column, justify="right", no_wrap=True)
-    table.add_column("note", overflow="fold")
+    table.add_column("note", overflow="fold", min_width=16)
     for f in report.files:
         counts = (f.read, f.accepted, f.unchanged, f.rejected)
-        table.add_row(_shown_path(f.path), f.format, *map(str, counts), _note(f))
+        table.add_row(Path(f.path).name, *map(str, counts), _note(f))
     console.print(table)
     for f in report.files:
         if f.outcome == "unchanged_file":
@@ -177,9 +179,11 @@ def _note(report: FileReport) -> str:
         return "same bytes"
     if report.outcome == "rejected_file":
         return "file rejected whole"
-    notes = [f"{report.superseded} superseded"] if report.superseded else []
+    notes = [] if report.format in (SOURCE_PACK, "unknown") else [report.format]
+    if report.superseded:
+        notes.append(f"{report.superseded} superseded")
     if report.measured_runs:
-        notes.append(f"{report.measured_runs} measured run" + "s" * (report.measured_runs > 1))
+        notes.append(f"{report.measured_runs} run" + "s" * (report.measured_runs > 1))
     return ", ".join(notes)
 
 
@@ -239,14 +243,18 @@ def value_json(resolved: ResolvedValue) -> dict[str, Any]:
 
 
 @app.command()
-def review(home: HomeOption = None, as_json: JsonOption = False) -> None:
-    """Rejected rows (with file, line, field, reason) and live conflicting values."""
+def review(home: HomeOption = None, as_json: JsonOption = False,
+           tolerance: Annotated[float, typer.Option(
+               "--tolerance", min=0.0, help="Relative difference below which two sources "
+                                            "agree (0.01 = 1 %).")] = CONFLICT_TOLERANCE
+           ) -> None:
+    """Rejected rows (with file, line, field, reason) and live values that disagree."""
     settings = _settings(home)
     engine = jobs.open_ledger(settings)
     now = jobs.utc_now()
     with Session(engine) as session:
         rejected = queries.rejected_rows(session)
-        conflicting = conflicts(session, on=now.date(), known=now)
+        conflicting = conflicts(session, on=now.date(), known=now, tolerance=tolerance)
     engine.dispose()
     if as_json:
         print(json.dumps({"rejected": rejected,  # noqa: T201

@@ -9,7 +9,7 @@ from typing import Any
 
 from db.engine import Session
 from db.queries import candidates, observations_frame
-from models.resolve import Candidate, Resolution, resolve
+from models.resolve import CONFLICT_TOLERANCE, Candidate, Resolution, disagree, resolve
 
 
 @dataclass(frozen=True)
@@ -58,14 +58,15 @@ def current_values(session: Session, *, on: date, known: datetime) -> list[Resol
     return resolved
 
 
-def conflicts(session: Session, *, on: date, known: datetime) -> list[ResolvedValue]:
+def conflicts(session: Session, *, on: date, known: datetime,
+              tolerance: float = CONFLICT_TOLERANCE) -> list[ResolvedValue]:
     """(item, metric) pairs whose live values disagree, with the value the rule chose."""
-    return disagreeing(current_values(session, on=on, known=known))
+    return disagreeing(current_values(session, on=on, known=known), tolerance)
 
 
-def disagreeing(resolved_values: list[ResolvedValue]) -> list[ResolvedValue]:
-    """Those resolved values whose alternatives give a different value or range."""
+def disagreeing(resolved_values: list[ResolvedValue],
+                tolerance: float = CONFLICT_TOLERANCE) -> list[ResolvedValue]:
+    """Those resolved values with an alternative beyond `tolerance` of the chosen one."""
     return [resolved for resolved in resolved_values
-            if any((alt.low, alt.high) != (resolved.resolution.winner.low,
-                                          resolved.resolution.winner.high)
+            if any(disagree(alt, resolved.resolution.winner, tolerance)
                    for alt in resolved.resolution.alternatives)]

@@ -8,12 +8,14 @@ import textwrap
 from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import text
 
 from db.engine import Engine, make_engine, normalize_url, upgrade
 from models.observations import MetricDef
+from pipelines.adapters.base import AdapterOptions
 from pipelines.catalog import load_metrics
 from pipelines.ingest import IngestReport, ingest_paths
 from pipelines.settings import PROJECT_ROOT
@@ -107,9 +109,11 @@ def ingest(ledger: Engine, metrics: dict[str, MetricDef],
            clock: Clock) -> Callable[..., IngestReport]:
     """Ingest paths into the test ledger at the clock's current time."""
 
-    def run(*paths: Path) -> IngestReport:
+    def run(*paths: Path, **options: Any) -> IngestReport:
+        """`options` are AdapterOptions' fields: item=, as_of=, aliases=."""
         return ingest_paths(ledger, list(paths), metrics=metrics, today=TODAY, now=clock,
-                            code_version="test", lock_timeout_seconds=5)
+                            code_version="test", lock_timeout_seconds=5,
+                            options=AdapterOptions(**options))
 
     return run
 

@@ -28,7 +28,7 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import PurePath
 from typing import Any
 
@@ -559,9 +559,15 @@ def _wrong(cell: str, column: str, side: str) -> int:
     return int(value)
 
 
+def _zoned(moment: datetime) -> datetime:
+    """nccl-tests prints the host's local time without a zone; the ledger stores UTC, and the
+    host's zone is unknowable, so the time is read as UTC (at most a day off for the date)."""
+    return moment.replace(tzinfo=UTC)
+
+
 def _timestamp(cell: str, column: str) -> datetime:
     try:
-        return datetime.strptime(cell, _TIME_FORMAT)
+        return _zoned(datetime.strptime(cell, _TIME_FORMAT))
     except ValueError:
         raise _BadCell(column, f"{column} {cell!r} is not a time "
                                "(expected YYYY-MM-DD HH:MM:SS)") from None
@@ -899,7 +905,7 @@ def _json_time(value: Any, key: str, parsed: Parsed) -> datetime | None:
     if value is None:
         return None
     try:
-        return datetime.strptime(str(value), _TIME_FORMAT)
+        return _zoned(datetime.strptime(str(value), _TIME_FORMAT))
     except ValueError:
         parsed.notes.append(f"{key} {value!r} is not a time (YYYY-MM-DD HH:MM:SS): ignored")
         return None
