@@ -13,7 +13,9 @@ from db.schema import (
     DatasetVersion,
     IngestFile,
     Item,
+    MeasurementRun,
     Metric,
+    NcclPoint,
     Observation,
     RawFile,
     RejectedRow,
@@ -111,3 +113,17 @@ def dataset_version(session: Session, version_id: int) -> DatasetVersion:
     if found is None:
         raise LookupError(f"dataset version {version_id} does not exist")
     return found
+
+
+def measured_run_shape(session: Session, observation_id: int) -> tuple[int, int] | None:
+    """(nodes, GPUs per node) of the nccl-tests run an observation summarises: the run in the
+    same raw file with a size point on the observation's line. None if it is not one."""
+    row = session.execute(
+        select(MeasurementRun.nodes, MeasurementRun.gpus_per_node)
+        .join(NcclPoint, NcclPoint.measurement_run_id == MeasurementRun.id)
+        .join(Observation, and_(Observation.raw_file_id == MeasurementRun.raw_file_id,
+                                Observation.line == NcclPoint.line))
+        .where(Observation.id == observation_id).limit(1)).first()
+    if row is None or row.nodes is None or row.gpus_per_node is None:
+        return None
+    return int(row.nodes), int(row.gpus_per_node)

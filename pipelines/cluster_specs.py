@@ -8,6 +8,7 @@ from datetime import date, datetime
 from typing import Any
 
 from db.engine import Session
+from db.queries import measured_run_shape
 from models.c2c import calibration as cal
 from models.c2c.spec import ClusterSpec
 from pipelines.resolved import resolved_value
@@ -128,13 +129,14 @@ def _scale_out(look: _Lookup) -> dict[str, SpecUsed]:
     nics = look.inline("nics_per_gpu", "scale_out.nics_per_gpu", "NICs") or SpecUsed(
         "nics_per_gpu", 1.0, "NICs", "default", note="one NIC per GPU (rail-optimised node)")
     per_nic = look.inline("scaleout_bw_per_nic", "scale_out.busbw_per_nic", "B/s")
-    per_gpu = None if per_nic else look.ledger("scaleout_bw_per_nic", item, MEASURED_BUSBW,
-                                               1e9, "B/s", origin="measured")
-    if per_gpu is not None:  # it already covers all the GPU's NICs in the measured system
+    run = None if per_nic else look.ledger("scaleout_bw_per_nic", item, MEASURED_BUSBW,
+                                           1e9, "B/s", origin="measured")
+    if run is not None:  # it covers all the GPU's NICs in the measured system
         nics = SpecUsed("nics_per_gpu", 1.0, "NICs", "measured", note=(
             "the measured bus bandwidth is per GPU, all its NICs together; the scenario's "
             f"nics_per_gpu ({nics.value:g}) is not applied again"))
-        return {"scaleout_bw_per_nic": _measured(per_gpu, " per GPU"), "nics_per_gpu": nics}
+        return {"scaleout_bw_per_nic": _measured(_per_rail(look, run), " per GPU"),
+                "nics_per_gpu": nics}
     per_nic = per_nic or look.ledger("scaleout_bw_per_nic", item, "nic_busbw_measured", 1e9,
                                      "B/s", origin="measured")
     measured = per_nic is not None
@@ -145,12 +147,29 @@ def _scale_out(look: _Lookup) -> dict[str, SpecUsed]:
             "nics_per_gpu": nics}
 
 
+def _per_rail(look: _Lookup, run: SpecUsed) -> SpecUsed:
+    """A multi-node nccl-tests busbw per GPU of one rail. With G GPUs per node all in one
+    collective, NCCL's rings share the node's G rails, so a rank's busbw approaches G x one
+    rail's rate (8 x 25 GB/s ~ 190 GB/s on 8x HDR A100 nodes). The model's scale-out groups
+    (one GPU per node per group, groups side by side) each get one rail: busbw / G."""
+    shape = (measured_run_shape(look.session, run.observation_id)
+             if look.session is not None and run.observation_id is not None else None)
+    if shape is None or shape[1] <= 1:
+        return run
+    nodes, per_node = shape
+    return SpecUsed(**{**run.to_json(), "value": run.value / per_node,
+                       "note": f"{run.value / 1e9:.4g} GB/s busbw of a {nodes}-node x "
+                               f"{per_node}-GPU run / {per_node} GPUs sharing the node's rails"})
+
+
 def _measured(found: SpecUsed | None, scope: str) -> SpecUsed | None:
     """A measured figure, marked so: it is used at efficiency 1.0 (it already includes it)."""
     if found is None:
         return None
     what = (f"measured bus bandwidth{scope} ({found.metric} of {found.item}, "
             f"{found.source}, {found.as_of})" if found.source else "measured bus bandwidth")
+    if found.note:  # how a run's figure became this one
+        what = f"{what}: {found.note}"
     return SpecUsed(**{**found.to_json(), "origin": "measured",
                        "note": f"{what}: used at efficiency 1.0 instead of the line rate x "
                                "the default efficiency"})

@@ -1,6 +1,6 @@
 from datetime import UTC, date, datetime
 
-from models.resolve import Candidate, resolve
+from models.resolve import Candidate, disagree, resolve
 
 T = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -43,3 +43,16 @@ def test_a_source_newer_figure_follows_its_own_series_rather_than_conflicting():
     assert resolution.winner.observation_id == 2
     assert resolution.alternatives == ()
     assert resolution.reason == "only live value (source source-1)"
+
+
+def test_figures_disagree_only_beyond_the_tolerance():
+    def figure(low: float, high: float | None = None) -> Candidate:
+        return Candidate(1, "s", "dataset", None, date(2024, 1, 1),
+                         datetime(2024, 1, 1, tzinfo=UTC), low, low, high or low)
+
+    assert not disagree(figure(700), figure(700))
+    assert not disagree(figure(989.4), figure(989.5))  # rounding, within 1 %
+    assert disagree(figure(8.0), figure(7.7))  # B200 HBM bandwidth: NVIDIA vs Epoch
+    assert not disagree(figure(120, 132), figure(130))  # inside the range
+    assert disagree(figure(8.0), figure(7.7), tolerance=0.01)
+    assert not disagree(figure(8.0), figure(7.7), tolerance=0.05)

@@ -181,7 +181,9 @@ def test_an_nccl_measurement_changes_the_c2c_figures_of_scenarios_on_that_fabric
     assert nic.source.startswith("nccl-tests-") and nic.as_of == "2025-01-15"
     assert "instead of the line rate" in nic.note and nic.source in nic.note
     assert figures["scaleout_efficiency"].value == 1.0
-    assert after.scaleout_bw == pytest.approx(338.82e9)
+    # 338.82 GB/s busbw over 2 nodes x 8 GPUs: 8 GPUs share each node's rails.
+    assert after.scaleout_bw == pytest.approx(338.82e9 / 8)
+    assert "2-node x 8-GPU run / 8 GPUs" in nic.note
     assert before.scaleout_bw * before.scaleout_efficiency != pytest.approx(
         after.scaleout_bw * after.scaleout_efficiency)
     # As the ledger knew it before the measurement, the line rate still holds.
@@ -226,3 +228,17 @@ def test_a_file_nothing_reads_is_rejected_whole_and_kept(ledger, ingest, write_p
     assert "unrecognised file" in f.errors[0].reason
     with Session(ledger) as session:
         assert session.scalar(select(func.count()).select_from(RawFile)) == 1
+
+
+def test_a_measured_nvlink_bus_bandwidth_replaces_the_scale_up_line_rate(ledger, ingest, clock):
+    ingest(SOURCES)
+    ingest(H200_JSON, item="nvlink-5")  # what the user says overrides the file's own guess
+    scenario = load_scenario(SHIPPED_SCENARIOS / "1t-dense-nvl72.yaml")
+    with Session(ledger) as session:
+        spec, used = resolve_cluster(scenario.cluster, session, on=ON, known=clock.now)
+
+    figures = {s.name: s for s in used}
+    up = figures["scaleup_bw"]
+    assert (up.origin, up.item, up.metric) == ("measured", "nvlink-5", "busbw_measured")
+    assert figures["scaleup_efficiency"].value == 1.0
+    assert spec.scaleup_bw == pytest.approx(up.value) and up.value < 900e9  # not the line rate

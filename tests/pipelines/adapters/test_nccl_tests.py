@@ -4,7 +4,7 @@ fixtures/nccl/README.md for where each comes from and which lines are reconstruc
 from __future__ import annotations
 
 import json
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
@@ -267,8 +267,8 @@ def test_cputime_and_timestamp_columns_date_the_run_and_the_item_is_inferred(met
     [run] = parsed.runs
     assert run.metadata["time_column"] == "cputime"
     assert at_size(parsed, 8589934592).oop_time_us == 31575.3
-    assert (run.started_at, run.finished_at) == (datetime(2025, 11, 4, 9, 12, 31),
-                                                 datetime(2025, 11, 4, 9, 12, 42))
+    assert (run.started_at, run.finished_at) == (datetime(2025, 11, 4, 9, 12, 31, tzinfo=UTC),
+                                                 datetime(2025, 11, 4, 9, 12, 42, tzinfo=UTC))
     assert (run.ranks, run.nodes, run.gpus_per_node) == (8, 1, 8)
     assert run.item == "nvlink-4" and parsed.rejected == []
     [row] = parsed.pack.rows
@@ -300,8 +300,8 @@ def test_json_run_is_preferred_and_dated_by_its_start_time(metrics):
     parsed = read(JSON_RUN)
     [run] = parsed.runs
     assert run.collective == "all_reduce" and len(run.points) == 4
-    assert (run.started_at, run.finished_at) == (datetime(2025, 11, 21, 10, 15, 2),
-                                                 datetime(2025, 11, 21, 10, 15, 40))
+    assert (run.started_at, run.finished_at) == (datetime(2025, 11, 21, 10, 15, 2, tzinfo=UTC),
+                                                 datetime(2025, 11, 21, 10, 15, 40, tzinfo=UTC))
     # one device entry per process: 1 process x nthreads 1 x ngpus 8
     assert (run.ranks, run.nodes, run.gpus_per_node, run.device) == (8, 1, 8, "NVIDIA H200")
     assert run.nccl_version == "2.28.7"
