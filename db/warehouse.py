@@ -25,7 +25,7 @@ STORAGE_VERSION = "v1.5.0"
 # Ledger SELECTs feeding each warehouse table, columns in DDL order.
 _LOADS = {
     "source": "select key, title, publisher, url, kind, published_on, retrieved_on from source",
-    "item": "select key, name, kind, vendor, family from item",
+    "item": "select key, name, kind, vendor, family, announced_on, released_on from item",
     "metric": "select key, unit, counts, scope, direction, min_value, max_value, description "
               "from metric",
     "observation": (
@@ -43,6 +43,19 @@ _LOADS = {
         "select j.ingest_run_id, f.path, r.sha256, j.line, j.field, j.reason, j.raw_text "
         "from rejected_row j join ingest_file f on f.id = j.ingest_file_id "
         "join raw_file r on r.id = j.raw_file_id order by j.id"),
+    "measurement_run": (
+        "select m.id, m.kind, r.sha256, m.item_key, m.started_at, m.finished_at, m.ranks, "
+        "m.nodes, m.gpus_per_node, m.device, m.nccl_version, m.collective, m.benchmark, "
+        "m.duration_s, m.metadata_json from measurement_run m "
+        "join raw_file r on r.id = m.raw_file_id join ingest_run i on i.id = m.ingest_run_id "
+        "where i.started_at <= :cutoff order by m.id"),
+    "nccl_point": (
+        "select p.measurement_run_id, p.line, p.collective, p.size_bytes, p.count, p.dtype, "
+        "p.redop, p.root, p.oop_time_us, p.oop_algbw, p.oop_busbw, p.oop_wrong, p.ip_time_us, "
+        "p.ip_algbw, p.ip_busbw, p.ip_wrong from nccl_point p "
+        "join measurement_run m on m.id = p.measurement_run_id "
+        "join ingest_run i on i.id = m.ingest_run_id "
+        "where i.started_at <= :cutoff order by p.id"),
     # Scenarios known at the cut-off, and those the published results were computed from
     # (results are made after their version's cut-off: their definitions travel with them).
     "scenario": (
@@ -76,8 +89,10 @@ _OPTION_FIGURES = ("gpus", "annual_capex_usd", "annual_opex_usd", "annual_total_
                    "usd_per_gpu_hour", "usd_per_useful_gpu_hour", "jct_days", "job_cost_usd")
 # Views showing each scenario's latest row of a result table, with that table's column comments.
 _LATEST_VIEWS = {"c2c_latest": "c2c_result", "tco_latest": "tco_result"}
-_DATE_COLUMNS = {"published_on", "retrieved_on", "as_of", "valid_to"}
-_TIME_COLUMNS = {"recorded_at", "superseded_at", "cutoff_at", "created_at", "computed_at"}
+_DATE_COLUMNS = {"published_on", "retrieved_on", "as_of", "valid_to", "announced_on",
+                 "released_on"}
+_TIME_COLUMNS = {"recorded_at", "superseded_at", "cutoff_at", "created_at", "computed_at",
+                 "started_at", "finished_at"}
 _BOOL_COLUMNS = {"fits"}  # SQLite hands booleans back as 0/1
 
 

@@ -41,8 +41,12 @@ create table item (
     name varchar not null,
     kind varchar not null,
     vendor varchar,
-    family varchar
+    family varchar,
+    announced_on date,
+    released_on date
 );
+comment on column item.announced_on is 'Announcement date, when a source gives it.';
+comment on column item.released_on is 'Release or availability date (e.g. Epoch AI''s Release date); not the announcement, not when the ledger recorded it.';
 comment on table item is 'What a fact is about: a GPU, an NVLink generation, a switch, a rack, a price series.';
 
 create table metric (
@@ -119,6 +123,76 @@ create table rejected_row (
     raw_text varchar
 );
 comment on table rejected_row is 'Rows (or whole files, field = file) that failed validation, kept for review.';
+
+create table measurement_run (
+    id integer primary key,
+    kind varchar not null,
+    sha256 varchar not null,
+    item varchar,
+    started_at timestamptz,
+    finished_at timestamptz,
+    ranks integer,
+    nodes integer,
+    gpus_per_node integer,
+    device varchar,
+    nccl_version varchar,
+    collective varchar,
+    benchmark varchar,
+    duration_s double,
+    metadata_json varchar not null
+);
+comment on table measurement_run is 'A measurement one ingested file describes: an nccl-tests run (its size points in nccl_point, its peak busbw an observation of metric busbw_measured) or an MLPerf training result.';
+comment on column measurement_run.kind is 'nccl-tests or mlperf-result.';
+comment on column measurement_run.sha256 is 'sha256 of the raw file it came from.';
+comment on column measurement_run.item is 'The ledger item measured (a fabric for nccl-tests, a system for MLPerf), when known.';
+comment on column measurement_run.started_at is 'Start of the run, UTC (nccl-tests prints local time without a zone: read as UTC).';
+comment on column measurement_run.duration_s is 'MLPerf: run_stop - run_start, seconds (the time to train when the run succeeded).';
+comment on column measurement_run.metadata_json is 'What the file says about the run: command line, parameters, rank -> host -> device map, footer, MLPerf status.';
+comment on column measurement_run.id is 'Ledger id of the run; nccl_point.measurement_run_id refers to it.';
+comment on column measurement_run.finished_at is 'End of the run, UTC, when the file gives it.';
+comment on column measurement_run.ranks is 'nccl-tests ranks (GPUs) in the run.';
+comment on column measurement_run.nodes is 'Distinct hosts in the run.';
+comment on column measurement_run.gpus_per_node is 'GPUs per host (ranks / nodes when even).';
+comment on column measurement_run.device is 'GPU model as the file names it (e.g. NVIDIA H100 80GB HBM3).';
+comment on column measurement_run.nccl_version is 'NCCL library version, when given.';
+comment on column measurement_run.collective is 'nccl-tests collective (all_reduce, all_gather, ...).';
+comment on column measurement_run.benchmark is 'MLPerf benchmark (e.g. gnn, resnet).';
+
+create table nccl_point (
+    measurement_run_id integer not null references measurement_run (id),
+    line integer,
+    collective varchar not null,
+    size_bytes bigint not null,
+    count bigint not null,
+    dtype varchar not null,
+    redop varchar,
+    root integer,
+    oop_time_us double not null,
+    oop_algbw double not null,
+    oop_busbw double not null,
+    oop_wrong bigint,
+    ip_time_us double,
+    ip_algbw double,
+    ip_busbw double,
+    ip_wrong bigint
+);
+comment on table nccl_point is 'One measured message size of an nccl-tests run; oop_ = out-of-place, ip_ = in-place.';
+comment on column nccl_point.oop_time_us is 'Time per operation, microseconds.';
+comment on column nccl_point.oop_algbw is 'Algorithm bandwidth size/time, GB/s (1e9 bytes/s), as nccl-tests reports it.';
+comment on column nccl_point.oop_busbw is 'Bus bandwidth, GB/s (1e9 bytes/s): algbw x the collective''s factor (2(n-1)/n for all-reduce).';
+comment on column nccl_point.oop_wrong is '#wrong elements (NULL for legacy error floats and N/A).';
+comment on column nccl_point.measurement_run_id is 'The run this point belongs to.';
+comment on column nccl_point.line is 'Line of the point in the raw file.';
+comment on column nccl_point.collective is 'Collective measured.';
+comment on column nccl_point.size_bytes is 'Message size, bytes.';
+comment on column nccl_point.count is 'Elements per message.';
+comment on column nccl_point.dtype is 'Element type (float, half, bfloat16, ...).';
+comment on column nccl_point.redop is 'Reduction operation (sum, ...), NULL when none.';
+comment on column nccl_point.root is 'Root rank for rooted collectives, NULL otherwise.';
+comment on column nccl_point.ip_time_us is 'In-place time per operation, microseconds.';
+comment on column nccl_point.ip_algbw is 'In-place algorithm bandwidth, GB/s (1e9 bytes/s).';
+comment on column nccl_point.ip_busbw is 'In-place bus bandwidth, GB/s (1e9 bytes/s).';
+comment on column nccl_point.ip_wrong is 'In-place #wrong elements (NULL for legacy error floats and N/A).';
 
 
 create table scenario (

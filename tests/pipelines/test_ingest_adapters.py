@@ -7,11 +7,15 @@ from __future__ import annotations
 import json
 from datetime import date, timedelta
 
+import duckdb
 import pytest
 from sqlalchemy import func, select
 
 from db.engine import Session
+from db.queries import dataset_version
 from db.schema import IngestFile, Item, MeasurementRun, NcclPoint, RawFile, RejectedRow
+from db.warehouse import WarehouseMeta, publish_warehouse
+from models.resolve import SOURCE_KIND_RANK
 from pipelines.adapters.registry import load_aliases
 from pipelines.cluster_specs import resolve_cluster
 from pipelines.resolved import conflicts, resolved_value
@@ -242,3 +246,22 @@ def test_a_measured_nvlink_bus_bandwidth_replaces_the_scale_up_line_rate(ledger,
     assert (up.origin, up.item, up.metric) == ("measured", "nvlink-5", "busbw_measured")
     assert figures["scaleup_efficiency"].value == 1.0
     assert spec.scaleup_bw == pytest.approx(up.value) and up.value < 900e9  # not the line rate
+
+
+def test_the_warehouse_publishes_measured_runs_and_their_points(ledger, ingest, clock,
+                                                                tmp_path):
+    ingest(SOURCES)
+    clock.tick()
+    report = ingest(A3_MEGA, item="nvidia-sn5600", as_of=date(2025, 1, 15))
+    with Session(ledger) as session:
+        version = dataset_version(session, report.dataset_version)
+        meta = WarehouseMeta(version.id, version.content_hash, version.cutoff_at, ON,
+                             clock.tick(), "test")
+    path = publish_warehouse(ledger, tmp_path / "warehouse.duckdb", meta, SOURCE_KIND_RANK)
+
+    with duckdb.connect(str(path), read_only=True) as con:
+        runs = con.execute("select item, nodes, gpus_per_node from measurement_run").fetchall()
+        peak = con.execute("select max(greatest(oop_busbw, coalesce(ip_busbw, 0))) "
+                           "from nccl_point").fetchone()[0]
+    assert runs == [("nvidia-sn5600", 2, 8)]
+    assert peak == pytest.approx(338.82)
