@@ -127,7 +127,9 @@ def upsert_sources(session: Session, sources: Iterable[dict[str, Any]],
 
 
 def _upsert_by_key(session: Session, model: Any, rows: Iterable[dict[str, Any]],
-                   keep: Sequence[str] = ()) -> None:
+                   keep: Sequence[str] = (), only: Sequence[str] | None = None) -> None:
+    """Insert rows whose key is new; refresh existing rows' fields except `keep` — or, with
+    `only`, just those fields, and only where the row gives a value."""
     rows = list(rows)
     existing = {row.key: row for row in session.scalars(
         select(model).where(model.key.in_([r["key"] for r in rows])))} if rows else {}
@@ -137,29 +139,20 @@ def _upsert_by_key(session: Session, model: Any, rows: Iterable[dict[str, Any]],
             existing[fields["key"]] = current = model(**fields)
             session.add(current)
             continue
-        for name, value in fields.items():
-            if name not in keep and getattr(current, name) != value:
+        refresh = ((name, value) for name, value in fields.items() if name not in keep) \
+            if only is None else ((name, fields[name]) for name in only
+                                  if fields.get(name) is not None)
+        for name, value in refresh:
+            if getattr(current, name) != value:
                 setattr(current, name, value)
     session.flush()
 
 
 def add_items(session: Session, items: Iterable[dict[str, Any]],
-               dates: Sequence[str] = ()) -> None:
+              dates: Sequence[str] = ()) -> None:
     """Add items the ledger lacks; of existing ones, only set the given date fields (a file's
     name for a chip never renames the ledger's item)."""
-    items = list(items)
-    existing = {row.key: row for row in session.scalars(
-        select(Item).where(Item.key.in_([i["key"] for i in items])))} if items else {}
-    for fields in items:
-        current = existing.get(fields["key"])
-        if current is None:
-            existing[fields["key"]] = Item(**fields)
-            session.add(existing[fields["key"]])
-            continue
-        for name in dates:
-            if fields.get(name) is not None and getattr(current, name) != fields[name]:
-                setattr(current, name, fields[name])
-    session.flush()
+    _upsert_by_key(session, Item, items, only=dates)
 
 
 def add_measurement_run(session: Session, ingest_file: IngestFile, fields: dict[str, Any],

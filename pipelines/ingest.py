@@ -28,7 +28,7 @@ from models.observations import (
     RowError,
     validate_rows,
 )
-from pipelines.adapters.base import AdapterError, AdapterOptions, MeasurementRun, Parsed
+from pipelines.adapters.base import AdapterOptions, MeasurementRun, Parsed
 from pipelines.adapters.registry import FOLDER_SUFFIXES, SOURCE_PACK, read_file
 from pipelines.packs import Pack, PackError, PackRow
 
@@ -156,7 +156,7 @@ def _ingest_file(session: Session, run_id: int, path: Path, metrics: dict[str, M
         return _unchanged_file(session, run_id, raw.id, str(path), raw.sha256, previous)
     try:
         parsed = read_file(path.name, data, options)
-    except (PackError, AdapterError) as exc:
+    except PackError as exc:  # AdapterError is one too: the file is unusable as a whole
         report = FileReport(str(path), raw.sha256, "rejected_file", format="unknown", read=1,
                             rejected=1, errors=[RowError(exc.line, "file", exc.reason)])
         _record(session, run_id, raw.id, report, {}, options_json)

@@ -30,9 +30,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
-
-import yaml
 
 from pipelines.adapters.base import AdapterError, AdapterOptions, Parsed, Rejected, decode, slug
 from pipelines.packs import ItemDecl, Pack, PackRow, SourceDecl
@@ -205,25 +202,6 @@ def detect(name: str, data: bytes) -> str | None:
     fields = {_FIELD_BY_HEADER.get(_norm(column)) for column in header}
     known_others = fields - {"name", None}
     return FORMAT if "name" in fields and len(known_others) >= 2 else None
-
-
-def load_aliases(text: str) -> dict[str, str]:
-    """The `epoch:` section of data/item_aliases.yaml: Epoch hardware name -> ledger item key."""
-    try:
-        document: Any = yaml.safe_load(text) or {}
-    except yaml.YAMLError as exc:
-        raise ValueError(f"item aliases: malformed YAML: {exc}") from exc
-    if not isinstance(document, dict):
-        raise ValueError("item aliases: expected a mapping of sections (epoch: ...)")
-    section = document.get("epoch") or {}
-    if not isinstance(section, dict):
-        raise ValueError("item aliases: `epoch` must map Epoch hardware names to item keys")
-    aliases: dict[str, str] = {}
-    for name, key in section.items():
-        if not str(key or "").strip():
-            raise ValueError(f"item aliases: epoch name {name!r} has no item key")
-        aliases[str(name).strip()] = str(key).strip()
-    return aliases
 
 
 def parse(name: str, data: bytes, options: AdapterOptions) -> Parsed:

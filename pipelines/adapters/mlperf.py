@@ -441,14 +441,32 @@ def _json_after(marker: str, line: str) -> Any:
     return json.loads(line[line.index(marker) + len(marker):].strip())
 
 
-def _read_event(number: int, line: str, log: _Log, parsed: Parsed) -> None:
+# marker -> (rejection field, what the JSON is, the hint when it does not parse, its shape)
+_MARKED = {_MLLOG: ("row", "the :::MLLOG event", "; expected :::MLLOG {...}",
+                    'an object with a "key"'),
+           _SYSJSON: ("SYSJSON", "the :::SYSJSON system description", "", "a JSON object")}
+
+
+def _json_object(number: int, line: str, marker: str, parsed: Parsed) -> dict[str, Any] | None:
+    """The JSON object after `marker`, or None with the line rejected saying why."""
+    field, what, hint, shape = _MARKED[marker]
     try:
-        body = _json_after(_MLLOG, line)
+        body = _json_after(marker, line)
     except ValueError as exc:
-        parsed.rejected.append(Rejected(number, "row", f"the :::MLLOG event is not valid JSON "
-                                                       f"({exc}); expected :::MLLOG {{...}}", line))
+        parsed.rejected.append(Rejected(number, field, f"{what} is not valid JSON ({exc}){hint}",
+                                        line))
+        return None
+    if not isinstance(body, dict):
+        parsed.rejected.append(Rejected(number, field, f"{what} is not {shape}", line))
+        return None
+    return body
+
+
+def _read_event(number: int, line: str, log: _Log, parsed: Parsed) -> None:
+    body = _json_object(number, line, _MLLOG, parsed)
+    if body is None:
         return
-    if not isinstance(body, dict) or not isinstance(body.get("key"), str):
+    if not isinstance(body.get("key"), str):
         parsed.rejected.append(Rejected(number, "row", "the :::MLLOG event is not an object "
                                                        "with a \"key\"", line))
         return
@@ -473,16 +491,10 @@ def _read_run_mark(key: str, event: _Event, log: _Log, parsed: Parsed) -> None:
 
 
 def _read_sysjson(number: int, line: str, log: _Log, parsed: Parsed) -> None:
-    try:
-        body = _json_after(_SYSJSON, line)
-    except ValueError as exc:
-        parsed.rejected.append(Rejected(number, "SYSJSON", f"the :::SYSJSON system description "
-                                                           f"is not valid JSON ({exc})", line))
+    body = _json_object(number, line, _SYSJSON, parsed)
+    if body is None:
         return
-    if not isinstance(body, dict):
-        parsed.rejected.append(Rejected(number, "SYSJSON", "the :::SYSJSON system description "
-                                                           "is not a JSON object", line))
-    elif log.sysjson is None:
+    if log.sysjson is None:
         log.sysjson = _Event(number, line, body)
     else:  # logs repeat it (once per launcher); the first is the one read
         parsed.skipped_lines += 1

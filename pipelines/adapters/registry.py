@@ -58,12 +58,18 @@ def read_file(name: str, data: bytes, options: AdapterOptions) -> Parsed:
 
 def load_aliases(text: str) -> dict[str, str]:
     """Every section of data/item_aliases.yaml (epoch:, mlperf:, ...) merged: name -> item."""
-    document: Any = yaml.safe_load(text) or {}
+    try:
+        document: Any = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        raise ValueError(f"item aliases: malformed YAML: {exc}") from exc
     if not isinstance(document, dict):
         raise ValueError("item aliases: expected a mapping of sections (epoch:, mlperf:)")
     merged: dict[str, str] = {}
     for section, names in document.items():
-        if not isinstance(names, dict):
-            raise ValueError(f"item aliases: section {section!r} must map names to item keys")
-        merged.update({str(name): str(key) for name, key in names.items()})
+        if not isinstance(names or {}, dict):
+            raise ValueError(f"item aliases: `{section}` must map names to item keys")
+        for name, key in (names or {}).items():
+            if not str(key or "").strip():
+                raise ValueError(f"item aliases: {section} name {name!r} has no item key")
+            merged[str(name).strip()] = str(key).strip()
     return merged

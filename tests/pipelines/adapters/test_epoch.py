@@ -11,6 +11,7 @@ import pytest
 
 from pipelines.adapters import epoch
 from pipelines.adapters.base import AdapterError, AdapterOptions, Parsed
+from pipelines.adapters.registry import load_aliases
 from pipelines.packs import PackRow, parse_pack
 from pipelines.settings import PROJECT_ROOT
 
@@ -20,7 +21,7 @@ EARLIER = "ml_hardware_2025-12-10.csv"  # sr3-k/data: other order, `Memory size 
 SHORT = "formats_md_sample.csv"  # formats.md §1.2: `Memory bw (byte/s)` and other short names
 DEFECTS = "defects.csv"  # constructed: bad cells, garbled records, an unknown column
 FIGURE_COLUMNS = {name for field in epoch.FIGURES for name in epoch.COLUMN_NAMES[field]}
-ALIASES = epoch.load_aliases((PROJECT_ROOT / "data" / "item_aliases.yaml").read_text("utf-8"))
+ALIASES = load_aliases((PROJECT_ROOT / "data" / "item_aliases.yaml").read_text("utf-8"))
 
 
 def read(name: str, as_of: date | None = None) -> Parsed:
@@ -343,7 +344,7 @@ def test_the_alias_file_names_items_the_ledger_has():
 ])
 def test_a_broken_alias_file_says_what_is_wrong(text, message):
     with pytest.raises(ValueError, match=message):
-        epoch.load_aliases(text)
+        load_aliases(text)
 
 
 def test_a_record_the_csv_module_cannot_read_is_rejected_and_reading_goes_on():
