@@ -57,6 +57,12 @@ TCO_MODES = ("comparison", "training-run")
 FILE_FORMATS = ("source-pack", "epoch-ml-hardware", "nccl-tests", "mlperf-system",
                 "mlperf-result", "unknown")
 MEASUREMENT_KINDS = ("nccl-tests", "mlperf-result")
+# Copies of models.trends.types' vocabularies (db/ may not import models/).
+FLAG_SEVERITIES = ("critical", "warning", "info")
+FLAG_KINDS = ("density_threshold", "density_growth", "interconnect_trend", "bandwidth_ratio",
+              "switch_capacity", "single_source", "unconfirmed", "stale", "conflicting",
+              "claim_without_measurement", "undated", "added", "changed", "superseded",
+              "result_moved")
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -397,3 +403,47 @@ class TcoResult(ModelResult, Base):
     cheaper_option: Mapped[str | None] = mapped_column(String(200))
     total_cost_usd: Mapped[float | None] = mapped_column(Float)  # training-run mode, USD
     result_json: Mapped[str] = mapped_column(Text)  # the full result, keys sorted
+
+
+class Flag(Base):
+    """A trend or evidence finding computed for one dataset version (append-only).
+
+    `observation_ids` is a JSON list of the observations the flag rests on.
+    """
+
+    __tablename__ = "flag"
+    __table_args__ = (CheckConstraint(_in("kind", FLAG_KINDS), name="kind"),
+                      CheckConstraint(_in("severity", FLAG_SEVERITIES), name="severity"),
+                      UniqueConstraint("dataset_version_id", "kind", "subject"))
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    dataset_version_id: Mapped[int] = mapped_column(ForeignKey("dataset_version.id"), index=True)
+    kind: Mapped[str] = mapped_column(String(40))
+    severity: Mapped[str] = mapped_column(String(10))
+    subject: Mapped[str] = mapped_column(String(400))
+    item_key: Mapped[str | None] = mapped_column(String(200))
+    metric_key: Mapped[str | None] = mapped_column(String(100))
+    scenario_name: Mapped[str | None] = mapped_column(String(200))
+    message: Mapped[str] = mapped_column(Text)
+    observation_ids: Mapped[str] = mapped_column(Text)  # JSON list of observation ids
+    code_version: Mapped[str] = mapped_column(String(40))
+    computed_at: Mapped[datetime]
+
+
+class Briefing(Base):
+    """Each rendered briefing PDF: which version and date it reports on, and its bytes' sha256.
+
+    Re-rendering a past briefing from the ledger must give the same sha256.
+    """
+
+    __tablename__ = "briefing"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    dataset_version_id: Mapped[int] = mapped_column(ForeignKey("dataset_version.id"), index=True)
+    as_of: Mapped[date]
+    path: Mapped[str] = mapped_column(String(1000))
+    sha256: Mapped[str] = mapped_column(String(64))
+    size_bytes: Mapped[int] = mapped_column(BigInteger)
+    pages: Mapped[int | None] = mapped_column(Integer)
+    code_version: Mapped[str] = mapped_column(String(40))
+    rendered_at: Mapped[datetime]

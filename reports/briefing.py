@@ -6,58 +6,17 @@ only lays it out. Same context, same bytes: no clock and no network here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
 
 import jinja2
 import weasyprint
 
+from reports.context import BriefingContext, SourceLine, SpecLine
+
+__all__ = ["BriefingContext", "SourceLine", "SpecLine", "render_html", "render_pdf"]
+
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-
-
-@dataclass(frozen=True)
-class SpecLine:
-    """One resolved value as the briefing prints it."""
-
-    section: str
-    item: str
-    metric: str
-    metric_description: str
-    low: float
-    high: float
-    unit: str
-    as_of: date
-    as_of_precision: str
-    status: str
-    source_key: str
-    source_title: str
-    source_published_on: date | None
-    alternatives: int = 0
-    reason: str = ""
-
-
-@dataclass(frozen=True)
-class SourceLine:
-    key: str
-    title: str
-    publisher: str | None
-    kind: str
-    published_on: date | None
-    url: str | None
-
-
-@dataclass(frozen=True)
-class BriefingContext:
-    as_of: date
-    dataset_version: int
-    dataset_hash: str
-    cutoff_at: datetime
-    code_version: str
-    specs: list[SpecLine] = field(default_factory=list)
-    sources: list[SourceLine] = field(default_factory=list)
-    rejected_rows: int = 0
-    conflicts: int = 0
 
 
 def format_number(value: float) -> str:

@@ -12,3 +12,10 @@ def test_source_kinds_match_the_resolution_rule():
 def test_value_kinds_and_statuses_match_validation():
     assert schema.VALUE_KINDS == observations.VALUE_KINDS
     assert schema.STATUSES == observations.STATUSES
+
+
+def test_flag_kinds_and_severities_match_the_trends_model():
+    from models.trends import types
+
+    assert schema.FLAG_KINDS == types.FLAG_KINDS
+    assert schema.FLAG_SEVERITIES == types.SEVERITIES

@@ -1,0 +1,148 @@
+"""The briefing's plain context: every number already resolved, with its source and date or
+its formula. pipelines/briefing_context.py fills it from the ledger; reports/ only lays it out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from models.trends.types import Changes, DensityTrend, Flag, InterconnectTrend
+
+
+@dataclass(frozen=True)
+class SpecLine:
+    """One resolved value as the briefing prints it."""
+
+    section: str
+    item: str
+    metric: str
+    metric_description: str
+    low: float
+    high: float
+    unit: str
+    as_of: date
+    as_of_precision: str
+    status: str
+    source_key: str
+    source_title: str
+    source_published_on: date | None
+    alternatives: int = 0
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class SourceLine:
+    key: str
+    title: str
+    publisher: str | None
+    kind: str
+    published_on: date | None
+    url: str | None
+
+
+@dataclass(frozen=True)
+class Cited:
+    """A printed figure: a sourced value (source + as_of) or a formula over such values."""
+
+    low: float
+    high: float
+    unit: str
+    source: str | None = None      # source key, listed in the appendix
+    as_of: date | None = None
+    formula: str | None = None     # e.g. "port_rate 400 Gb/s x 64 ports x 2"
+    text: str | None = None        # a qualitative cell (lossless mechanism, ecosystem)
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    """One attribute of the scale-up vs scale-out table; one cell per option (same order as
+    BriefingContext.comparison_options). A None cell prints as "not in the ledger"."""
+
+    attribute: str
+    cells: tuple[Cited | None, ...]
+
+
+@dataclass(frozen=True)
+class ScenarioLine:
+    """A C2C result of this dataset version."""
+
+    name: str
+    workload: str          # e.g. "GPT-3 175B, TP8 x PP8" (from the scenario definition)
+    cluster: str           # e.g. "GB200 NVL72" / "HGX B200 + NDR"
+    gpus: int
+    c2c: float
+    c2c_scale_up: float
+    c2c_scale_out: float
+    c2c_class: str         # compute-bound / performance-sensitive / communication-bound
+    recommended_fabric: str
+    mfu: float
+    time_to_train_days: float | None
+    inputs: tuple[Cited, ...] = ()   # the hardware figures it read, with source and date
+
+
+@dataclass(frozen=True)
+class TcoLine:
+    """A TCO comparison of this dataset version."""
+
+    name: str
+    scale_up_option: str
+    scale_out_option: str
+    break_even_speedup: float
+    break_even_p10: float | None
+    break_even_p90: float | None
+    speedup: float | None          # JCT_out / JCT_up from the C2C model, when known
+    cheaper_option: str | None
+    usd_per_gpu_hour: tuple[tuple[str, float], ...] = ()   # (option, $/GPU-hour)
+    inputs: tuple[Cited, ...] = ()
+
+
+@dataclass(frozen=True)
+class ResultMove:
+    """A scenario whose class, fabric or break-even speed-up moved since the previous version."""
+
+    scenario: str
+    field: str
+    before: str
+    after: str
+
+
+@dataclass(frozen=True)
+class ValidationLine:
+    """The C2C model against one published measurement."""
+
+    dataset: str           # e.g. "Korthikanti et al. 2022, Table 5"
+    point: str
+    quantity: str          # "iteration time (s)" or "MFU (%)"
+    measured: float
+    predicted: float
+    error: float           # relative (iteration time) or points (MFU), as `error_unit` says
+    error_unit: str
+    source: str
+    source_date: date
+
+
+@dataclass(frozen=True)
+class BriefingContext:
+    as_of: date
+    dataset_version: int
+    dataset_hash: str
+    cutoff_at: datetime
+    code_version: str
+    specs: list[SpecLine] = field(default_factory=list)
+    sources: list[SourceLine] = field(default_factory=list)
+    rejected_rows: int = 0
+    conflicts: int = 0
+    previous_version: int | None = None
+    previous_cutoff_at: datetime | None = None
+    flags: list[Flag] = field(default_factory=list)          # most severe first
+    density: DensityTrend | None = None
+    interconnect: InterconnectTrend | None = None
+    comparison_options: tuple[str, ...] = ()                 # column headings
+    comparison: list[ComparisonRow] = field(default_factory=list)
+    scenarios: list[ScenarioLine] = field(default_factory=list)
+    tco: list[TcoLine] = field(default_factory=list)
+    changes: Changes = field(default_factory=Changes)
+    moves: list[ResultMove] = field(default_factory=list)
+    validation: list[ValidationLine] = field(default_factory=list)
+    parameters: dict[str, str] = field(default_factory=dict)  # methodology: name -> value shown
