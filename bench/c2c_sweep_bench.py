@@ -37,7 +37,7 @@ from models.c2c.spec import (  # noqa: E402
 from models.c2c.sweep import enumerate_layouts, sweep  # noqa: E402
 
 # Selene-class A100 80GB: NVLink 3 (300 GB/s per direction), one HDR 200 Gb/s NIC per GPU
-# (the same figures as tests/models/calibration_sets.py A100_SELENE).
+# (the same figures as models/c2c/validation.py A100_SELENE).
 A100 = ClusterSpec(peak_flops=312e12, hbm_bytes=80e9, hbm_bw=2039e9, domain_gpus=8,
                    scaleup_bw=300e9, scaleout_bw=25e9, scaleup_efficiency=0.82,
                    scaleout_efficiency=0.94, scaleup_latency=3.4e-6, scaleout_latency=14e-6)

@@ -25,6 +25,7 @@ from db.schema import (
 # Everything a reader needs to show and trace one observation.
 _COLUMNS = (
     Observation.id.label("observation_id"), Item.key.label("item"), Item.name.label("item_name"),
+    Item.kind.label("item_kind"), Item.family.label("item_family"),
     Metric.key.label("metric"), Metric.unit.label("unit"), Observation.value, Observation.low,
     Observation.high, Observation.value_written, Observation.unit_written,
     Observation.value_kind, Observation.status, Observation.quote, Observation.as_of,

@@ -30,7 +30,7 @@ from models.c2c.memory import (
 )
 from models.c2c.spec import ClusterSpec, Framework, Layout, Layouts, Recompute, TransformerSpec
 from models.c2c.sweep import NoValidLayout, sweep
-from tests.models.calibration_sets import A100_SELENE
+from models.c2c.validation import A100_SELENE
 
 GiB = 2**30
 # An H100-like node: 8 GPUs per NVLink domain, one 400 Gb/s NIC per GPU.

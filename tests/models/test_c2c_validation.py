@@ -33,7 +33,7 @@ from models.c2c import calibration
 from models.c2c.estimate import Estimates, evaluate
 from models.c2c.memory import total_parameters
 from models.c2c.spec import Layouts, TransformerSpec
-from tests.models.calibration_sets import (
+from models.c2c.validation import (
     A100_SELENE,
     H100_EOS,
     KORTHIKANTI_FRAMEWORK,
@@ -139,3 +139,15 @@ def test_gpt3_sp_selective_mfu_matches_published_51_4_percent():
 def test_tied_and_untied_embeddings_differ_by_one_vocab_matrix():
     untied = replace(GPT3, tied_embeddings=False)
     assert total_parameters(untied) - total_parameters(GPT3) == GPT3.vocab * GPT3.hidden
+
+
+def test_validation_results_report_the_same_errors_the_tests_check():
+    from models.c2c.validation import validation_results
+
+    results = validation_results()
+    korthikanti = [r for r in results if r.published.error_unit == "%"]
+    mcore = {r.point: r for r in results if r.published.error_unit == "points"}
+    assert [r.point for r in korthikanti] == [p.name for p in KORTHIKANTI]
+    for result, point in zip(korthikanti, KORTHIKANTI, strict=True):
+        assert result.abs_error == pytest.approx(100 * relative_error(point))
+    assert mcore["70B"].error == pytest.approx(100 * (mcore_mfu("70B") - 0.42))

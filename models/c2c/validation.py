@@ -1,12 +1,27 @@
 """Published measurements the C2C model is calibrated and validated against
 (shared/reference/perf_model.md sections 2.5 and 3). Measured values only; the layouts
-are the runs' own (Calculon's execution files for Korthikanti; Megatron-LM's table)."""
+are the runs' own (Calculon's execution files for Korthikanti; Megatron-LM's table).
+
+The clusters here describe the published runs' own hardware (Selene, EOS), not a scenario's:
+they are part of the measurement being reproduced, so they live beside it rather than in the
+ledger. `validation_results` gives the model's error on every point, for the tests and for
+the briefing.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 
-from models.c2c.spec import ClusterSpec, Framework, Layout, Recompute, TransformerSpec
+from models.c2c.estimate import evaluate
+from models.c2c.spec import (
+    ClusterSpec,
+    Framework,
+    Layout,
+    Layouts,
+    Recompute,
+    TransformerSpec,
+)
 
 # Selene: A100 SXM4 80GB, NVLink 3 (600 GB/s bidirectional), 8 x HDR 200 Gb/s per node.
 A100_SELENE = ClusterSpec(peak_flops=312e12, hbm_bytes=80e9, hbm_bw=2039e9, domain_gpus=8,
@@ -87,3 +102,54 @@ def megatron_core_h100() -> list[Point]:
                         sequence_parallel=tp > 1, recompute=Recompute.NONE, zero=1)
         points.append(Point(name, model, layout, mfu))
     return points
+
+
+@dataclass(frozen=True)
+class PublishedSet:
+    """Where a set of measurements was published."""
+
+    title: str
+    url: str
+    published_on: date
+    quantity: str        # what `Point.measured` is
+    error_unit: str      # "%" (relative error) or "points" (MFU difference)
+
+
+KORTHIKANTI_SET = PublishedSet(
+    "Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, "
+    "Table 5 (A100, Selene)", "https://arxiv.org/abs/2205.05198", date(2022, 5, 10),
+    "iteration time (s)", "%")
+MCORE_SET = PublishedSet(
+    "Megatron-Core H100 weak-scaling table (NVIDIA/Megatron-LM README, commit 06d70a1b)",
+    "https://github.com/NVIDIA/Megatron-LM", date(2024, 7, 15), "MFU (%)", "points")
+
+
+@dataclass(frozen=True)
+class ValidationResult:
+    published: PublishedSet
+    point: str
+    measured: float      # in the set's quantity (seconds, or MFU as a percentage)
+    predicted: float
+    error: float         # signed: percent of measured, or MFU points
+
+    @property
+    def abs_error(self) -> float:
+        return abs(self.error)
+
+
+def validation_results() -> list[ValidationResult]:
+    """The model against every published point, with the constants of calibration.py."""
+    results = []
+    for point in korthikanti_table5():
+        estimate = evaluate(point.model, A100_SELENE, KORTHIKANTI_FRAMEWORK,
+                            Layouts.of([point.layout]))
+        predicted = float(estimate.t_iter[0])
+        results.append(ValidationResult(KORTHIKANTI_SET, point.name, point.measured, predicted,
+                                        100 * (predicted - point.measured) / point.measured))
+    for point in megatron_core_h100():
+        estimate = evaluate(point.model, H100_EOS, MCORE_FRAMEWORK, Layouts.of([point.layout]))
+        predicted = 100 * float(estimate.mfu[0])
+        measured = 100 * point.measured
+        results.append(ValidationResult(MCORE_SET, point.name, measured, predicted,
+                                        predicted - measured))
+    return results
