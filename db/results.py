@@ -230,3 +230,39 @@ def _results_frame(session: Session, layout: _Layout[Any],
     query = query.order_by(Scenario.name, table.dataset_version_id, table.id)
     rows = [dict(row._mapping) for row in session.execute(query)]
     return pd.DataFrame(rows, columns=[c.key for c in columns])
+
+
+def results_frame(session: Session, dataset_version_id: int) -> pd.DataFrame:
+    """One row per scenario with a result on a version: its C2C class and fabric, or its TCO
+    break-even speed-up (NaN where the scenario has no such result)."""
+    c2c = session.execute(
+        select(Scenario.name, C2CResult.c2c_class, C2CResult.recommended_fabric)
+        .join(Scenario, Scenario.id == C2CResult.scenario_id)
+        .where(C2CResult.dataset_version_id == dataset_version_id)).all()
+    tco = session.execute(
+        select(Scenario.name, TcoResult.break_even_speedup)
+        .join(Scenario, Scenario.id == TcoResult.scenario_id)
+        .where(TcoResult.dataset_version_id == dataset_version_id)).all()
+    left = pd.DataFrame(c2c, columns=["scenario", "c2c_class", "recommended_fabric"])
+    right = pd.DataFrame(tco, columns=["scenario", "break_even_speedup"])
+    frame = left.merge(right, on="scenario", how="outer").sort_values("scenario")
+    frame["break_even_speedup"] = frame["break_even_speedup"].astype(float)
+    return frame.reset_index(drop=True)
+
+
+def c2c_results_of(session: Session, dataset_version_id: int) -> list[tuple[C2CResult, Scenario]]:
+    """A version's C2C results with the scenario definitions they were computed from."""
+    rows = session.execute(select(C2CResult, Scenario)
+                           .join(Scenario, Scenario.id == C2CResult.scenario_id)
+                           .where(C2CResult.dataset_version_id == dataset_version_id)
+                           .order_by(Scenario.name))
+    return [(result, scenario) for result, scenario in rows]
+
+
+def tco_results_of(session: Session, dataset_version_id: int) -> list[tuple[TcoResult, Scenario]]:
+    """A version's TCO results with their scenario definitions."""
+    rows = session.execute(select(TcoResult, Scenario)
+                           .join(Scenario, Scenario.id == TcoResult.scenario_id)
+                           .where(TcoResult.dataset_version_id == dataset_version_id)
+                           .order_by(Scenario.name))
+    return [(result, scenario) for result, scenario in rows]

@@ -86,8 +86,41 @@ def run(home: HomeOption = None,
                       f"(inputs unchanged), {len(report.unchanged)} already stored")
         for name, reason in report.failed.items():
             errors.print(f"[red]scenario failed[/] {name}: {reason}", highlight=False)
+    if result.flags is not None:
+        flagged = ("already computed for this version" if result.flags.already_stored
+                   else f"{result.flags.stored} raised")
+        console.print(f"flags      {flagged}")
     console.print(f"warehouse  {result.warehouse}")
     console.print(f"briefing   {result.briefing}")
+
+
+@app.command()
+def report(home: HomeOption = None,
+           as_of: Annotated[str | None, typer.Option(
+               "--as-of", help="Briefing date YYYY-MM-DD [default: today, UTC]")] = None,
+           output: Annotated[Path | None, typer.Option(
+               "--output", help="Where to write the PDF [default: "
+                                "briefings/briefing-<date>.pdf under --home]")] = None) -> None:
+    """Re-render the briefing of a past date from the ledger (same dataset version, same
+    bytes as the first briefing of that date when the code version is the same)."""
+    settings = _settings(home)
+    day = _parse_day(as_of, "--as-of") or jobs.utc_now().date()
+    try:
+        rendered = jobs.report(settings, as_of=day, target=output)
+    except jobs.NoDatasetVersion as exc:
+        errors.print(f"[red]error[/] {exc}; run `specledger run` or `specledger ingest` first",
+                     highlight=False)
+        raise typer.Exit(3) from exc
+    console.print(f"briefing   {rendered.path}")
+    console.print(f"version    {rendered.dataset_version}")
+    console.print(f"sha256     {rendered.sha256}")
+    if rendered.reproduces_first is None:
+        console.print("first briefing recorded for this date")
+    elif rendered.reproduces_first:
+        console.print("identical to the first briefing recorded for this date")
+    else:
+        console.print(f"differs from the first briefing recorded for this date "
+                      f"({rendered.first_sha256}): the code version or the template changed")
 
 
 @app.command()

@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from db import queries
-from db.engine import Engine, Session, make_engine, upgrade
+from db import outputs, queries
+from db.engine import Engine, Session, make_engine, upgrade, write_session
 from db.warehouse import WarehouseMeta, publish_warehouse
 from models.resolve import SOURCE_KIND_RANK
+from models.trends import TrendParams
 from pipelines import c2c, tco
 from pipelines.adapters.base import AdapterOptions
 from pipelines.adapters.registry import load_aliases
-from pipelines.briefing_context import briefing_context
+from pipelines.briefing_comparison import load_comparison
+from pipelines.briefing_context import BriefingInputs, briefing_context
 from pipelines.catalog import load_metrics
+from pipelines.flags import FlagReport, compute_flags, trend_params
 from pipelines.ingest import FileReport, IngestReport, ingest_paths
 from pipelines.recompute import RecomputeReport
 from pipelines.settings import Settings
@@ -39,6 +44,7 @@ class RunResult:
     ingest: IngestReport
     warehouse: Path
     briefing: Path
+    flags: FlagReport | None = None
     c2c: RecomputeReport | None = None
     tco: RecomputeReport | None = None
 
@@ -105,20 +111,97 @@ def publish(settings: Settings, dataset_version: int, *, as_of: date, built_at: 
         engine.dispose()
 
 
-def render_briefing(settings: Settings, dataset_version: int, *, as_of: date) -> Path:
-    """Render briefing-<as_of>.pdf for a dataset version, written atomically."""
+def flags(settings: Settings, dataset_version: int, *,
+          now: Callable[[], datetime] = utc_now) -> FlagReport:
+    """Compute and store a dataset version's flags (once per version)."""
+    engine = connect_ledger(settings)
+    try:
+        return compute_flags(engine, dataset_version, params=_params(settings),
+                             code_version=code_version(), now=now(),
+                             lock_timeout_seconds=settings.lock_timeout_seconds)
+    finally:
+        engine.dispose()
+
+
+def _params(settings: Settings) -> TrendParams:
+    return trend_params(settings.stale_after_days, settings.flag_tolerance,
+                        settings.result_tolerance, settings.nics_per_gpu)
+
+
+@dataclass(frozen=True)
+class RenderedBriefing:
+    path: Path
+    sha256: str
+    dataset_version: int
+    first_sha256: str | None  # the first briefing recorded for the same date, if any
+
+    @property
+    def reproduces_first(self) -> bool | None:
+        return None if self.first_sha256 is None else self.first_sha256 == self.sha256
+
+
+def render_briefing(settings: Settings, dataset_version: int, *, as_of: date,
+                    target: Path | None = None,
+                    now: Callable[[], datetime] = utc_now) -> RenderedBriefing:
+    """Render the briefing of a dataset version for `as_of`, write it atomically (default
+    briefings/briefing-<as_of>.pdf) and record it with its sha256."""
     engine = connect_ledger(settings)
     try:
         with Session(engine) as session:
             version = queries.dataset_version(session, dataset_version)
-            context = briefing_context(session, as_of=as_of, known=version.cutoff_at,
-                                       version=version, code_version=code_version())
+            inputs = BriefingInputs(_params(settings), load_comparison(settings.comparison_path))
+            context = briefing_context(session, as_of=as_of, version=version,
+                                       code_version=code_version(), inputs=inputs)
+            first = outputs.first_briefing_for(session, as_of)
+            first_sha = first.sha256 if first is not None else None
+        pdf = render_pdf(context)
+        target = target or settings.briefings_dir / f"briefing-{as_of.isoformat()}.pdf"
+        _write_atomically(target, pdf)
+        digest = hashlib.sha256(pdf).hexdigest()
+        with write_session(engine, settings.lock_timeout_seconds) as session:
+            outputs.record_briefing(session, dataset_version=dataset_version, as_of=as_of,
+                                    path=str(target), sha256=digest, size_bytes=len(pdf),
+                                    pages=pdf_pages(pdf), code_version=code_version(),
+                                    rendered_at=now())
     finally:
         engine.dispose()
-    target = settings.briefings_dir / f"briefing-{as_of.isoformat()}.pdf"
+    return RenderedBriefing(target, digest, dataset_version, first_sha)
+
+
+def _write_atomically(target: Path, content: bytes) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(target.name + ".tmp")
-    tmp.write_bytes(render_pdf(context))
+    tmp.write_bytes(content)
     tmp.replace(target)
-    return target
 
+
+def pdf_pages(pdf: bytes) -> int | None:
+    """Page count from the PDF's page tree root (/Type /Pages ... /Count N)."""
+    match = re.search(rb"/Type\s*/Pages\b[^>]*?/Count\s+(\d+)|/Count\s+(\d+)[^>]*?/Type\s*/Pages\b",
+                      pdf)
+    if match is None:
+        return None
+    return int(match.group(1) or match.group(2))
+
+
+class NoDatasetVersion(LookupError):
+    """No dataset version existed on the date asked for."""
+
+
+def report(settings: Settings, *, as_of: date, target: Path | None = None,
+           now: Callable[[], datetime] = utc_now) -> RenderedBriefing:
+    """Re-render the briefing for `as_of` from the ledger: the dataset version of the first
+    briefing recorded for that date, else the newest version known by the end of that day."""
+    engine = open_ledger(settings)
+    try:
+        with Session(engine) as session:
+            first = outputs.first_briefing_for(session, as_of)
+            version = (queries.dataset_version(session, first.dataset_version_id)
+                       if first is not None else outputs.version_known_on(session, as_of))
+            if version is None:
+                raise NoDatasetVersion(f"the ledger held no dataset version on {as_of}")
+            version_id = version.id
+    finally:
+        engine.dispose()
+    flags(settings, version_id, now=now)  # a version made before flags existed gets them now
+    return render_briefing(settings, version_id, as_of=as_of, target=target, now=now)

@@ -22,6 +22,15 @@ class Settings(BaseSettings):
     aliases_path: Path = PROJECT_ROOT / "data" / "item_aliases.yaml"
     scenarios_dir: Path = PROJECT_ROOT / "data" / "scenarios"
     lock_timeout_seconds: float = 60.0
+    # Flags: a value with no observation newer than this is stale; sources disagreeing by more
+    # than flag_tolerance (relative) conflict; a break-even speed-up moving by more than
+    # result_tolerance (relative) is a result move.
+    stale_after_days: int = 730
+    flag_tolerance: float = 0.01
+    result_tolerance: float = 0.05
+    # Per-GPU scale-out bandwidth = NIC rate x this (rail-optimised 8-GPU nodes: one NIC a GPU).
+    nics_per_gpu: float = 1.0
+    comparison_path: Path = PROJECT_ROOT / "data" / "comparison.yaml"
 
     @property
     def resolved_database_url(self) -> str:

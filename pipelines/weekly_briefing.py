@@ -1,4 +1,5 @@
-"""The `weekly-briefing` flow: ingest data/sources, publish the warehouse, render the PDF.
+"""The `weekly-briefing` flow: ingest data/sources, recompute, flag, render the PDF, publish
+the warehouse.
 
 Tasks are thin wrappers over pipelines.jobs; every setting arrives as a flow parameter.
 """
@@ -12,6 +13,7 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
 from pipelines import jobs
+from pipelines.flags import FlagReport
 from pipelines.ingest import IngestReport
 from pipelines.recompute import RecomputeReport
 from pipelines.settings import Settings
@@ -33,6 +35,11 @@ def recompute_tco(settings: Settings, dataset_version: int, as_of: date) -> Reco
     return jobs.recompute(settings, "tco", dataset_version, on=as_of)
 
 
+@task(name="compute-flags", cache_policy=NO_CACHE)
+def compute_flags(settings: Settings, dataset_version: int) -> FlagReport:
+    return jobs.flags(settings, dataset_version)
+
+
 @task(name="publish-warehouse", cache_policy=NO_CACHE)
 def publish_warehouse(settings: Settings, dataset_version: int, as_of: date) -> Path:
     return jobs.publish(settings, dataset_version, as_of=as_of, built_at=jobs.utc_now())
@@ -40,7 +47,7 @@ def publish_warehouse(settings: Settings, dataset_version: int, as_of: date) -> 
 
 @task(name="render-briefing", cache_policy=NO_CACHE)
 def render_briefing(settings: Settings, dataset_version: int, as_of: date) -> Path:
-    return jobs.render_briefing(settings, dataset_version, as_of=as_of)
+    return jobs.render_briefing(settings, dataset_version, as_of=as_of).path
 
 
 @flow(name="weekly-briefing", flow_run_name="weekly-briefing {as_of}")
@@ -56,6 +63,8 @@ def weekly_briefing(as_of: date, home: Path, database_url: str | None = None,
     c2c = recompute_c2c(settings, report.dataset_version, as_of)
     # A TCO scenario that names a C2C scenario runs the C2C model itself on this version.
     tco = recompute_tco(settings, report.dataset_version, as_of)
-    warehouse = publish_warehouse(settings, report.dataset_version, as_of)
+    flags = compute_flags(settings, report.dataset_version)
+    # Render before publishing, so the warehouse's briefing table lists this briefing too.
     briefing = render_briefing(settings, report.dataset_version, as_of)
-    return jobs.RunResult(report, warehouse, briefing, c2c, tco)
+    warehouse = publish_warehouse(settings, report.dataset_version, as_of)
+    return jobs.RunResult(report, warehouse, briefing, c2c, tco, flags)

@@ -80,6 +80,7 @@ class TrendPoint:
     status: str          # C / S / U
     observation_ids: tuple[int, ...]
     group: str = ""      # e.g. "rack" / "system", "InfiniBand" / "Ethernet"
+    as_of_precision: str = "day"   # day / month / year: print 2024 for a year-precise as_of
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,7 @@ class Threshold:
     source: str
     as_of: date
     observation_ids: tuple[int, ...]
+    as_of_precision: str = "day"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,109 @@
+"""What a dataset version led to besides model results: its flags and its rendered briefings.
+
+Both are append-only. Flags are computed once per dataset version (a later computation for the
+same version is refused by the unique constraint, so re-rendering reads the stored ones); every
+rendering of a briefing is recorded with the sha256 of its bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import Protocol
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from db.schema import Briefing, DatasetVersion, Flag
+
+
+class FlagLike(Protocol):
+    """What a flag carries (models.trends.types.Flag has these; db/ may not import it)."""
+
+    kind: str
+    severity: str
+    subject: str
+    message: str
+    observation_ids: tuple[int, ...]
+    item: str | None
+    metric: str | None
+    scenario: str | None
+
+
+@dataclass(frozen=True)
+class StoredFlag:
+    kind: str
+    severity: str
+    subject: str
+    message: str
+    observation_ids: tuple[int, ...]
+    item: str | None
+    metric: str | None
+    scenario: str | None
+
+
+def has_flags(session: Session, dataset_version: int) -> bool:
+    return bool(session.scalar(select(func.count()).select_from(Flag)
+                               .where(Flag.dataset_version_id == dataset_version)))
+
+
+def record_flags(session: Session, dataset_version: int, flags: Iterable[FlagLike], *,
+                 code_version: str, computed_at: datetime) -> int:
+    """Store a version's flags; returns how many were stored."""
+    rows = [Flag(dataset_version_id=dataset_version, kind=f.kind, severity=f.severity,
+                 subject=f.subject, item_key=f.item, metric_key=f.metric,
+                 scenario_name=f.scenario, message=f.message,
+                 observation_ids=json.dumps(sorted(f.observation_ids)),
+                 code_version=code_version, computed_at=computed_at) for f in flags]
+    session.add_all(rows)
+    session.flush()
+    return len(rows)
+
+
+def flags_of(session: Session, dataset_version: int) -> list[StoredFlag]:
+    """A version's flags in the order they were stored."""
+    rows = session.scalars(select(Flag).where(Flag.dataset_version_id == dataset_version)
+                           .order_by(Flag.id))
+    return [StoredFlag(r.kind, r.severity, r.subject, r.message,
+                       tuple(json.loads(r.observation_ids)), r.item_key, r.metric_key,
+                       r.scenario_name) for r in rows]
+
+
+def record_briefing(session: Session, *, dataset_version: int, as_of: date, path: str,
+                    sha256: str, size_bytes: int, pages: int | None, code_version: str,
+                    rendered_at: datetime) -> Briefing:
+    row = Briefing(dataset_version_id=dataset_version, as_of=as_of, path=path, sha256=sha256,
+                   size_bytes=size_bytes, pages=pages, code_version=code_version,
+                   rendered_at=rendered_at)
+    session.add(row)
+    session.flush()
+    return row
+
+
+def briefings(session: Session) -> list[Briefing]:
+    return list(session.scalars(select(Briefing).order_by(Briefing.id)))
+
+
+def first_briefing_for(session: Session, as_of: date) -> Briefing | None:
+    """The first briefing rendered for `as_of`: the one a re-render must reproduce."""
+    return session.scalar(select(Briefing).where(Briefing.as_of == as_of)
+                          .order_by(Briefing.id).limit(1))
+
+
+def version_known_on(session: Session, day: date) -> DatasetVersion | None:
+    """The newest dataset version whose cut-off falls on or before the end of `day` (UTC)."""
+    end = datetime.combine(day, datetime.max.time()).replace(tzinfo=UTC)
+    return session.scalar(select(DatasetVersion).where(DatasetVersion.cutoff_at <= end)
+                          .order_by(DatasetVersion.cutoff_at.desc(), DatasetVersion.id.desc())
+                          .limit(1))
+
+
+def previous_version(session: Session, version: DatasetVersion) -> DatasetVersion | None:
+    """The dataset version before `version` (by cut-off), if any."""
+    return session.scalar(select(DatasetVersion)
+                          .where(DatasetVersion.cutoff_at < version.cutoff_at)
+                          .order_by(DatasetVersion.cutoff_at.desc(), DatasetVersion.id.desc())
+                          .limit(1))
+

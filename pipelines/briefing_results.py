@@ -1,0 +1,110 @@
+"""The briefing's model sections: C2C and TCO results of a version, moves, validation."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import pandas as pd
+
+from db.schema import C2CResult, Scenario, TcoResult
+from models.c2c.validation import validation_results
+from models.trends import result_moves
+from reports.context import (
+    Cited,
+    ResultMove,
+    ScenarioLine,
+    SourceLine,
+    TcoLine,
+    ValidationLine,
+)
+
+
+def scenario_line(result: C2CResult, scenario: Scenario) -> ScenarioLine:
+    definition, figures = json.loads(scenario.definition), json.loads(result.result_json)
+    return ScenarioLine(
+        name=scenario.name, workload=_workload(definition), cluster=_cluster(definition),
+        gpus=result.gpus, c2c=result.c2c, c2c_scale_up=result.c2c_scale_up,
+        c2c_scale_out=result.c2c_scale_out, c2c_class=result.c2c_class,
+        recommended_fabric=result.recommended_fabric, mfu=result.mfu,
+        time_to_train_days=result.time_to_train_days,
+        inputs=tuple(_cited(spec) for spec in figures.get("specs", [])))
+
+
+def tco_line(result: TcoResult, scenario: Scenario) -> TcoLine:
+    figures = json.loads(result.result_json)
+    return TcoLine(
+        name=scenario.name, scale_up_option=result.scale_up_option or "",
+        scale_out_option=result.scale_out_option or "",
+        break_even_speedup=result.break_even_speedup or math.nan,
+        break_even_p10=result.break_even_p10, break_even_p90=result.break_even_p90,
+        speedup=result.speedup, cheaper_option=result.cheaper_option,
+        usd_per_gpu_hour=tuple((o["name"], o["usd_per_gpu_hour"])
+                               for o in figures.get("options", [])),
+        inputs=tuple(_cited(i) for i in figures.get("inputs", [])))
+
+
+def _workload(definition: dict[str, Any]) -> str:
+    model, parallel = definition.get("model", {}), definition.get("parallel", {})
+    shape = f"{model.get('layers')} layers x {model.get('hidden')} hidden"
+    if model.get("experts"):
+        shape += f", {model['experts']} experts (top-{model.get('top_k', 2)})"
+    dims = " x ".join(f"{k.upper()}{parallel[k]}" for k in ("tp", "pp", "dp", "ep")
+                      if parallel.get(k, 1) != 1) or "no parallelism"
+    return f"{shape}; {dims}"
+
+
+def _cluster(definition: dict[str, Any]) -> str:
+    cluster = definition.get("cluster", {})
+    up, out = cluster.get("scale_up", {}), cluster.get("scale_out", {})
+    parts = [cluster.get("gpu", "inline GPU"),
+             up.get("system") or up.get("item") or "inline scale-up",
+             out.get("item") or "inline scale-out"]
+    return " / ".join(str(p) for p in parts)
+
+
+def _cited(figure: dict[str, Any]) -> Cited:
+    value = figure.get("value")
+    low = figure.get("low") if figure.get("low") is not None else value
+    high = figure.get("high") if figure.get("high") is not None else value
+    as_of = figure.get("as_of")
+    formula = None if figure.get("origin") == "ledger" else (figure.get("note") or
+                                                             figure.get("origin"))
+    return Cited(float(low if low is not None else math.nan),
+                 float(high if high is not None else math.nan), figure.get("unit") or "",
+                 source=figure.get("source"),
+                 as_of=pd.Timestamp(as_of).date() if as_of else None,
+                 formula=formula, text=figure.get("name"))
+
+
+def moves_of(previous: pd.DataFrame | None, current: pd.DataFrame,
+             tolerance: float) -> list[ResultMove]:
+    """Scenarios whose class, fabric or break-even speed-up moved between two versions."""
+    if previous is None:
+        return []
+    return [ResultMove(row["scenario"], row["field"], _shown(row["before"]), _shown(row["after"]))
+            for row in result_moves(previous, current, tolerance=tolerance).to_dict("records")]
+
+
+def _shown(value: object) -> str:
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+VALIDATION_SOURCE_KEYS = {"%": "korthikanti-2022-table5", "points": "megatron-core-2024-h100"}
+
+
+def validation_lines() -> tuple[list[ValidationLine], list[SourceLine]]:
+    """The C2C model against published measurements, and those publications as sources."""
+    lines, sources = [], {}
+    for result in validation_results():
+        published = result.published
+        key = VALIDATION_SOURCE_KEYS[published.error_unit]
+        sources[key] = SourceLine(key=key, title=published.title, publisher=None,
+                                  kind="published measurement",
+                                  published_on=published.published_on, url=published.url)
+        lines.append(ValidationLine(
+            dataset=published.title, point=result.point, quantity=published.quantity,
+            measured=result.measured, predicted=result.predicted, error=result.error,
+            error_unit=published.error_unit, source=key, source_date=published.published_on))
+    return lines, list(sources.values())

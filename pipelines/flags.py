@@ -1,0 +1,53 @@
+"""Compute and store a dataset version's flags (models.trends over the ledger's history).
+
+A version's flags are computed once, on the day of its cut-off, against the version before it,
+and stored; briefings of that version (and their re-renders) read the stored flags.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from db import outputs, queries
+from db.engine import Engine, Session, write_session
+from db.results import results_frame
+from models.trends import TrendParams, all_flags
+
+
+@dataclass(frozen=True)
+class FlagReport:
+    dataset_version: int
+    stored: int            # 0 when the version already had its flags
+    already_stored: bool
+
+
+def trend_params(stale_after_days: int, tolerance: float, result_tolerance: float,
+                 nics_per_gpu: float) -> TrendParams:
+    return TrendParams(stale_after_days=stale_after_days, tolerance=tolerance,
+                       result_tolerance=result_tolerance, nics_per_gpu=nics_per_gpu)
+
+
+def compute_flags(engine: Engine, dataset_version: int, *, params: TrendParams,
+                  code_version: str, now: datetime,
+                  lock_timeout_seconds: float = 60.0) -> FlagReport:
+    """Store `dataset_version`'s flags unless it has them already."""
+    with write_session(engine, lock_timeout_seconds) as session:
+        if outputs.has_flags(session, dataset_version):
+            return FlagReport(dataset_version, 0, True)
+        flags = flags_for_version(session, dataset_version, params)
+        stored = outputs.record_flags(session, dataset_version, flags,
+                                      code_version=code_version, computed_at=now)
+    return FlagReport(dataset_version, stored, False)
+
+
+def flags_for_version(session: Session, dataset_version: int, params: TrendParams) -> list:
+    """The flags of a version, computed from the ledger's full history (nothing stored)."""
+    version = queries.dataset_version(session, dataset_version)
+    previous = outputs.previous_version(session, version)
+    return all_flags(
+        queries.observations_frame(session), on=version.cutoff_at.date(),
+        cutoff=version.cutoff_at,
+        previous_cutoff=previous.cutoff_at if previous is not None else None, params=params,
+        previous_results=results_frame(session, previous.id) if previous is not None else None,
+        current_results=results_frame(session, dataset_version))

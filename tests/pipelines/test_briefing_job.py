@@ -1,0 +1,158 @@
+"""The briefing job on the shipped reference packs: flags stored per version, the full PDF
+rendered from the ledger, recorded with its sha256, and re-rendered byte for byte."""
+
+from __future__ import annotations
+
+import subprocess
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from db.engine import Session, make_engine
+from db.schema import Briefing, Flag
+from pipelines import jobs
+from pipelines.settings import PROJECT_ROOT, Settings
+
+pytestmark = pytest.mark.slow
+DAY = date(2026, 11, 22)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 22, 6, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(seconds=1)
+        return self.now
+
+
+@pytest.fixture
+def settings(ledger_url: str, tmp_path: Path) -> Settings:
+    return Settings(home=tmp_path / "home", database_url=ledger_url)
+
+
+def weekly(settings: Settings, clock: Clock, sources: list[Path], day: date = DAY
+           ) -> tuple[int, jobs.RenderedBriefing]:
+    """The weekly flow's steps, without Prefect."""
+    version = jobs.ingest(settings, sources, today=day, now=clock).dataset_version
+    for kind in ("c2c", "tco"):
+        jobs.recompute(settings, kind, version, on=day, now=clock)
+    jobs.flags(settings, version, now=clock)
+    return version, jobs.render_briefing(settings, version, as_of=day, now=clock)
+
+
+def pdftotext(path: Path) -> str:
+    return subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True,
+                          text=True, check=True).stdout
+
+
+def stored(settings: Settings, table: type) -> list:
+    engine = make_engine(settings.resolved_database_url)
+    try:
+        with Session(engine) as session:
+            return list(session.scalars(select(table).order_by(table.id)))
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture
+def first_week(settings: Settings) -> tuple[Settings, Clock, int, jobs.RenderedBriefing]:
+    clock = Clock()
+    version, rendered = weekly(settings, clock, [settings.sources_dir])
+    return settings, clock, version, rendered
+
+
+def test_the_briefing_prints_every_section_from_the_ledger(first_week):
+    settings, _, version, rendered = first_week
+    text = pdftotext(rendered.path)
+    for heading in ("Executive summary", "Density", "Interconnect", "C2C decision map",
+                    "TCO", "Changes since", "published measurements", "Methodology",
+                    "Sources"):
+        assert heading.lower() in text.lower(), heading
+    # numbers with their sources: GB200 NVL72's rack power and NVLink 5's bandwidth
+    assert "132" in text and "supermicro-gb200-nvl72" in text
+    assert "1,800" in text and "nvidia-nvlink-page" in text
+    assert "Korthikanti" in text
+    assert f"dataset version {version}" in text.lower() or f"version {version}" in text.lower()
+
+
+def test_flags_are_stored_once_per_dataset_version(first_week):
+    settings, clock, version, _ = first_week
+    flags = stored(settings, Flag)
+    assert flags and {f.dataset_version_id for f in flags} == {version}
+    assert {"density_threshold", "single_source"} <= {f.kind for f in flags}
+    again = jobs.flags(settings, version, now=clock)
+    assert again.already_stored and len(stored(settings, Flag)) == len(flags)
+
+
+def test_each_rendering_is_recorded_with_its_sha256(first_week):
+    settings, _, version, rendered = first_week
+    [row] = stored(settings, Briefing)
+    assert (row.dataset_version_id, row.as_of, row.sha256) == (version, DAY, rendered.sha256)
+    assert row.size_bytes == rendered.path.stat().st_size
+    assert row.pages is not None and row.pages >= 8
+
+
+def test_report_re_renders_a_past_briefing_byte_for_byte(first_week, write_pack):
+    settings, clock, version, first = first_week
+    original = first.path.read_bytes()
+    # The ledger moves on: a new figure, a new version, a later briefing.
+    pack = write_pack("later.yaml", LATER_PACK)
+    later_version, _ = weekly(settings, clock, [settings.sources_dir, pack],
+                              day=DAY + timedelta(days=7))
+    assert later_version != version
+
+    again = jobs.report(settings, as_of=DAY, target=first.path.with_name("again.pdf"), now=clock)
+    assert again.dataset_version == version
+    assert again.reproduces_first is True
+    assert again.path.read_bytes() == original
+    assert [b.sha256 for b in stored(settings, Briefing)].count(first.sha256) == 2
+
+
+def test_the_next_weeks_briefing_lists_what_changed(first_week, write_pack):
+    settings, clock, version, _ = first_week
+    pack = write_pack("later.yaml", LATER_PACK)
+    later_version, rendered = weekly(settings, clock, [settings.sources_dir, pack],
+                                     day=DAY + timedelta(days=7))
+    text = pdftotext(rendered.path)
+    assert "later-rack-press" in text
+    kinds = {f.kind for f in stored(settings, Flag) if f.dataset_version_id == later_version}
+    assert "added" in kinds
+
+
+def test_report_before_any_dataset_version_is_an_error(settings):
+    with pytest.raises(jobs.NoDatasetVersion, match="2020-01-01"):
+        jobs.report(settings, as_of=date(2020, 1, 1))
+
+
+LATER_PACK = """
+source:
+  key: later-rack-press
+  title: A later rack power figure
+  publisher: Example press
+  kind: secondary_press
+  published_on: 2026-11-25
+observations:
+  - {item: gb300-nvl72, metric: rack_it_power, value: 155, unit: kW, as_of: 2026-11-25,
+     status: U, quote: "GB300 NVL72 racks draw about 155 kW [test fixture]"}
+"""
+
+
+def test_every_comparison_cell_names_a_shipped_item_and_metric():
+    import yaml
+
+    from pipelines.briefing_comparison import load_comparison
+
+    spec = load_comparison(PROJECT_ROOT / "data" / "comparison.yaml")
+    items = {item["key"] for pack in (PROJECT_ROOT / "data" / "sources").glob("*.yaml")
+             for item in yaml.safe_load(pack.read_text()).get("items", [])}
+    catalog = yaml.safe_load((PROJECT_ROOT / "data" / "catalog.yaml").read_text())
+    metrics = {m["key"] for m in catalog["metrics"]}
+    cells = [c for row in spec["rows"] for c in row["cells"] if c]
+    assert {c["item"] for c in cells if "item" in c} <= items
+    assert {c["metric"] for c in cells if "metric" in c} <= metrics
+    assert {i for c in cells for i in c.get("vendors_of", [])} <= items
+    assert {c["reference"] for c in cells if "text" in c} <= {
+        r["key"] for r in spec["references"]}
