@@ -75,7 +75,13 @@ def _cited(figure: dict[str, Any]) -> Cited:
                  float(high if high is not None else math.nan), figure.get("unit") or "",
                  source=figure.get("source"),
                  as_of=pd.Timestamp(as_of).date() if as_of else None,
-                 formula=formula, text=figure.get("name"))
+                 formula=formula, label=_label(figure))
+
+
+def _label(figure: dict[str, Any]) -> str:
+    """What the figure is: the model's input name and, for a ledger figure, its item."""
+    name = figure.get("name") or ""
+    return f"{name} ({figure['item']})" if figure.get("item") else name
 
 
 def moves_of(previous: pd.DataFrame | None, current: pd.DataFrame,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -25,7 +24,7 @@ from pipelines.flags import FlagReport, compute_flags, trend_params
 from pipelines.ingest import FileReport, IngestReport, ingest_paths
 from pipelines.recompute import RecomputeReport
 from pipelines.settings import Settings
-from reports.briefing import render_pdf
+from reports.briefing import render
 
 
 def code_version() -> str:
@@ -154,14 +153,15 @@ def render_briefing(settings: Settings, dataset_version: int, *, as_of: date,
                                        code_version=code_version(), inputs=inputs)
             first = outputs.first_briefing_for(session, as_of)
             first_sha = first.sha256 if first is not None else None
-        pdf = render_pdf(context)
+        rendered = render(context)
+        pdf = rendered.pdf
         target = target or settings.briefings_dir / f"briefing-{as_of.isoformat()}.pdf"
         _write_atomically(target, pdf)
         digest = hashlib.sha256(pdf).hexdigest()
         with write_session(engine, settings.lock_timeout_seconds) as session:
             outputs.record_briefing(session, dataset_version=dataset_version, as_of=as_of,
                                     path=str(target), sha256=digest, size_bytes=len(pdf),
-                                    pages=pdf_pages(pdf), code_version=code_version(),
+                                    pages=rendered.pages, code_version=code_version(),
                                     rendered_at=now())
     finally:
         engine.dispose()
@@ -173,15 +173,6 @@ def _write_atomically(target: Path, content: bytes) -> None:
     tmp = target.with_name(target.name + ".tmp")
     tmp.write_bytes(content)
     tmp.replace(target)
-
-
-def pdf_pages(pdf: bytes) -> int | None:
-    """Page count from the PDF's page tree root (/Type /Pages ... /Count N)."""
-    match = re.search(rb"/Type\s*/Pages\b[^>]*?/Count\s+(\d+)|/Count\s+(\d+)[^>]*?/Type\s*/Pages\b",
-                      pdf)
-    if match is None:
-        return None
-    return int(match.group(1) or match.group(2))
 
 
 class NoDatasetVersion(LookupError):

@@ -67,4 +67,4 @@ def weekly_briefing(as_of: date, home: Path, database_url: str | None = None,
     # Render before publishing, so the warehouse's briefing table lists this briefing too.
     briefing = render_briefing(settings, report.dataset_version, as_of)
     warehouse = publish_warehouse(settings, report.dataset_version, as_of)
-    return jobs.RunResult(report, warehouse, briefing, c2c, tco, flags)
+    return jobs.RunResult(report, warehouse, briefing, c2c=c2c, tco=tco, flags=flags)

@@ -1,61 +1,102 @@
 """Render the weekly briefing: Jinja2 template + CSS -> HTML -> PDF (WeasyPrint).
 
 The context carries every number already resolved, with its source and date; the template
-only lays it out. Same context, same bytes: no clock and no network here.
+only lays it out. Same context, same bytes: no clock and no network here, and the only
+files read are the template folder's (reports.fetcher).
 """
 
 from __future__ import annotations
 
-from datetime import date
+import functools
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
 import weasyprint
+from markupsafe import Markup
+from weasyprint.urls import URLFetcher
 
+from models.trends.types import Series
+from reports import charts, views
 from reports.context import BriefingContext, SourceLine, SpecLine
+from reports.fetcher import TemplateFetcher
+from reports.formatting import FILTERS, format_date, format_number, format_value
 
-__all__ = ["BriefingContext", "SourceLine", "SpecLine", "render_html", "render_pdf"]
+__all__ = ["BriefingContext", "RenderedPdf", "SourceLine", "SpecLine", "format_date",
+           "format_number", "format_value", "render", "render_html", "render_pdf"]
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
-def format_number(value: float) -> str:
-    """Four significant digits, thousands separated, no float noise (1800.0000001 -> 1,800)."""
-    if value == 0:
-        return "0"
-    text = f"{value:,.4g}" if abs(value) < 1e15 else f"{value:.3e}"
-    if "e" in text:
-        return f"{value:,.0f}" if abs(value) >= 1 else text
-    return text
+@functools.cache
+def environment(template: str = "briefing") -> jinja2.Environment:
+    """Autoescape everything (ledger text is data, never markup); a missing name fails.
+    One per template folder, so templates compile once per process."""
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES / template),
+                             autoescape=True, undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True)
+    env.filters.update(FILTERS)
+    return env
 
 
-def format_value(line: SpecLine) -> str:
-    if line.low == line.high:
-        return format_number(line.low)
-    return f"{format_number(line.low)}–{format_number(line.high)}"
+def chart_svgs(context: BriefingContext) -> dict[str, Markup | None]:
+    """The inline SVG of each chart the context has data for (None: nothing to draw)."""
+    svgs: dict[str, Markup | None] = dict.fromkeys(
+        ("density", "interconnect", "switch", "c2c", "tco"))
+    if (density := context.density) and _plotted(density.series):
+        svgs["density"] = charts.density_chart(density)
+    if (links := context.interconnect) and _plotted((links.scale_up, links.scale_out)):
+        svgs["interconnect"] = charts.interconnect_chart(links)
+    if links and _plotted(links.switch_capacity):
+        svgs["switch"] = charts.switch_chart(links)
+    if context.scenarios:
+        svgs["c2c"] = charts.c2c_map_chart(context.scenarios, context.c2c_thresholds)
+    if context.tco:
+        svgs["tco"] = charts.tco_chart(context.tco)
+    return svgs
 
 
-def format_date(day: date | None, precision: str = "day") -> str:
-    if day is None:
-        return "undated"
-    return {"year": f"{day:%Y}", "month": f"{day:%Y-%m}"}.get(precision, day.isoformat())
+def _plotted(series: Iterable[Series]) -> bool:
+    return any(line.points for line in series)
 
 
 def render_html(context: BriefingContext, template: str = "briefing") -> str:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES / template),
-                             autoescape=jinja2.select_autoescape(["html", "j2"]),
-                             undefined=jinja2.StrictUndefined)
-    env.filters.update(number=format_number, value=format_value, day=format_date)
-    sections: dict[str, list[SpecLine]] = {}
-    for line in context.specs:
-        sections.setdefault(line.section, []).append(line)
-    return env.get_template("briefing.html.j2").render(ctx=context, sections=sections)
+    """The briefing as one HTML document (charts inline)."""
+    return environment(template).get_template("briefing.html.j2").render(
+        ctx=context,
+        charts=chart_svgs(context),
+        sections=views.spec_sections(context.specs),
+        flag_summary=views.summarise_flags(context.flags),
+        flag_groups=views.flags_by_kind(context.flags),
+        change_counts=views.change_counts(context.changes),
+        validation=views.summarise_validation(context.validation),
+        scenario_inputs=views.number_inputs((s.name, s.inputs) for s in context.scenarios),
+        tco_inputs=views.number_inputs((t.name, t.inputs) for t in context.tco),
+        share=views.scale_up_share,
+        numbered=views.numbered_points,
+    )
 
 
-def render_pdf(context: BriefingContext, template: str = "briefing") -> bytes:
-    """The briefing as PDF bytes; fonts and CSS come from the template folder only."""
-    html = weasyprint.HTML(string=render_html(context, template),
-                           base_url=str(TEMPLATES / template))
-    pdf = html.write_pdf(uncompressed_pdf=False)
+@dataclass(frozen=True)
+class RenderedPdf:
+    pdf: bytes
+    pages: int
+
+
+def render(context: BriefingContext, template: str = "briefing",
+           url_fetcher: URLFetcher | None = None) -> RenderedPdf:
+    """The briefing as PDF bytes and its page count. Resources come through `url_fetcher`
+    (by default one that serves the template folder only)."""
+    root = TEMPLATES / template
+    document = weasyprint.HTML(string=render_html(context, template), base_url=str(root),
+                               url_fetcher=url_fetcher or TemplateFetcher(root)).render()
+    pdf = document.write_pdf(uncompressed_pdf=False)
     assert pdf is not None
-    return pdf
+    return RenderedPdf(pdf, len(document.pages))
+
+
+def render_pdf(context: BriefingContext, template: str = "briefing",
+               url_fetcher: URLFetcher | None = None) -> bytes:
+    """The briefing as PDF bytes (see render)."""
+    return render(context, template, url_fetcher).pdf

@@ -52,6 +52,8 @@ class Cited:
     as_of: date | None = None
     formula: str | None = None     # e.g. "port_rate 400 Gb/s x 64 ports x 2"
     text: str | None = None        # a qualitative cell (lossless mechanism, ecosystem)
+    label: str = ""                # what the figure is, e.g. "NVLink 5 per-GPU bandwidth";
+                                   # printed where the figure is listed apart from its row
 
 
 @dataclass(frozen=True)
@@ -146,3 +148,6 @@ class BriefingContext:
     moves: list[ResultMove] = field(default_factory=list)
     validation: list[ValidationLine] = field(default_factory=list)
     parameters: dict[str, str] = field(default_factory=dict)  # methodology: name -> value shown
+    # C2C class boundaries (compute-bound below the first, communication-bound above the
+    # second); the pipeline passes models.c2c.calibration's, which reports/ may not import.
+    c2c_thresholds: tuple[float, float] = (0.2, 0.6)

@@ -1,0 +1,82 @@
+"""How numbers, ranges and dates print in the briefing (Jinja2 filters and chart labels).
+
+One place, so a figure reads the same in a table, in a chart label and in the summary.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from reports.context import SpecLine
+
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def format_number(value: float, digits: int = 4) -> str:
+    """`digits` significant digits, thousands separated, no float noise (1800.0000001 -> 1,800);
+    very large or small magnitudes as a power of ten (2.25e15 -> 2.25 × 10¹⁵)."""
+    if value == 0:
+        return "0"
+    if abs(value) >= 1e9 or abs(value) < 1e-3:
+        mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+        mantissa = mantissa.rstrip("0").rstrip(".")
+        return f"{mantissa} × 10{str(int(exponent)).translate(SUPERSCRIPT)}"
+    text = f"{value:,.{digits}g}"
+    return f"{value:,.0f}" if "e" in text else text
+
+
+def format_range(low: float, high: float | None = None, digits: int = 4) -> str:
+    """A value, or a low–high range when the ledger holds one."""
+    if high is None or low == high:
+        return format_number(low, digits)
+    return f"{format_number(low, digits)}–{format_number(high, digits)}"
+
+
+def format_value(line: SpecLine) -> str:
+    return format_range(line.low, line.high)
+
+
+def format_date(day: date | None, precision: str = "day") -> str:
+    """ISO date cut to the precision the source gives (a year-only figure prints as 2024)."""
+    if day is None:
+        return "undated"
+    return {"year": f"{day:%Y}", "month": f"{day:%Y-%m}"}.get(precision, day.isoformat())
+
+
+def format_percent(fraction: float | None, digits: int = 3, signed: bool = False) -> str:
+    """0.412 -> "41.2 %"; None -> "n/a"."""
+    if fraction is None:
+        return "n/a"
+    text = format_number(fraction * 100, digits)
+    sign = "+" if signed and fraction > 0 else ""
+    return f"{sign}{text} %"
+
+
+def format_years(years: float | None) -> str:
+    """A doubling time: 2.07 -> "2.07 years"; None (no growth) -> "does not double"."""
+    if years is None:
+        return "does not double"
+    return f"{format_number(years, 3)} years"
+
+
+def format_number_list(numbers: list[int]) -> str:
+    """Runs of consecutive numbers as ranges: [1, 2, 3, 5] -> "1–3, 5"; [] -> "none"."""
+    runs: list[list[int]] = []
+    for number in sorted(set(numbers)):
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    parts = [f"{run[0]}–{run[-1]}" if len(run) > 2 else ", ".join(map(str, run)) for run in runs]
+    return ", ".join(parts) or "none"
+
+
+FILTERS = {
+    "number": format_number,
+    "range": format_range,
+    "value": format_value,
+    "day": format_date,
+    "percent": format_percent,
+    "years": format_years,
+    "numbers": format_number_list,
+}

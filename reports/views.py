@@ -1,0 +1,128 @@
+"""What the template needs beyond the context itself: groupings, counts and summaries.
+
+Plain functions over the context's values; no formatting here (that is reports.formatting)
+and no layout (that is the template).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from models.trends.types import FLAG_KINDS, Changes, Flag, Series, TrendPoint, by_severity
+from reports.context import Cited, ScenarioLine, SpecLine, ValidationLine
+
+CHANGE_KINDS: tuple[str, ...] = ("added", "changed", "superseded")
+
+
+@dataclass(frozen=True)
+class FlagSummary:
+    """The flags the executive summary prints, and how many of each kind it leaves out."""
+
+    shown: list[Flag]
+    rest_by_kind: list[tuple[str, int]]   # in FLAG_KINDS order
+    total: int
+
+    @property
+    def rest(self) -> int:
+        return sum(count for _, count in self.rest_by_kind)
+
+
+def summarise_flags(flags: Sequence[Flag], limit: int = 10) -> FlagSummary:
+    """The `limit` most severe flags, and a count per kind of the rest."""
+    ordered = by_severity(list(flags))
+    counts = Counter(flag.kind for flag in ordered[limit:])
+    rest = [(kind, counts[kind]) for kind in FLAG_KINDS if counts[kind]]
+    return FlagSummary(shown=ordered[:limit], rest_by_kind=rest, total=len(ordered))
+
+
+# A kind with more info-only flags than this prints as a list of subjects, not of messages:
+# 200 "single source" sentences would take pages and say the same thing each time.
+COMPACT_FLAG_GROUP = 20
+
+
+def flags_by_kind(flags: Sequence[Flag]) -> list[tuple[str, list[Flag], bool]]:
+    """Flags grouped by kind, most severe first (the kind of the most severe flag leads),
+    each with whether to print it compactly (subjects only)."""
+    groups: dict[str, list[Flag]] = {}
+    for flag in by_severity(list(flags)):
+        groups.setdefault(flag.kind, []).append(flag)
+    return [(kind, group, len(group) > COMPACT_FLAG_GROUP
+             and all(f.severity == "info" for f in group)) for kind, group in groups.items()]
+
+
+def spec_sections(specs: Iterable[SpecLine]) -> dict[str, list[SpecLine]]:
+    """Spec lines grouped by section, in the order the context lists them."""
+    sections: dict[str, list[SpecLine]] = {}
+    for line in specs:
+        sections.setdefault(line.section, []).append(line)
+    return sections
+
+
+def change_counts(changes: Changes) -> dict[str, int]:
+    """Observation changes per kind: added, changed, superseded (zeros included)."""
+    counts = Counter(change.kind for change in changes.observations)
+    return {kind: counts[kind] for kind in CHANGE_KINDS}
+
+
+@dataclass(frozen=True)
+class ValidationSummary:
+    """The model's error over one published dataset."""
+
+    dataset: str
+    quantity: str
+    error_unit: str
+    points: int
+    mean_abs_error: float
+    max_abs_error: float
+    sources: tuple[str, ...]
+
+
+def summarise_validation(lines: Sequence[ValidationLine]) -> list[ValidationSummary]:
+    """Mean and max absolute error per (dataset, quantity, error unit), in first-seen order."""
+    groups: dict[tuple[str, str, str], list[ValidationLine]] = {}
+    for line in lines:
+        groups.setdefault((line.dataset, line.quantity, line.error_unit), []).append(line)
+    return [ValidationSummary(dataset=dataset, quantity=quantity, error_unit=unit,
+                              points=len(group),
+                              mean_abs_error=sum(abs(g.error) for g in group) / len(group),
+                              max_abs_error=max(abs(g.error) for g in group),
+                              sources=tuple(dict.fromkeys(g.source for g in group)))
+            for (dataset, quantity, unit), group in groups.items()]
+
+
+@dataclass(frozen=True)
+class InputIndex:
+    """Distinct input figures, numbered from 1, and the numbers each result read."""
+
+    figures: list[Cited]
+    numbers: dict[str, list[int]]   # result name -> input numbers
+
+
+def number_inputs(results: Iterable[tuple[str, Sequence[Cited]]]) -> InputIndex:
+    """Number each distinct cited input once, so a table row can point at [1, 4] instead
+    of repeating the same sourced figure for every scenario that read it."""
+    figures: list[Cited] = []
+    position: dict[Cited, int] = {}
+    numbers: dict[str, list[int]] = {}
+    for name, inputs in results:
+        for figure in inputs:
+            if figure not in position:
+                figures.append(figure)
+                position[figure] = len(figures)
+        numbers[name] = sorted({position[figure] for figure in inputs})
+    return InputIndex(figures=figures, numbers=numbers)
+
+
+def numbered_points(series: Iterable[Series]) -> list[tuple[int, Series, TrendPoint]]:
+    """Every point of the series, numbered from 1 in series then date order: the chart marks
+    a point with its number where its name does not fit, and the table lists the numbers."""
+    points = [(line, point) for line in series for point in line.points]
+    return [(n, line, point) for n, (line, point) in enumerate(points, start=1)]
+
+
+def scale_up_share(scenario: ScenarioLine) -> float | None:
+    """The scale-up tier's share of the scenario's C2C; None when there is no communication."""
+    total = scenario.c2c_scale_up + scenario.c2c_scale_out
+    return scenario.c2c_scale_up / total if total > 0 else None

@@ -1,0 +1,99 @@
+"""What the template is given beyond the context: the summary's flags, counts, error
+summaries and numbered inputs."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from models.trends.types import Changes, Flag, ObservationChange
+from reports.context import Cited
+from reports.views import (
+    COMPACT_FLAG_GROUP,
+    change_counts,
+    flags_by_kind,
+    number_inputs,
+    scale_up_share,
+    spec_sections,
+    summarise_flags,
+    summarise_validation,
+)
+from tests.reports.contexts import D, scenarios, specs, validation_lines
+
+
+def flag(kind: str, severity: str, subject: str) -> Flag:
+    return Flag(kind, severity, subject, f"{subject} message")
+
+
+def test_the_summary_keeps_the_most_severe_flags_and_counts_the_rest_by_kind():
+    flags = [flag("single_source", "info", f"s{n}") for n in range(4)] + [
+        flag("stale", "info", "old"), flag("density_threshold", "critical", "rack"),
+        flag("unconfirmed", "warning", "rubin")]
+    summary = summarise_flags(flags, limit=3)
+    assert [f.subject for f in summary.shown] == ["rack", "rubin", "s0"]
+    assert summary.rest_by_kind == [("single_source", 3), ("stale", 1)]
+    assert (summary.rest, summary.total) == (4, 7)
+
+
+def test_no_flags_gives_an_empty_summary():
+    summary = summarise_flags([])
+    assert (summary.shown, summary.rest_by_kind, summary.rest, summary.total) == ([], [], 0, 0)
+
+
+def test_change_counts_name_every_kind_even_when_zero():
+    added = ObservationChange("added", "nvlink-6", "bw", "src", "TB/s", None, 3.6, D("2026-01-05"),
+                              (1,))
+    assert change_counts(Changes((added, added))) == {"added": 2, "changed": 0, "superseded": 0}
+    assert change_counts(Changes()) == {"added": 0, "changed": 0, "superseded": 0}
+
+
+def test_validation_is_summarised_by_absolute_error_per_dataset():
+    lines = validation_lines()
+    mfu = dataclasses.replace(lines[0], dataset="Megatron-Core", quantity="MFU (%)", error=-2.0,
+                              error_unit="points")
+    [times, points] = summarise_validation([*lines, mfu])
+    errors = [abs(line.error) for line in lines]
+    assert (times.points, times.error_unit) == (len(lines), "%")
+    assert times.mean_abs_error == sum(errors) / len(errors)
+    assert times.max_abs_error == max(errors)
+    assert (points.dataset, points.mean_abs_error, points.max_abs_error) == (
+        "Megatron-Core", 2.0, 2.0)
+
+
+def test_inputs_are_numbered_once_and_each_result_points_at_its_own():
+    a = Cited(1.8, 1.8, "TB/s", "nvidia-nvlink-page", D("2024-03-18"), label="NVLink 5")
+    b = Cited(400, 400, "Gb/s", "computerbase-quantum-2", D("2021-11-01"), label="NDR")
+    index = number_inputs([("up", (a,)), ("out", (b, a)), ("none", ())])
+    assert index.figures == [a, b]
+    assert index.numbers == {"up": [1], "out": [1, 2], "none": []}
+
+
+def test_the_scale_up_share_of_a_scenarios_c2c():
+    scenario = scenarios()[0]
+    assert scale_up_share(scenario) == scenario.c2c_scale_up / (
+        scenario.c2c_scale_up + scenario.c2c_scale_out)
+    idle = dataclasses.replace(scenario, c2c_scale_up=0.0, c2c_scale_out=0.0)
+    assert scale_up_share(idle) is None
+
+
+def test_spec_lines_group_by_section_in_the_order_given():
+    lines = specs()
+    sections = spec_sections(lines)
+    assert list(sections) == list(dict.fromkeys(line.section for line in lines))
+    assert sum(len(group) for group in sections.values()) == len(lines)
+
+
+def test_the_appendix_groups_flags_by_kind_most_severe_first():
+    flags = [flag("single_source", "info", "b"), flag("stale", "info", "a"),
+             flag("single_source", "info", "a"), flag("density_threshold", "critical", "rack")]
+    groups = flags_by_kind(flags)
+    assert [kind for kind, _, _ in groups] == ["density_threshold", "single_source", "stale"]
+    assert [f.subject for f in groups[1][1]] == ["a", "b"]
+
+
+def test_a_long_info_only_kind_prints_as_subjects_but_a_warning_keeps_every_message():
+    many = [flag("single_source", "info", f"item-{n:03}") for n in range(COMPACT_FLAG_GROUP + 1)]
+    few = [flag("stale", "info", "a")]
+    warned = [*[flag("unconfirmed", "info", f"u{n}") for n in range(COMPACT_FLAG_GROUP)],
+              flag("unconfirmed", "warning", "w")]
+    compact = {kind: shown for kind, _, shown in flags_by_kind([*many, *few, *warned])}
+    assert compact == {"single_source": True, "stale": False, "unconfirmed": False}
