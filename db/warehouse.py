@@ -1,26 +1,36 @@
 """Publish the analyst warehouse: a DuckDB file rebuilt from the ledger, never the record.
 
-Built into a temporary file beside the target and moved into place with os.replace, so a
-reader sees either the previous warehouse or the new one, never half of one. Written in the
-v1.5.0 storage format so the duckdb CLI analysts use (1.5.x) can open it.
+Built into a temporary file beside the target, checked (db/warehouse_checks.py) and moved into
+place with os.replace, so a reader sees either the previous warehouse or the new one, never
+half of one, and a connection open on the old file keeps reading it. Written in the v1.5.0
+storage format so the duckdb CLI analysts use (1.5.x) can open it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
 import duckdb
-import pandas as pd
-from sqlalchemy import Engine, TextClause, bindparam, text
+import numpy as np
+from sqlalchemy import Connection, Engine, TextClause, bindparam, text
 
 from db.schema import UTCDateTime
+from db.warehouse_checks import TableChecks, WarehouseCheckError, run_checks
 
 SQL_DIR = Path(__file__).resolve().parent / "sql"
+# Tables, then the flag and briefing tables and resolved_span, then the macros and views, and
+# the temporary staging tables the ledger's observations arrive in.
+SQL_FILES = ("warehouse.sql", "outputs.sql", "resolved_span.sql", "macros.sql", "staging.sql")
+# Tables computed in DuckDB from the loaded ones, in order.
+MART_FILES = ("build_observation.sql", "build_resolved_span.sql")
 STORAGE_VERSION = "v1.5.0"
+# Ledger rows fetched and inserted at a time: bounded memory, few round trips.
+CHUNK_ROWS = 100_000
 
 # Ledger SELECTs feeding each warehouse table, columns in DDL order.
 _LOADS = {
@@ -28,15 +38,18 @@ _LOADS = {
     "item": "select key, name, kind, vendor, family, announced_on, released_on from item",
     "metric": "select key, unit, counts, scope, direction, min_value, max_value, description "
               "from metric",
-    "observation": (
-        "select o.id, i.key, m.key, s.key, o.value, o.low, o.high, m.unit, o.value_written, "
-        "o.unit_written, o.value_kind, o.status, o.quote, o.as_of, o.as_of_precision, "
-        "o.valid_to, o.recorded_at, "
+    # Ids, not keys: build_observation.sql joins the keys in DuckDB.
+    "stg_item": "select id, key from item",
+    "stg_metric": "select id, key, unit from metric",
+    "stg_source": "select id, key from source",
+    "stg_raw_file": "select id, sha256 from raw_file",
+    "stg_observation": (
+        "select id, item_id, metric_id, source_id, value, low, high, value_written, "
+        "unit_written, value_kind, status, quote, as_of, as_of_precision, valid_to, "
+        "recorded_at, "
         # Closures after the cut-off are later knowledge: the version saw these rows live.
-        "case when o.superseded_at <= :cutoff then o.superseded_at end, o.ingest_run_id, r.sha256 "
-        "from observation o join item i on i.id = o.item_id join metric m on m.id = o.metric_id "
-        "join source s on s.id = o.source_id join raw_file r on r.id = o.raw_file_id "
-        "where o.recorded_at <= :cutoff order by o.id"),
+        "case when superseded_at <= :cutoff then superseded_at end, ingest_run_id, raw_file_id "
+        "from observation where recorded_at <= :cutoff order by id"),
     "dataset_version": "select id, cutoff_at, content_hash, observation_count, ingest_run_id, "
                        "created_at from dataset_version where cutoff_at <= :cutoff order by id",
     "rejected_row": (
@@ -83,17 +96,27 @@ _LOADS = {
         "from tco_result t join scenario s on s.id = t.scenario_id "
         "join dataset_version d on d.id = t.dataset_version_id "
         "where d.cutoff_at <= :cutoff order by t.id"),
+    # observation_ids is JSON text in the ledger; the insert casts it to BIGINT[].
+    "flag": (
+        "select f.id, f.dataset_version_id, f.kind, f.severity, f.subject, f.item_key, "
+        "f.metric_key, f.scenario_name, f.message, f.observation_ids, f.code_version, "
+        "f.computed_at from flag f join dataset_version d on d.id = f.dataset_version_id "
+        "where d.cutoff_at <= :cutoff order by f.id"),
+    "briefing": (
+        "select b.id, b.dataset_version_id, b.as_of, b.path, b.sha256, b.size_bytes, b.pages, "
+        "b.code_version, b.rendered_at from briefing b "
+        "join dataset_version d on d.id = b.dataset_version_id "
+        "where d.cutoff_at <= :cutoff order by b.id"),
 }
 # Figures of each option of a TCO comparison, in tco_option_result's order after `option`.
 _OPTION_FIGURES = ("gpus", "annual_capex_usd", "annual_opex_usd", "annual_total_usd",
                    "usd_per_gpu_hour", "usd_per_useful_gpu_hour", "jct_days", "job_cost_usd")
-# Views showing each scenario's latest row of a result table, with that table's column comments.
-_LATEST_VIEWS = {"c2c_latest": "c2c_result", "tco_latest": "tco_result"}
-_DATE_COLUMNS = {"published_on", "retrieved_on", "as_of", "valid_to", "announced_on",
-                 "released_on"}
-_TIME_COLUMNS = {"recorded_at", "superseded_at", "cutoff_at", "created_at", "computed_at",
-                 "started_at", "finished_at"}
-_BOOL_COLUMNS = {"fits"}  # SQLite hands booleans back as 0/1
+# Numeric DDL types, loaded through typed numpy arrays (see _array).
+_NUMPY_TYPES: dict[str, type[np.generic]] = {"DOUBLE": np.float64, "BIGINT": np.int64,
+                                             "INTEGER": np.int64}
+# Views whose columns take the comments of a table's columns of the same name.
+_COMMENTED_LIKE = {"c2c_latest": "c2c_result", "tco_latest": "tco_result",
+                   "current_value": "resolved_span"}
 
 
 @dataclass(frozen=True)
@@ -107,25 +130,53 @@ class WarehouseMeta:
 
 
 def publish_warehouse(engine: Engine, target: Path, meta: WarehouseMeta,
-                      source_kind_rank: dict[str, int]) -> Path:
-    """Build the warehouse for `meta`'s dataset version at `target`, atomically."""
+                      source_kind_rank: dict[str, int], *,
+                      checks: Mapping[str, TableChecks] | None = None) -> Path:
+    """Build the warehouse for `meta`'s dataset version at `target`, atomically.
+
+    Args:
+        checks: the declared checks to run on the built file (default warehouse_checks.CHECKS).
+
+    Raises:
+        WarehouseCheckError: a check failed; `target` is left as it was.
+    """
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(target.name + ".tmp")
-    tmp.unlink(missing_ok=True)
+    _remove(tmp)
     try:
         _build(engine, tmp, meta, source_kind_rank)
+        _verify(tmp, checks)
+        # A reader holding the old file keeps its inode; new connections open the new file.
         os.replace(tmp, target)
     finally:
-        tmp.unlink(missing_ok=True)
+        _remove(tmp)
     return target
+
+
+def _remove(path: Path) -> None:
+    path.unlink(missing_ok=True)
+    path.with_name(path.name + ".wal").unlink(missing_ok=True)
+
+
+def _verify(path: Path, checks: Mapping[str, TableChecks] | None) -> None:
+    """Run the declared checks on the built file, read-only, as an analyst would open it."""
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        failures = run_checks(con, checks)
+    finally:
+        con.close()
+    if failures:
+        raise WarehouseCheckError(failures)
 
 
 def _build(engine: Engine, path: Path, meta: WarehouseMeta,
            source_kind_rank: dict[str, int]) -> None:
     con = duckdb.connect(str(path), config={"storage_compatibility_version": STORAGE_VERSION})
     try:
+        # Ledger times arrive as naive UTC text from SQLite: the casts must read them as UTC.
         con.execute("set TimeZone = 'UTC'")
-        con.execute((SQL_DIR / "warehouse.sql").read_text(encoding="utf-8"))
+        for name in SQL_FILES:
+            con.execute((SQL_DIR / name).read_text(encoding="utf-8"))
         con.executemany("insert into source_kind_rank values (?, ?)",
                         sorted(source_kind_rank.items()))
         con.execute("insert into meta values (?, ?, ?, ?, ?, ?)",
@@ -133,14 +184,24 @@ def _build(engine: Engine, path: Path, meta: WarehouseMeta,
                      meta.built_at, meta.code_version])
         with engine.connect() as ledger:
             for table, query in _LOADS.items():
-                rows = ledger.execute(_statement(query), {"cutoff": meta.cutoff_at}).all()
-                _insert(con, table, rows)
+                _load(ledger, con, table, query, meta.cutoff_at)
         _insert(con, "tco_option_result", _option_rows(con))
-        for view, table in _LATEST_VIEWS.items():
+        for name in MART_FILES:
+            con.execute((SQL_DIR / name).read_text(encoding="utf-8"))
+        for view, table in _COMMENTED_LIKE.items():
             _copy_column_comments(con, table, view)
         con.execute("checkpoint")
     finally:
         con.close()
+
+
+def _load(ledger: Connection, con: duckdb.DuckDBPyConnection, table: str, query: str,
+          cutoff: datetime) -> None:
+    """Copy the rows of one ledger query into `table`, CHUNK_ROWS at a time."""
+    result = ledger.execution_options(stream_results=True).execute(_statement(query),
+                                                                   {"cutoff": cutoff})
+    for rows in result.partitions(CHUNK_ROWS):
+        _insert(con, table, rows)
 
 
 def _option_rows(con: duckdb.DuckDBPyConnection) -> list[tuple[object, ...]]:
@@ -161,7 +222,11 @@ def _copy_column_comments(con: duckdb.DuckDBPyConnection, table: str, view: str)
     """Give each column of `view` the comment of the same column of `table`."""
     comments = con.execute("select column_name, comment from duckdb_columns() "
                            "where table_name = ? and comment is not null", [table]).fetchall()
+    columns = {c for c, in con.execute("select column_name from duckdb_columns() "
+                                       "where table_name = ?", [view]).fetchall()}
     for column, comment in comments:
+        if column not in columns:
+            continue
         quoted = comment.replace("'", "''")  # COMMENT ON takes a literal, not a parameter
         con.execute(f"comment on column {view}.{column} is '{quoted}'")
 
@@ -174,19 +239,32 @@ def _statement(query: str) -> TextClause:
     return statement
 
 
-def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: list[object]) -> None:
+def _insert(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Sequence[object]]) -> None:
+    """Insert ledger rows (in DDL column order) into `table`.
+
+    The INSERT casts each column to its DDL type, so SQLite's text dates and naive UTC times
+    (read in the session's UTC), its 0/1 booleans and the JSON id lists arrive as they are.
+    """
     if not rows:
         return
-    columns = [c[0] for c in con.execute(f"describe {table}").fetchall()]
-    frame = pd.DataFrame([tuple(r) for r in rows], columns=columns)  # type: ignore[arg-type]
-    for column in _DATE_COLUMNS.intersection(columns):
-        frame[column] = pd.to_datetime(frame[column]).dt.date
-    for column in _TIME_COLUMNS.intersection(columns):
-        frame[column] = pd.to_datetime(frame[column], utc=True, format="mixed")
-    for column in _BOOL_COLUMNS.intersection(columns):
-        frame[column] = frame[column].astype(bool)
+    types = con.execute("select column_name, data_type from duckdb_columns() "
+                        "where table_name = ? order by column_index", [table]).fetchall()
+    frame = {name: _array(values, _NUMPY_TYPES.get(data_type))
+             for (name, data_type), values in zip(types, zip(*rows, strict=True), strict=True)}
     con.register("frame", frame)
     try:
         con.execute(f"insert into {table} select * from frame")
     finally:
         con.unregister("frame")
+
+
+def _array(values: tuple[object, ...], dtype: type[np.generic] | None) -> np.ndarray:
+    """One column as numpy: typed when numeric without NULLs (DuckDB scans it without the
+    GIL), else Python objects (str, date, datetime, None) whose type DuckDB infers."""
+    if dtype is None:
+        return np.array(values, dtype=object)
+    if None not in values:
+        return np.array(values, dtype=dtype)
+    # Nullable numbers: one Python type per column, so DuckDB's sampling cannot guess wrong.
+    number = float if dtype is np.float64 else int
+    return np.array([None if v is None else number(v) for v in values], dtype=object)

@@ -76,6 +76,15 @@ def test_every_table_and_column_carries_a_comment(published):
                                "where comment is null and not internal and table_name in "
                                "(select table_name from duckdb_tables())")
     assert missing == []
+    in_views = query(published, "select table_name, column_name from duckdb_columns() "
+                                "where comment is null and not internal")
+    assert in_views == []
+    macros = query(published, "select function_name from duckdb_functions() "
+                              "where not internal and comment is null")
+    assert macros == []
+    assert {name for name, in query(published, "select function_name from duckdb_functions() "
+                                               "where not internal")} >= {
+        "spec_as_of", "spec_known_at", "value_as_of"}
     tables = query(published, "select table_name from duckdb_tables() where comment is null")
     assert tables == []
     views = query(published, "select view_name from duckdb_views() "
@@ -103,6 +112,32 @@ def test_a_failed_build_leaves_the_previous_warehouse_intact(published, ledger, 
         publish_warehouse(ledger, published, meta, broken_ranks)
     assert published.read_bytes() == before
     assert not published.with_name(published.name + ".tmp").exists()
+
+
+def test_a_reader_holding_the_old_file_is_not_broken_by_a_publish(published, ledger, ingest,
+                                                                   write_pack, clock):
+    reader = duckdb.connect(str(published), read_only=True)
+    try:
+        assert reader.execute("select dataset_version from meta").fetchall() == [(2,)]
+        clock.tick()
+        report = ingest(write_pack("v3.yaml", NVLINK_PACK.replace("value: 1.8,", "value: 2.0,")))
+        with Session(ledger) as session:
+            version = dataset_version(session, report.dataset_version)
+            meta = WarehouseMeta(version.id, version.content_hash, version.cutoff_at,
+                                 date(2026, 11, 23), clock.tick(), "test")
+        publish_warehouse(ledger, published, meta, SOURCE_KIND_RANK)
+        # The open connection keeps the old file whole, even the tables it had not read yet.
+        assert reader.execute("select value from observation where item = 'nvlink-5' "
+                              "order by observation_id").fetchall() == [(1800.0,), (1900.0,)]
+        assert reader.execute("select value from current_value "
+                              "where item = 'nvlink-5'").fetchall() == [(1900.0,)]
+        # A new connection (another process, like an analyst's CLI) opens the new file.
+        assert duckdb_cli(published, "select dataset_version as v from meta") == [{"v": 3}]
+        assert duckdb_cli(published, "select value from current_value "
+                                     "where item = 'nvlink-5'") == [{"value": 2000.0}]
+    finally:
+        reader.close()
+    assert query(published, "select dataset_version from meta") == [(3,)]
 
 
 def published_cutoff(path: Path):

@@ -1,0 +1,96 @@
+-- Questions over the two clocks, and each scenario's latest result.
+-- Valid time: observation.as_of / valid_to (dates). Knowledge time: recorded_at /
+-- superseded_at (UTC). This file holds what the ledger knew at meta.cutoff_at: rows recorded
+-- later are absent and closures after it are NULL.
+
+-- The resolution rule (models/resolve.py), "valid on d, as known at t": each source's newest
+-- figure (newest as_of, then latest recorded), then across sources the best source kind,
+-- newest as_of, newest publication (unknown last), latest recorded. Two aggregates over keys
+-- only, then the winners' rows: the same answer as two row_number windows in half the time.
+create macro value_as_of(d, t) as table
+with live as (
+    select item, metric, source, as_of, recorded_at, observation_id
+    from observation
+    where recorded_at <= t and (superseded_at is null or superseded_at > t)
+      and as_of <= d and (valid_to is null or valid_to > d)
+),
+latest_per_source as (
+    select item, metric, source,
+        max(struct_pack(as_of := as_of, recorded_at := recorded_at,
+                        observation_id := observation_id)) as latest
+    from live
+    group by item, metric, source
+),
+ranked as (
+    select p.item, p.metric,
+        arg_max(struct_pack(observation_id := p.latest.observation_id, source_kind := s.kind),
+                (-r.rank, p.latest.as_of, s.published_on is not null,
+                 coalesce(s.published_on, date '0001-01-01'), p.latest.recorded_at,
+                 p.latest.observation_id)) as winner,
+        count(*) - 1 as alternatives
+    from latest_per_source p
+    join source s on s.key = p.source
+    join source_kind_rank r on r.kind = s.kind
+    group by p.item, p.metric
+),
+final as (
+    select r.item, r.metric, o.value, o.low, o.high, o.unit, o.as_of, o.source,
+        r.winner.source_kind, o.status, o.value_kind, o.quote, o.recorded_at, r.alternatives,
+        o.observation_id
+    from ranked r
+    join observation o on o.observation_id = r.winner.observation_id
+)
+select * from final;
+comment on macro table value_as_of is 'value_as_of(d DATE, t TIMESTAMPTZ): the resolved value of every (item, metric) valid on date d (as_of <= d < valid_to) as the ledger knew it at instant t (recorded_at <= t < superseded_at). Columns as current_value. spec_as_of and spec_known_at are the two usual questions.';
+
+-- A point in time as an instant: a TIMESTAMPTZ is taken as is; a TIMESTAMP or text without
+-- a zone is read as UTC, whatever the session's TimeZone (the CLI defaults to the machine's).
+create macro utc_instant(t) as
+    case when typeof(t) = 'TIMESTAMP WITH TIME ZONE' then t::timestamptz
+         else timezone('UTC', t::timestamp) end;
+comment on macro utc_instant is 'utc_instant(t): t as a TIMESTAMPTZ; a TIMESTAMP (or text) without a zone is read as UTC, a TIMESTAMPTZ is kept.';
+
+-- Valid-time question at this file's knowledge (the dataset version's cut-off): a lookup in
+-- resolved_span, which holds value_as_of(d, meta.cutoff_at) for every d.
+create macro spec_as_of(d) as table
+with final as (
+    select item, metric, value, low, high, unit, as_of, source, source_kind, status,
+        value_kind, quote, recorded_at, alternatives, observation_id
+    from resolved_span
+    where valid_from <= d::date and (valid_until is null or valid_until > d::date)
+)
+select * from final;
+comment on macro table spec_as_of is 'spec_as_of(d DATE): the resolved value of every (item, metric) valid on date d, as known at this file''s dataset-version cut-off (meta.cutoff_at). E.g. select * from spec_as_of(DATE ''2024-06-30'') where item = ''gb200-nvl72''. Columns as current_value.';
+
+-- Knowledge-time question: what current_value showed at instant t (valid on t's UTC date).
+create macro spec_known_at(t) as table
+with final as (
+    select * from value_as_of(timezone('UTC', utc_instant(t))::date, utc_instant(t))
+)
+select * from final;
+comment on macro table spec_known_at is 'spec_known_at(t TIMESTAMP): the resolved value of every (item, metric) valid on t''s date (UTC) as the ledger knew it at t: what current_value showed at t. A TIMESTAMP without a zone is UTC. The file knows nothing recorded after meta.cutoff_at, so a later t answers with the cut-off''s knowledge. Columns as current_value.';
+
+-- The file knows nothing after its cut-off, so what is known now is what was known then.
+create view current_value as select * from spec_as_of(timezone('UTC', now())::date);
+comment on view current_value is 'The resolved value of every (item, metric): valid today (UTC), as known now (this file knows up to meta.cutoff_at). One row per (item, metric); the other live sources are counted in alternatives.';
+
+-- Each scenario name's latest row of a result table: the newest dataset version, then the
+-- newest result. results: the table's name ('c2c_result' or 'tco_result').
+create macro latest_result(results) as table
+with ranked as (
+    -- A scenario redefined within one dataset version has two results there: the newer wins.
+    select *, row_number() over (partition by scenario
+                                 order by dataset_version_id desc, id desc) as pick
+    from query_table(results)
+),
+final as (
+    select * exclude (pick) from ranked where pick = 1
+)
+select * from final;
+comment on macro table latest_result is 'latest_result(results VARCHAR): each scenario''s latest row of the result table named (c2c_result or tco_result): the newest dataset version, then the newest result.';
+
+create view c2c_latest as select * from latest_result('c2c_result');
+comment on view c2c_latest is 'The latest C2C result of each scenario name: the newest dataset version, then the newest result.';
+
+create view tco_latest as select * from latest_result('tco_result');
+comment on view tco_latest is 'The latest TCO result of each scenario name: the newest dataset version, then the newest result.';
