@@ -36,6 +36,7 @@ from pipelines.settings import PROJECT_ROOT
 from tests.conftest import NVLINK_PACK, TODAY, Clock
 from tests.db.test_results import add, estimate, scenario
 from tests.db.test_tco_results import add_tco, tco_scenario
+from tests.db.test_warehouse import query
 
 H200_JSON = PROJECT_ROOT / "tests" / "pipelines" / "adapters" / "fixtures" / "nccl" / \
     "json_h200_single_node.json"
@@ -140,14 +141,6 @@ def generic(tmp_path_factory, metrics) -> Iterator[Path]:
     version = build_rich_ledger(engine, ingest, write_pack, clock)
     yield publish(engine, version, folder / "warehouse.duckdb")
     engine.dispose()
-
-
-def query(path: Path, sql: str) -> list[tuple]:
-    con = duckdb.connect(str(path), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def test_a_published_warehouse_passes_every_check(rich):

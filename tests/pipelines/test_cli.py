@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 import pytest
 from typer.testing import CliRunner
@@ -18,7 +19,7 @@ BAD_ROW = """\
 
 def test_every_command_has_help():
     runner = CliRunner()
-    for command in ("run", "ingest", "value", "review", "migrate"):
+    for command in ("run", "ingest", "value", "review", "report", "migrate"):
         result = runner.invoke(app, [command, "--help"])
         assert result.exit_code == 0, command
         assert "Usage" in result.output
@@ -116,3 +117,22 @@ def test_database_url_points_the_ledger_at_postgresql(cli, write_pack, monkeypat
     assert cli("ingest", str(write_pack("nvlink.yaml", NVLINK_PACK))).exit_code == 0
     result = cli("value", "nvlink-5", "scaleup_bw_per_gpu_bidir", "--json")
     assert json.loads(result.stdout)["value"] == 1800.0
+
+
+def test_report_before_any_dataset_version_exits_3_and_says_what_to_do(cli):
+    result = cli("report", "--as-of", "2020-01-01")
+    assert result.exit_code == 3
+    assert "no dataset version on 2020-01-01" in result.output
+    assert "specledger run" in result.output
+
+
+def test_report_re_renders_the_briefing_of_an_ingested_version(cli, write_pack, tmp_path):
+    assert cli("ingest", str(write_pack("nvlink.yaml", NVLINK_PACK))).exit_code == 0
+    today = datetime.now(UTC).date().isoformat()  # the version was cut just now
+    first = cli("report")
+    again = cli("report", "--as-of", today, "--output", str(tmp_path / "again.pdf"))
+    assert first.exit_code == again.exit_code == 0
+    assert "first briefing recorded for this date" in first.output
+    assert "identical to the first briefing" in again.output
+    pdf = tmp_path / "home" / "briefings" / f"briefing-{today}.pdf"
+    assert pdf.read_bytes() == (tmp_path / "again.pdf").read_bytes()
