@@ -29,12 +29,19 @@ class FlagSummary:
         return sum(count for _, count in self.rest_by_kind)
 
 
-def summarise_flags(flags: Sequence[Flag], limit: int = 10) -> FlagSummary:
-    """The `limit` most severe flags, and a count per kind of the rest."""
+def summarise_flags(flags: Sequence[Flag], limit: int = 10, per_kind: int = 3) -> FlagSummary:
+    """The `limit` most severe flags, at most `per_kind` of one kind (so ten "unconfirmed"
+    warnings cannot hide the conflicting sources), and a count per kind of the rest."""
     ordered = by_severity(list(flags))
-    counts = Counter(flag.kind for flag in ordered[limit:])
+    taken: Counter[str] = Counter()
+    shown: list[Flag] = []
+    for flag in ordered:
+        if len(shown) < limit and taken[flag.kind] < per_kind:
+            shown.append(flag)
+            taken[flag.kind] += 1
+    counts = Counter(flag.kind for flag in ordered) - taken
     rest = [(kind, counts[kind]) for kind in FLAG_KINDS if counts[kind]]
-    return FlagSummary(shown=ordered[:limit], rest_by_kind=rest, total=len(ordered))
+    return FlagSummary(shown=by_severity(shown), rest_by_kind=rest, total=len(ordered))
 
 
 # A kind with more info-only flags than this prints as a list of subjects, not of messages:

@@ -34,6 +34,14 @@ def test_the_summary_keeps_the_most_severe_flags_and_counts_the_rest_by_kind():
     assert (summary.rest, summary.total) == (4, 7)
 
 
+def test_the_summary_shows_at_most_three_flags_of_one_kind():
+    flags = [flag("unconfirmed", "warning", f"u{n}") for n in range(5)] + [
+        flag("conflicting", "warning", "b200 / hbm_bandwidth")]
+    summary = summarise_flags(flags, limit=10)
+    assert [f.subject for f in summary.shown] == ["u0", "u1", "u2", "b200 / hbm_bandwidth"]
+    assert summary.rest_by_kind == [("unconfirmed", 2)]
+
+
 def test_no_flags_gives_an_empty_summary():
     summary = summarise_flags([])
     assert (summary.shown, summary.rest_by_kind, summary.rest, summary.total) == ([], [], 0, 0)
