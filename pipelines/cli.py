@@ -24,6 +24,12 @@ from pipelines import cli_c2c, cli_tco, jobs
 from pipelines.adapters.registry import SOURCE_PACK
 from pipelines.ingest import FileReport, IngestReport, expand_paths
 from pipelines.resolved import ResolvedValue, conflicts, resolved_value
+from pipelines.serving import (
+    NO_SERVER_HELP,
+    WEEKLY_CRON,
+    prefect_api_url,
+    schedule_timezone,
+)
 from pipelines.settings import Settings
 
 EXIT_REJECTED, EXIT_NO_VALUE = 1, 3
@@ -310,6 +316,38 @@ def review(home: HomeOption = None, as_json: JsonOption = False,
                       "; ".join(f"{_shown(a)} ({a['source']})" for a in payload["alternatives"]),
                       payload["reason"])
     console.print(table)
+
+
+@app.command()
+def serve(home: HomeOption = None,
+          cron: Annotated[str, typer.Option(
+              "--cron", help="When the weekly briefing runs")] = WEEKLY_CRON,
+          timezone: Annotated[str, typer.Option(
+              "--timezone", help="IANA time zone the cron is read in")] = "UTC") -> None:
+    """Serve the weekly briefing (on its schedule) and the on-demand ingest from this process,
+    against the Prefect server PREFECT_API_URL names."""
+    try:
+        schedule_timezone(timezone)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--timezone") from exc
+    if not prefect_api_url():
+        errors.print(NO_SERVER_HELP, highlight=False)
+        raise typer.Exit(2)
+    settings = _settings(home)
+    from prefect import serve as prefect_serve
+    from prefect.schedules import Cron
+
+    from pipelines.ingest_flow import ingest_files
+    from pipelines.weekly_briefing import weekly_briefing
+
+    weekly = weekly_briefing.to_deployment(
+        name="weekly", schedules=[Cron(cron, timezone=timezone)], concurrency_limit=1,
+        parameters={"home": str(settings.home.resolve())})
+    ingest = ingest_files.to_deployment(name="ingest",
+                                        parameters={"home": str(settings.home.resolve())})
+    console.print(f"serving weekly-briefing/weekly ({cron}, {timezone}) and "
+                  f"ingest-files/ingest on {prefect_api_url()}; Ctrl-C stops")
+    prefect_serve(weekly, ingest)
 
 
 @app.command()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
+from prefect.runtime import flow_run
 
 from pipelines import jobs
 from pipelines.flags import FlagReport
@@ -50,15 +51,23 @@ def render_briefing(settings: Settings, dataset_version: int, as_of: date) -> Pa
     return jobs.render_briefing(settings, dataset_version, as_of=as_of).path
 
 
-@flow(name="weekly-briefing", flow_run_name="weekly-briefing {as_of}")
-def weekly_briefing(as_of: date, home: Path, database_url: str | None = None,
-                    sources_dir: Path | None = None,
+def run_name() -> str:
+    """A scheduled run passes no date: it reports on the day it runs (UTC)."""
+    as_of = flow_run.parameters.get("as_of") or jobs.utc_now().date()
+    return f"weekly-briefing {as_of}"
+
+
+@flow(name="weekly-briefing", flow_run_name=run_name)
+def weekly_briefing(as_of: date | None = None, home: Path | None = None,
+                    database_url: str | None = None, sources_dir: Path | None = None,
                     scenarios_dir: Path | None = None) -> jobs.RunResult:
-    """Ingest the source packs, recompute the C2C and TCO scenarios, then publish and render for
-    the resulting dataset version."""
-    folders = {k: v for k, v in (("sources_dir", sources_dir), ("scenarios_dir", scenarios_dir))
-               if v is not None}
-    settings = Settings(home=home, database_url=database_url, **folders)
+    """Ingest the source packs, recompute the C2C and TCO scenarios, compute the flags, render
+    the briefing and publish the warehouse for the resulting dataset version. Parameters left
+    out come from the worker's SPECLEDGER_* environment; `as_of` defaults to today (UTC)."""
+    as_of = as_of or jobs.utc_now().date()
+    given = (("home", home), ("database_url", database_url), ("sources_dir", sources_dir),
+             ("scenarios_dir", scenarios_dir))
+    settings = Settings(**{k: v for k, v in given if v is not None})
     report = ingest_sources(settings)
     c2c = recompute_c2c(settings, report.dataset_version, as_of)
     # A TCO scenario that names a C2C scenario runs the C2C model itself on this version.

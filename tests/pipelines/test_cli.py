@@ -19,7 +19,7 @@ BAD_ROW = """\
 
 def test_every_command_has_help():
     runner = CliRunner()
-    for command in ("run", "ingest", "value", "review", "report", "migrate"):
+    for command in ("run", "ingest", "value", "review", "report", "serve", "migrate"):
         result = runner.invoke(app, [command, "--help"])
         assert result.exit_code == 0, command
         assert "Usage" in result.output
