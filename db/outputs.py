@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -22,18 +21,6 @@ from db.schema import Briefing, DatasetVersion, Flag
 class FlagLike(Protocol):
     """What a flag carries (models.trends.types.Flag has these; db/ may not import it)."""
 
-    kind: str
-    severity: str
-    subject: str
-    message: str
-    observation_ids: tuple[int, ...]
-    item: str | None
-    metric: str | None
-    scenario: str | None
-
-
-@dataclass(frozen=True)
-class StoredFlag:
     kind: str
     severity: str
     subject: str
@@ -62,13 +49,14 @@ def record_flags(session: Session, dataset_version: int, flags: Iterable[FlagLik
     return len(rows)
 
 
-def flags_of(session: Session, dataset_version: int) -> list[StoredFlag]:
-    """A version's flags in the order they were stored."""
+def flags_of(session: Session, dataset_version: int) -> list[dict[str, Any]]:
+    """A version's flags in the order they were stored, keyed by FlagLike's field names."""
     rows = session.scalars(select(Flag).where(Flag.dataset_version_id == dataset_version)
                            .order_by(Flag.id))
-    return [StoredFlag(r.kind, r.severity, r.subject, r.message,
-                       tuple(json.loads(r.observation_ids)), r.item_key, r.metric_key,
-                       r.scenario_name) for r in rows]
+    return [{"kind": r.kind, "severity": r.severity, "subject": r.subject,
+             "message": r.message, "observation_ids": tuple(json.loads(r.observation_ids)),
+             "item": r.item_key, "metric": r.metric_key, "scenario": r.scenario_name}
+            for r in rows]
 
 
 def record_briefing(session: Session, *, dataset_version: int, as_of: date, path: str,

@@ -250,19 +250,12 @@ def results_frame(session: Session, dataset_version_id: int) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
-def c2c_results_of(session: Session, dataset_version_id: int) -> list[tuple[C2CResult, Scenario]]:
-    """A version's C2C results with the scenario definitions they were computed from."""
-    rows = session.execute(select(C2CResult, Scenario)
-                           .join(Scenario, Scenario.id == C2CResult.scenario_id)
-                           .where(C2CResult.dataset_version_id == dataset_version_id)
-                           .order_by(Scenario.name))
-    return [(result, scenario) for result, scenario in rows]
-
-
-def tco_results_of(session: Session, dataset_version_id: int) -> list[tuple[TcoResult, Scenario]]:
-    """A version's TCO results with their scenario definitions."""
-    rows = session.execute(select(TcoResult, Scenario)
-                           .join(Scenario, Scenario.id == TcoResult.scenario_id)
-                           .where(TcoResult.dataset_version_id == dataset_version_id)
+def results_of(session: Session, table: type[ResultT],
+               dataset_version_id: int) -> list[tuple[ResultT, Scenario]]:
+    """A version's results of one model (C2CResult or TcoResult) with the scenario definitions
+    they were computed from, by scenario name."""
+    rows = session.execute(select(table, Scenario)
+                           .join(Scenario, Scenario.id == table.scenario_id)
+                           .where(table.dataset_version_id == dataset_version_id)
                            .order_by(Scenario.name))
     return [(result, scenario) for result, scenario in rows]

@@ -13,8 +13,8 @@ from typing import Any
 
 from db import outputs, queries
 from db.engine import Session
-from db.results import c2c_results_of, results_frame, tco_results_of
-from db.schema import DatasetVersion
+from db.results import results_frame, results_of
+from db.schema import C2CResult, DatasetVersion, TcoResult
 from models.c2c import calibration
 from models.resolve import SOURCE_KIND_RANK
 from models.trends import (
@@ -85,8 +85,8 @@ def briefing_context(session: Session, *, as_of: date, version: DatasetVersion,
         previous_cutoff_at=previous.cutoff_at if previous else None,
         flags=by_severity(flags), density=density, interconnect=interconnect,
         comparison_options=options, comparison=comparison,
-        scenarios=[scenario_line(r, s) for r, s in c2c_results_of(session, version.id)],
-        tco=[tco_line(r, s) for r, s in tco_results_of(session, version.id)
+        scenarios=[scenario_line(r, s) for r, s in results_of(session, C2CResult, version.id)],
+        tco=[tco_line(r, s) for r, s in results_of(session, TcoResult, version.id)
              if r.mode == "comparison"],
         changes=observation_changes(history, previous_cutoff=previous.cutoff_at
                                     if previous else None, cutoff=known),
@@ -98,8 +98,7 @@ def briefing_context(session: Session, *, as_of: date, version: DatasetVersion,
 
 
 def _stored_flags(session: Session, version_id: int) -> list[Flag]:
-    return [Flag(f.kind, f.severity, f.subject, f.message, f.observation_ids, f.item, f.metric,
-                 f.scenario) for f in outputs.flags_of(session, version_id)]
+    return [Flag(**row) for row in outputs.flags_of(session, version_id)]
 
 
 def _spec_lines(resolved: list[ResolvedValue], items: dict[str, Any],

@@ -13,6 +13,7 @@ from db import outputs, queries
 from db.engine import Engine, Session, write_session
 from db.results import results_frame
 from models.trends import TrendParams, all_flags
+from models.trends.types import Flag
 
 
 @dataclass(frozen=True)
@@ -20,12 +21,6 @@ class FlagReport:
     dataset_version: int
     stored: int            # 0 when the version already had its flags
     already_stored: bool
-
-
-def trend_params(stale_after_days: int, tolerance: float, result_tolerance: float,
-                 nics_per_gpu: float) -> TrendParams:
-    return TrendParams(stale_after_days=stale_after_days, tolerance=tolerance,
-                       result_tolerance=result_tolerance, nics_per_gpu=nics_per_gpu)
 
 
 def compute_flags(engine: Engine, dataset_version: int, *, params: TrendParams,
@@ -41,7 +36,8 @@ def compute_flags(engine: Engine, dataset_version: int, *, params: TrendParams,
     return FlagReport(dataset_version, stored, False)
 
 
-def flags_for_version(session: Session, dataset_version: int, params: TrendParams) -> list:
+def flags_for_version(session: Session, dataset_version: int,
+                      params: TrendParams) -> list[Flag]:
     """The flags of a version, computed from the ledger's full history (nothing stored)."""
     version = queries.dataset_version(session, dataset_version)
     previous = outputs.previous_version(session, version)

@@ -20,7 +20,7 @@ from pipelines.adapters.registry import load_aliases
 from pipelines.briefing_comparison import load_comparison
 from pipelines.briefing_context import BriefingInputs, briefing_context
 from pipelines.catalog import load_metrics
-from pipelines.flags import FlagReport, compute_flags, trend_params
+from pipelines.flags import FlagReport, compute_flags
 from pipelines.ingest import FileReport, IngestReport, ingest_paths
 from pipelines.recompute import RecomputeReport
 from pipelines.settings import Settings
@@ -123,8 +123,10 @@ def flags(settings: Settings, dataset_version: int, *,
 
 
 def _params(settings: Settings) -> TrendParams:
-    return trend_params(settings.stale_after_days, settings.flag_tolerance,
-                        settings.result_tolerance, settings.nics_per_gpu)
+    return TrendParams(stale_after_days=settings.stale_after_days,
+                       tolerance=settings.flag_tolerance,
+                       result_tolerance=settings.result_tolerance,
+                       nics_per_gpu=settings.nics_per_gpu)
 
 
 @dataclass(frozen=True)
