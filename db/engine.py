@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import socket
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -11,10 +15,11 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session
 
-__all__ = ["Engine", "Session", "make_engine", "write_session", "upgrade", "LedgerBusyError"]
+__all__ = ["Engine", "Session", "make_engine", "write_session", "writing", "lock_wait_of",
+           "LockWait", "upgrade", "LedgerBusyError"]
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 # One fixed advisory-lock key for "someone is writing the ledger" (PostgreSQL).
@@ -25,6 +30,26 @@ FILE_TEMPLATE = "%%(year)d_%%(month).2d_%%(day).2d_%%(rev)s_%%(slug)s"
 
 class LedgerBusyError(RuntimeError):
     """Another process held the ledger's write lock for longer than we were willing to wait."""
+
+
+@dataclass(frozen=True)
+class LockWait:
+    """How a writer got the ledger's write lock: at once, or after waiting for `holder`."""
+
+    waited: bool
+    seconds: float
+    holder: str | None = None  # who held it when we asked (PostgreSQL names the session)
+
+    def describe(self) -> str:
+        if not self.waited:
+            return "took the ledger's write lock at once"
+        who = self.holder or "another run"
+        return f"waited {self.seconds:.1f} s for {who} to finish writing the ledger"
+
+
+def application_name() -> str:
+    """How this process appears to PostgreSQL (and so to a run waiting for its lock)."""
+    return f"specledger pid {os.getpid()} on {socket.gethostname()}"[:63]
 
 
 def normalize_url(url: str) -> str:
@@ -40,7 +65,8 @@ def make_engine(url: str, lock_timeout_seconds: float = 60.0) -> Engine:
     url = normalize_url(url)
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True)
+        return create_engine(url, pool_pre_ping=True,
+                             connect_args={"application_name": application_name()})
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(url, connect_args={"timeout": lock_timeout_seconds})
@@ -62,18 +88,40 @@ def _configure_sqlite(engine: Engine, lock_timeout_seconds: float) -> None:
     def _on_begin(conn: Connection) -> None:
         # Writers start IMMEDIATE: they take the write lock up front and wait for it
         # (busy_timeout), instead of two deferred writers deadlocking on upgrade.
-        conn.exec_driver_sql(f"BEGIN {conn.get_execution_options().get('sqlite_begin', '')}")
+        mode = conn.get_execution_options().get("sqlite_begin", "")
+        if mode != "IMMEDIATE":
+            conn.exec_driver_sql(f"BEGIN {mode}")
+            return
+        conn.info["lock_wait"] = _begin_immediate(conn, lock_timeout_seconds)
+
+
+def _begin_immediate(conn: Connection, lock_timeout_seconds: float) -> LockWait:
+    """BEGIN IMMEDIATE, first without waiting so we know whether another writer held it."""
+    conn.exec_driver_sql("PRAGMA busy_timeout=0")
+    try:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        return LockWait(False, 0.0)
+    except OperationalError as exc:
+        if not _is_lock_timeout(exc):
+            raise
+    finally:
+        conn.exec_driver_sql(f"PRAGMA busy_timeout={int(lock_timeout_seconds * 1000)}")
+    started = time.monotonic()
+    conn.exec_driver_sql("BEGIN IMMEDIATE")
+    return LockWait(True, time.monotonic() - started)
 
 
 @contextmanager
 def write_session(engine: Engine, lock_timeout_seconds: float = 60.0) -> Iterator[Session]:
-    """One transaction that holds the ledger's write lock; commits on success, else rolls back."""
+    """One transaction that holds the ledger's write lock; commits on success, else rolls back.
+    `lock_wait_of(session)` tells whether it had to wait for another writer."""
     with engine.connect() as conn:
         conn.execution_options(sqlite_begin="IMMEDIATE")
         try:
             with conn.begin():
-                _take_write_lock(conn, lock_timeout_seconds)
+                wait = _take_write_lock(conn, lock_timeout_seconds)
                 with Session(bind=conn) as session:
+                    session.info["lock_wait"] = wait
                     yield session
                     session.flush()
         except OperationalError as exc:
@@ -85,10 +133,52 @@ def write_session(engine: Engine, lock_timeout_seconds: float = 60.0) -> Iterato
             raise
 
 
-def _take_write_lock(conn: Connection, lock_timeout_seconds: float) -> None:
-    if conn.dialect.name == "postgresql":
-        conn.execute(text(f"SET LOCAL lock_timeout = '{int(lock_timeout_seconds * 1000)}ms'"))
-        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": LEDGER_LOCK_KEY})
+@contextmanager
+def writing(target: Engine | Session, lock_timeout_seconds: float = 60.0) -> Iterator[Session]:
+    """A write session: `target` itself when it already is one (a caller that groups several
+    steps into one transaction), else a new `write_session` on the engine."""
+    if isinstance(target, Session):
+        yield target
+        return
+    with write_session(target, lock_timeout_seconds) as session:
+        yield session
+
+
+def lock_wait_of(session: Session) -> LockWait:
+    """How the write session got its lock (at once for sessions not made by write_session)."""
+    return session.info.get("lock_wait") or LockWait(False, 0.0)
+
+
+def _take_write_lock(conn: Connection, lock_timeout_seconds: float) -> LockWait:
+    if conn.dialect.name != "postgresql":
+        return conn.info.pop("lock_wait", LockWait(False, 0.0))  # set by BEGIN IMMEDIATE
+    conn.execute(text(f"SET LOCAL lock_timeout = '{int(lock_timeout_seconds * 1000)}ms'"))
+    if conn.execute(text("SELECT pg_try_advisory_xact_lock(:key)"),
+                    {"key": LEDGER_LOCK_KEY}).scalar():
+        return LockWait(False, 0.0)
+    holder = conn.execute(text(
+        "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+        "WHERE l.locktype = 'advisory' AND l.granted AND l.objid::bigint = :key"),
+        {"key": LEDGER_LOCK_KEY}).scalar()
+    started = time.monotonic()
+    conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": LEDGER_LOCK_KEY})
+    return LockWait(True, time.monotonic() - started, holder or None)
+
+
+# What psycopg says when the server went away or is not there yet (a restart, a failover).
+_CONNECTION_LOST = ("server closed the connection", "terminating connection",
+                    "connection refused", "could not connect", "shutting down",
+                    "starting up", "connection is closed", "consuming input failed",
+                    "connection timeout expired", "ssl syscall error")
+
+
+def is_connection_lost(exc: BaseException) -> bool:
+    """Whether `exc` means the database connection was lost (worth retrying the whole
+    transaction once the server is back), as opposed to a bug, bad data or a lock timeout."""
+    if isinstance(exc, LedgerBusyError) or not isinstance(exc, DBAPIError):
+        return False
+    return exc.connection_invalidated or any(
+        phrase in str(exc.orig).lower() for phrase in _CONNECTION_LOST)
 
 
 def _is_lock_timeout(exc: OperationalError) -> bool:

@@ -125,14 +125,14 @@ def inputs_sha256(scenario: Scenario, used: list[SpecUsed], code_version: str) -
                          code_version)
 
 
-def recompute(engine: Engine, scenarios_dir: Path, dataset_version: int, *, on: date,
+def recompute(target: Engine | Session, scenarios_dir: Path, dataset_version: int, *, on: date,
               now: datetime, code_version: str,
               lock_timeout_seconds: float = 60.0) -> RecomputeReport:
     """Store a c2c_result for every C2C scenario in `scenarios_dir` for `dataset_version`."""
     def compute(session: Session, scenario: Scenario, version: DatasetVersion) -> Outcome:
         return _recompute_one(session, scenario, version.id, version.cutoff_at, on, now,
                               code_version)
-    return recompute_each(engine, scenario_paths(scenarios_dir), dataset_version,
+    return recompute_each(target, scenario_paths(scenarios_dir), dataset_version,
                           load=load_scenario, compute=compute, name_of=lambda s: s.name,
                           lock_timeout_seconds=lock_timeout_seconds)
 

@@ -81,21 +81,19 @@ def run(home: HomeOption = None,
 
     with console.status(f"weekly-briefing {day}: ingest, publish, render (Prefect flow)…"):
         result = weekly_briefing(as_of=day, home=settings.home,
-                                 database_url=settings.database_url,
                                  sources_dir=settings.sources_dir,
                                  scenarios_dir=settings.scenarios_dir)
+    if result.lock_wait.waited:
+        console.print(f"[yellow]waited[/]     {result.lock_wait.describe()}", highlight=False)
     _print_ingest(result.ingest)
     for label, report in (("c2c", result.c2c), ("tco", result.tco)):
-        if report is None:
-            continue
         console.print(f"{label:<10} {len(report.computed)} computed, {len(report.reused)} reused "
                       f"(inputs unchanged), {len(report.unchanged)} already stored")
         for name, reason in report.failed.items():
             errors.print(f"[red]scenario failed[/] {name}: {reason}", highlight=False)
-    if result.flags is not None:
-        flagged = ("already computed for this version" if result.flags.already_stored
-                   else f"{result.flags.stored} raised")
-        console.print(f"flags      {flagged}")
+    flagged = ("already computed for this version" if result.flags.already_stored
+               else f"{result.flags.stored} raised")
+    console.print(f"flags      {flagged}")
     console.print(f"warehouse  {result.warehouse}")
     console.print(f"briefing   {result.briefing}")
 

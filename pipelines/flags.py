@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from db import outputs, queries
-from db.engine import Engine, Session, write_session
+from db.engine import Engine, Session, writing
 from db.results import results_frame
 from models.trends import TrendParams, all_flags
 from models.trends.types import Flag
@@ -23,11 +23,12 @@ class FlagReport:
     already_stored: bool
 
 
-def compute_flags(engine: Engine, dataset_version: int, *, params: TrendParams,
+def compute_flags(target: Engine | Session, dataset_version: int, *, params: TrendParams,
                   code_version: str, now: datetime,
                   lock_timeout_seconds: float = 60.0) -> FlagReport:
-    """Store `dataset_version`'s flags unless it has them already."""
-    with write_session(engine, lock_timeout_seconds) as session:
+    """Store `dataset_version`'s flags unless it has them already (`target`: an engine, or a
+    caller's open write session)."""
+    with writing(target, lock_timeout_seconds) as session:
         if outputs.has_flags(session, dataset_version):
             return FlagReport(dataset_version, 0, True)
         flags = flags_for_version(session, dataset_version, params)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from db import queries, store
-from db.engine import Engine, Session, write_session
+from db.engine import Engine, Session, writing
 from db.schema import Item, Metric, Source
 from models.digest import EMPTY_DIGEST, combine, observation_digest
 from models.observations import (
@@ -91,7 +91,7 @@ def expand_paths(paths: Iterable[Path]) -> list[Path]:
 
 
 def ingest_paths(
-    engine: Engine,
+    target: Engine | Session,
     paths: Sequence[Path],
     *,
     metrics: dict[str, MetricDef],
@@ -104,12 +104,15 @@ def ingest_paths(
 ) -> IngestReport:
     """Ingest `paths` in one transaction and return what happened to every file.
 
+    `target` is an engine (this ingest is its own transaction) or an open write session (a
+    caller that commits the ingest together with what it computes from it).
+
     `now` is the knowledge clock: every observation of the run is recorded at its first tick.
     `options` is what the user said about the files (--item, --as-of) and the item aliases.
     """
     options = options or AdapterOptions()
     files = expand_paths(paths)
-    with write_session(engine, lock_timeout_seconds) as session:
+    with writing(target, lock_timeout_seconds) as session:
         recorded_at = now()
         run = store.start_run(session, recorded_at, code_version)
         store.sync_metrics(session, [dataclasses.asdict(m) for m in metrics.values()])

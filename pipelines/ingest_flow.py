@@ -13,11 +13,11 @@ from pipelines.settings import Settings
 
 
 @flow(name="ingest-files", flow_run_name="ingest-files {paths}")
-def ingest_files(paths: list[Path], home: Path | None = None, database_url: str | None = None,
-                 item: str | None = None, as_of: date | None = None) -> IngestReport:
+def ingest_files(paths: list[Path], home: Path | None = None, item: str | None = None,
+                 as_of: date | None = None) -> IngestReport:
     """Ingest `paths` (source packs or files users already have) into the ledger; `item` and
-    `as_of` say what the files cannot. Unset settings come from SPECLEDGER_* variables."""
-    given = (("home", home), ("database_url", database_url))
-    settings = Settings(**{k: v for k, v in given if v is not None})
+    `as_of` say what the files cannot. The ledger and other settings come from the worker's
+    SPECLEDGER_* environment (a database URL is never a parameter: the UI shows those)."""
+    settings = Settings(home=home) if home is not None else Settings()
     return jobs.ingest(settings, list(paths), today=jobs.utc_now().date(), item=item,
                        as_of=as_of)

@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import Any
 
 from db import outputs, queries
-from db.engine import Engine, Session, make_engine, upgrade, write_session
+from db.engine import Engine, LockWait, Session, make_engine, upgrade, write_session
 from db.warehouse import WarehouseMeta, publish_warehouse
 from models.resolve import SOURCE_KIND_RANK
 from models.trends import TrendParams
@@ -22,6 +23,7 @@ from pipelines.briefing_context import BriefingInputs, briefing_context
 from pipelines.catalog import load_metrics
 from pipelines.flags import FlagReport, compute_flags
 from pipelines.ingest import FileReport, IngestReport, ingest_paths
+from pipelines.ledger_update import LedgerUpdate, UpdateInputs, update_ledger
 from pipelines.recompute import RecomputeReport
 from pipelines.settings import Settings
 from reports.briefing import render
@@ -40,12 +42,31 @@ def utc_now() -> datetime:
 
 @dataclass(frozen=True)
 class RunResult:
-    ingest: IngestReport
+    """What one weekly run did: its ledger update and the outputs it wrote."""
+
+    ledger: LedgerUpdate
     warehouse: Path
     briefing: Path
-    flags: FlagReport | None = None
-    c2c: RecomputeReport | None = None
-    tco: RecomputeReport | None = None
+
+    @property
+    def ingest(self) -> IngestReport:
+        return self.ledger.ingest
+
+    @property
+    def c2c(self) -> RecomputeReport:
+        return self.ledger.c2c
+
+    @property
+    def tco(self) -> RecomputeReport:
+        return self.ledger.tco
+
+    @property
+    def flags(self) -> FlagReport:
+        return self.ledger.flags
+
+    @property
+    def lock_wait(self) -> LockWait:
+        return self.ledger.lock_wait
 
 
 def open_ledger(settings: Settings) -> Engine:
@@ -71,6 +92,24 @@ def ingest(settings: Settings, paths: list[Path], *, today: date,
                             today=today, now=now, code_version=code_version(),
                             lock_timeout_seconds=settings.lock_timeout_seconds, on_file=on_file,
                             options=options)
+    finally:
+        engine.dispose()
+
+
+def update(settings: Settings, paths: list[Path], *, as_of: date,
+           now: Callable[[], datetime] = utc_now) -> LedgerUpdate:
+    """A run's ledger work in one transaction: ingest `paths`, recompute every C2C and TCO
+    scenario of settings.scenarios_dir for the resulting version (as of `as_of`), store its
+    flags. Nothing of it is kept if any step fails."""
+    inputs = UpdateInputs(paths=paths, scenarios_dir=settings.scenarios_dir,
+                          metrics=load_metrics(settings.catalog_path), params=_params(settings),
+                          options=AdapterOptions(aliases=item_aliases(settings)))
+    engine = open_ledger(settings)
+    try:
+        # "Future" means after the real today, whatever date the briefing reports on.
+        return update_ledger(engine, inputs, today=now().date(), as_of=as_of, now=now,
+                             code_version=code_version(),
+                             lock_timeout_seconds=settings.lock_timeout_seconds)
     finally:
         engine.dispose()
 
@@ -118,6 +157,16 @@ def flags(settings: Settings, dataset_version: int, *,
         return compute_flags(engine, dataset_version, params=_params(settings),
                              code_version=code_version(), now=now(),
                              lock_timeout_seconds=settings.lock_timeout_seconds)
+    finally:
+        engine.dispose()
+
+
+def stored_flags(settings: Settings, dataset_version: int) -> list[dict[str, Any]]:
+    """A version's flags as stored (for the run summary)."""
+    engine = connect_ledger(settings)
+    try:
+        with Session(engine) as session:
+            return outputs.flags_of(session, dataset_version)
     finally:
         engine.dispose()
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from db import queries
-from db.engine import Engine, Session, write_session
+from db.engine import Engine, Session, writing
 from db.schema import DatasetVersion
 from pipelines.cluster_specs import MissingSpec
 from pipelines.scenarios import ScenarioError, canonical_json
@@ -40,15 +40,16 @@ class RecomputeReport:
     failed: dict[str, str] = field(default_factory=dict)
 
 
-def recompute_each(engine: Engine, paths: list[Path], dataset_version: int, *,
+def recompute_each(target: Engine | Session, paths: list[Path], dataset_version: int, *,
                    load: Callable[[Path], S],
                    compute: Callable[[Session, S, DatasetVersion], Outcome],
                    name_of: Callable[[S], str],
                    lock_timeout_seconds: float) -> RecomputeReport:
     """Load and compute each scenario in one transaction that holds the ledger's write lock
-    (writers never interleave); each scenario in its own savepoint."""
+    (writers never interleave; `target` may be a caller's open write session); each scenario
+    in its own savepoint."""
     report = RecomputeReport(dataset_version)
-    with write_session(engine, lock_timeout_seconds) as session:
+    with writing(target, lock_timeout_seconds) as session:
         version = queries.dataset_version(session, dataset_version)
         for path in paths:
             name = path.stem

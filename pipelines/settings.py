@@ -22,6 +22,9 @@ class Settings(BaseSettings):
     aliases_path: Path = PROJECT_ROOT / "data" / "item_aliases.yaml"
     scenarios_dir: Path = PROJECT_ROOT / "data" / "scenarios"
     lock_timeout_seconds: float = 60.0
+    # A run whose database connection was lost (server restart) retries its ledger update.
+    ledger_retries: int = 2
+    ledger_retry_delay_seconds: float = 15.0
     # Flags: a value with no observation newer than this is stale; sources disagreeing by more
     # than flag_tolerance (relative) conflict; a break-even speed-up moving by more than
     # result_tolerance (relative) is a result move.

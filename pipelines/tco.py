@@ -281,7 +281,7 @@ def inputs_sha256(scenario: TcoScenario, resolved: ResolvedInputs, code_version:
                                                "plan": repr(resolved.plan)}, code_version)
 
 
-def recompute(engine: Engine, scenarios_dir: Path, dataset_version: int, *, on: date,
+def recompute(target: Engine | Session, scenarios_dir: Path, dataset_version: int, *, on: date,
               now: datetime, code_version: str,
               lock_timeout_seconds: float = 60.0) -> RecomputeReport:
     """Store a tco_result for every TCO scenario in `scenarios_dir` for `dataset_version`
@@ -302,6 +302,6 @@ def recompute(engine: Engine, scenarios_dir: Path, dataset_version: int, *, on: 
                                result=payload, inputs_sha256=digest,
                                code_version=code_version, computed_at=now, reused_from=earlier)
         return "reused" if earlier is not None else "computed"
-    return recompute_each(engine, scenario_paths(scenarios_dir, "tco"), dataset_version,
+    return recompute_each(target, scenario_paths(scenarios_dir, "tco"), dataset_version,
                           load=load_tco_scenario, compute=compute, name_of=lambda s: s.name,
                           lock_timeout_seconds=lock_timeout_seconds)

@@ -1,44 +1,47 @@
-"""The `weekly-briefing` flow: ingest data/sources, recompute, flag, render the PDF, publish
-the warehouse.
+"""The `weekly-briefing` flow: update the ledger (ingest, recompute, flag: one transaction),
+render the PDF, publish the warehouse, leave a summary for the Prefect UI.
 
-Tasks are thin wrappers over pipelines.jobs; every setting arrives as a flow parameter.
+Tasks are thin wrappers over pipelines.jobs; settings come from the worker's SPECLEDGER_*
+environment (never a flow parameter: a database URL would show in the UI).
 """
 
 from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
+from typing import Any
 
-from prefect import flow, task
+from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
+from prefect.client.schemas.objects import TaskRun
 from prefect.runtime import flow_run
+from prefect.states import State
 
+from db.engine import is_connection_lost
 from pipelines import jobs
-from pipelines.flags import FlagReport
-from pipelines.ingest import IngestReport
-from pipelines.recompute import RecomputeReport
+from pipelines.artifacts import publish_run_artifacts
+from pipelines.ledger_update import LedgerUpdate
 from pipelines.settings import Settings
 
 
-@task(name="ingest-sources", cache_policy=NO_CACHE)
-def ingest_sources(settings: Settings) -> IngestReport:
-    # "Future" means after the real today, whatever date the briefing reports on.
-    return jobs.ingest(settings, [settings.sources_dir], today=jobs.utc_now().date())
+def retry_on_lost_connection(_task: Any, _run: TaskRun, state: State) -> bool:
+    """Retry a ledger update whose database connection dropped (the transaction rolled back,
+    so a retry starts clean); anything else fails at once."""
+    exc = state.result(raise_on_failure=False)
+    return isinstance(exc, BaseException) and is_connection_lost(exc)
 
 
-@task(name="recompute-c2c", cache_policy=NO_CACHE)
-def recompute_c2c(settings: Settings, dataset_version: int, as_of: date) -> RecomputeReport:
-    return jobs.recompute(settings, "c2c", dataset_version, on=as_of)
+@task(name="update-ledger", cache_policy=NO_CACHE, retry_condition_fn=retry_on_lost_connection)
+def update_ledger(settings: Settings, as_of: date) -> LedgerUpdate:
+    update = jobs.update(settings, [settings.sources_dir], as_of=as_of)
+    if update.lock_wait.waited:
+        get_run_logger().warning("%s", update.lock_wait.describe().capitalize())
+    return update
 
 
-@task(name="recompute-tco", cache_policy=NO_CACHE)
-def recompute_tco(settings: Settings, dataset_version: int, as_of: date) -> RecomputeReport:
-    return jobs.recompute(settings, "tco", dataset_version, on=as_of)
-
-
-@task(name="compute-flags", cache_policy=NO_CACHE)
-def compute_flags(settings: Settings, dataset_version: int) -> FlagReport:
-    return jobs.flags(settings, dataset_version)
+@task(name="render-briefing", cache_policy=NO_CACHE)
+def render_briefing(settings: Settings, dataset_version: int, as_of: date) -> Path:
+    return jobs.render_briefing(settings, dataset_version, as_of=as_of).path
 
 
 @task(name="publish-warehouse", cache_policy=NO_CACHE)
@@ -46,9 +49,9 @@ def publish_warehouse(settings: Settings, dataset_version: int, as_of: date) -> 
     return jobs.publish(settings, dataset_version, as_of=as_of, built_at=jobs.utc_now())
 
 
-@task(name="render-briefing", cache_policy=NO_CACHE)
-def render_briefing(settings: Settings, dataset_version: int, as_of: date) -> Path:
-    return jobs.render_briefing(settings, dataset_version, as_of=as_of).path
+@task(name="run-summary", cache_policy=NO_CACHE)
+def run_summary(settings: Settings, result: jobs.RunResult) -> None:
+    publish_run_artifacts(result, jobs.stored_flags(settings, result.ingest.dataset_version))
 
 
 def run_name() -> str:
@@ -59,21 +62,21 @@ def run_name() -> str:
 
 @flow(name="weekly-briefing", flow_run_name=run_name)
 def weekly_briefing(as_of: date | None = None, home: Path | None = None,
-                    database_url: str | None = None, sources_dir: Path | None = None,
+                    sources_dir: Path | None = None,
                     scenarios_dir: Path | None = None) -> jobs.RunResult:
-    """Ingest the source packs, recompute the C2C and TCO scenarios, compute the flags, render
-    the briefing and publish the warehouse for the resulting dataset version. Parameters left
-    out come from the worker's SPECLEDGER_* environment; `as_of` defaults to today (UTC)."""
+    """Ingest the source packs, recompute the C2C and TCO scenarios and compute the flags (one
+    ledger transaction), render the briefing and publish the warehouse for the resulting
+    dataset version. Parameters left out come from the worker's SPECLEDGER_* environment;
+    `as_of` defaults to today (UTC)."""
     as_of = as_of or jobs.utc_now().date()
-    given = (("home", home), ("database_url", database_url), ("sources_dir", sources_dir),
-             ("scenarios_dir", scenarios_dir))
+    given = (("home", home), ("sources_dir", sources_dir), ("scenarios_dir", scenarios_dir))
     settings = Settings(**{k: v for k, v in given if v is not None})
-    report = ingest_sources(settings)
-    c2c = recompute_c2c(settings, report.dataset_version, as_of)
-    # A TCO scenario that names a C2C scenario runs the C2C model itself on this version.
-    tco = recompute_tco(settings, report.dataset_version, as_of)
-    flags = compute_flags(settings, report.dataset_version)
+    ledger = update_ledger.with_options(
+        retries=settings.ledger_retries,
+        retry_delay_seconds=settings.ledger_retry_delay_seconds)(settings, as_of)
     # Render before publishing, so the warehouse's briefing table lists this briefing too.
-    briefing = render_briefing(settings, report.dataset_version, as_of)
-    warehouse = publish_warehouse(settings, report.dataset_version, as_of)
-    return jobs.RunResult(report, warehouse, briefing, c2c=c2c, tco=tco, flags=flags)
+    briefing = render_briefing(settings, ledger.dataset_version, as_of)
+    warehouse = publish_warehouse(settings, ledger.dataset_version, as_of)
+    result = jobs.RunResult(ledger, warehouse, briefing)
+    run_summary(settings, result)
+    return result
