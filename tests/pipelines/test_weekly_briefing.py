@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -10,8 +11,11 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from prefect import get_client
+from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
 from prefect.testing.utilities import prefect_test_harness
 
+from pipelines.artifacts import REJECTED_KEY, SUMMARY_KEY
 from pipelines.scenarios import scenario_paths
 from pipelines.settings import PROJECT_ROOT
 from pipelines.weekly_briefing import weekly_briefing
@@ -48,6 +52,41 @@ def test_the_flow_ingests_publishes_and_renders(prefect_harness, tmp_path, write
                             sources_dir=sources)
     assert again.ingest.dataset_version == result.ingest.dataset_version
     assert again.ingest.files[0].outcome == "unchanged_file"
+
+
+BAD_ROW_PACK = NVLINK_PACK.replace("observations:\n", """observations:
+  - {item: nvlink-5, metric: scaleup_bw_per_gpu_bidir, value: -5, unit: GB/s, as_of: 2024-03-18,
+     status: S}
+""", 1)
+
+
+def artifacts_of(flow_run_id) -> dict[str, object]:
+    with get_client(sync_client=True) as client:
+        found = client.read_artifacts(artifact_filter=ArtifactFilter(
+            flow_run_id=ArtifactFilterFlowRunId(any_=[flow_run_id])))
+    return {a.key: a for a in found}
+
+
+def test_each_run_leaves_a_summary_and_its_rejected_rows_for_the_prefect_ui(
+        prefect_harness, tmp_path, write_pack, monkeypatch):
+    monkeypatch.delenv("SPECLEDGER_DATABASE_URL", raising=False)
+    sources = write_pack("nvlink.yaml", BAD_ROW_PACK).parent
+    state = weekly_briefing(as_of=date(2026, 11, 22), home=tmp_path / "home",
+                            sources_dir=sources, return_state=True)
+    result = state.result()
+
+    artifacts = artifacts_of(state.state_details.flow_run_id)
+    assert set(artifacts) == {SUMMARY_KEY, REJECTED_KEY}
+    summary = artifacts[SUMMARY_KEY].data
+    assert f"dataset version {result.ingest.dataset_version}" in summary
+    assert "| nvlink.yaml | ingested | 3 | 2 | 0 | 1 |" in summary
+    assert str(result.briefing) in summary and str(result.warehouse) in summary
+    assert "took the ledger's write lock at once" in summary
+    assert "flags on this version" in summary
+    table = artifacts[REJECTED_KEY].data
+    table = json.loads(table) if isinstance(table, str) else table
+    assert table["file"] == ["nvlink.yaml"] and table["field"] == ["value"]
+    assert table["verdict"] == ["new"]
 
 
 def test_specledger_run_works_with_a_home_that_does_not_exist_yet(tmp_path):
