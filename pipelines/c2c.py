@@ -4,6 +4,7 @@ version (reusing a result when neither the scenario nor any figure it reads chan
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from db.engine import Engine, Session
 from db.schema import DatasetVersion
 from models.c2c.estimate import DIMENSIONS, Estimates, evaluate
 from models.c2c.spec import Layouts
-from models.c2c.sweep import NoValidLayout, sweep
+from models.c2c.sweep import NoValidLayout, SweepResult, merge_shares, sweep_share
 from pipelines.cluster_specs import SpecUsed, resolve_cluster
 from pipelines.recompute import Outcome, RecomputeReport, inputs_digest, recompute_each
 from pipelines.scenarios import (
@@ -95,19 +96,32 @@ def estimate(scenario: Scenario, specs: tuple[Any, list[SpecUsed]],
             "dataset_version": dataset_version, "specs": [s.to_json() for s in used]}
 
 
+ShareMap = Callable[[Callable[[int], SweepResult], Sequence[int]], list[SweepResult]]
+
+
+def in_this_process(share: Callable[[int], SweepResult], parts: Sequence[int]) -> list[SweepResult]:
+    return [share(part) for part in parts]
+
+
 def sweep_scenario(scenario: Scenario, specs: tuple[Any, list[SpecUsed]], top: int,
-                   dataset_version: int | None) -> dict[str, Any]:
-    """Search every layout on cluster.gpus GPUs, keeping the scenario's fixed choices."""
+                   dataset_version: int | None, *, parts: int = 1,
+                   map_shares: ShareMap = in_this_process) -> dict[str, Any]:
+    """Search every layout on cluster.gpus GPUs, keeping the scenario's fixed choices. The
+    search is cut into `parts` shares that `map_shares` runs (one after the other here; as
+    Prefect tasks in the c2c-sweep flow) and merged; the result does not depend on `parts`."""
     if scenario.cluster.gpus is None:
         raise ScenarioError(scenario.path, None, "cluster.gpus",
                             "sweep needs the GPU count to search on")
     hw, used = specs
     fixed = {k: v for k, v in scenario.fixed.items() if k != "global_batch"}
+
+    def share(part: int) -> SweepResult:
+        return sweep_share(scenario.model, hw, scenario.framework, scenario.cluster.gpus,
+                           int(scenario.fixed["global_batch"]), fixed=fixed, top=top,
+                           tokens=scenario.tokens, part=part, parts=parts)
     started = time.perf_counter()
     try:
-        found = sweep(scenario.model, hw, scenario.framework, scenario.cluster.gpus,
-                      int(scenario.fixed["global_batch"]), fixed=fixed, top=top,
-                      tokens=scenario.tokens)
+        found = merge_shares(map_shares(share, range(parts)), hw, top)
     except NoValidLayout as exc:
         raise ScenarioError(scenario.path, None, "parallel", str(exc)) from exc
     seconds = time.perf_counter() - started

@@ -13,11 +13,10 @@ from rich.table import Table
 
 from models.c2c.sweep import NoValidLayout
 from pipelines import c2c
-from pipelines.cluster_specs import MissingSpec, SpecUsed, resolve_cluster
-from pipelines.ledger_view import newest_version
+from pipelines.cluster_specs import MissingSpec
+from pipelines.ledger_view import scenario_specs
 from pipelines.recompute import MissingInput
-from pipelines.scenarios import Scenario, ScenarioError, load_scenario
-from pipelines.settings import Settings
+from pipelines.scenarios import ScenarioError, load_scenario
 
 EXIT_BAD_SCENARIO = 2
 console = Console()
@@ -27,16 +26,6 @@ ScenarioArgument = Annotated[Path, typer.Argument(help="A scenario YAML file.",
 HomeOption = Annotated[Path | None, typer.Option(
     "--home", envvar="SPECLEDGER_HOME", help="Folder holding the SQLite ledger [default: ./var]")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object instead.")]
-
-
-def _specs(scenario: Scenario, home: Path | None) -> tuple[Any, list[SpecUsed], int | None]:
-    """Resolve the cluster from the ledger's newest dataset version (inline values win)."""
-    settings = Settings(home=home) if home is not None else Settings()
-    needs_ledger = any((scenario.cluster.gpu, scenario.cluster.scale_up_item,
-                        scenario.cluster.scale_up_system, scenario.cluster.scale_out_item))
-    with newest_version(settings, needs_ledger) as view:
-        hw, used = resolve_cluster(scenario.cluster, view.session, on=view.on, known=view.known)
-        return hw, used, view.dataset_version
 
 
 def run_reporting_errors(action: Any) -> Any:
@@ -53,7 +42,7 @@ def estimate(scenario_file: ScenarioArgument, home: HomeOption = None,
     """Iteration time, C2C and the fabric it points to, for the scenario's own layout."""
     def act() -> dict[str, Any]:
         scenario = load_scenario(scenario_file)
-        hw, used, version = _specs(scenario, home)
+        hw, used, version = scenario_specs(scenario, home)
         return c2c.estimate(scenario, (hw, used), version)
     result = run_reporting_errors(act)
     if as_json:
@@ -69,7 +58,7 @@ def sweep(scenario_file: ScenarioArgument, home: HomeOption = None,
     """Search every valid parallel layout on cluster.gpus; the fastest that fit in memory."""
     def act() -> dict[str, Any]:
         scenario = load_scenario(scenario_file)
-        hw, used, version = _specs(scenario, home)
+        hw, used, version = scenario_specs(scenario, home)
         return c2c.sweep_scenario(scenario, (hw, used), top, version)
     result = run_reporting_errors(act)
     if as_json:

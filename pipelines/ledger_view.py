@@ -6,10 +6,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
+from pathlib import Path
+from typing import Any
 
 from db import store
 from db.engine import Session
 from pipelines import jobs
+from pipelines.cluster_specs import SpecUsed, resolve_cluster
+from pipelines.scenarios import Scenario
 from pipelines.settings import Settings
 
 
@@ -39,3 +43,14 @@ def newest_version(settings: Settings, needed: bool = True) -> Iterator[LedgerVi
                 yield LedgerView(session, now.date(), latest.cutoff_at, latest.id)
     finally:
         engine.dispose()
+
+
+def scenario_specs(scenario: Scenario, home: Path | None) -> tuple[Any, list[SpecUsed], int | None]:
+    """Resolve a scenario's cluster from the ledger's newest dataset version (inline values
+    win); also the version it was read from (None without a ledger)."""
+    settings = Settings(home=home) if home is not None else Settings()
+    needs_ledger = any((scenario.cluster.gpu, scenario.cluster.scale_up_item,
+                        scenario.cluster.scale_up_system, scenario.cluster.scale_out_item))
+    with newest_version(settings, needs_ledger) as view:
+        hw, used = resolve_cluster(scenario.cluster, view.session, on=view.on, known=view.known)
+        return hw, used, view.dataset_version

@@ -10,8 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
-from models.c2c.estimate import Estimates, evaluate, take
+from models.c2c.estimate import Estimates, concatenate, evaluate, take
 from models.c2c.spec import (
     LAYOUT_FIELDS,
     ClusterSpec,
@@ -33,6 +34,10 @@ class SweepResult:
     valid: int  # ... of which fit in memory
     best: Estimates  # the top layouts, fastest first
     ranked_by: str
+    # Where each best layout sits in the full enumeration (ties rank by it, so a search split
+    # into shares ranks exactly as the whole), and the least memory any evaluated layout needs.
+    index: npt.NDArray[np.intp] | None = None
+    smallest_memory_bytes: float = float("inf")
 
 
 def divisors(n: int) -> list[int]:
@@ -90,18 +95,47 @@ def sweep(model: TransformerSpec, hw: ClusterSpec, fw: Framework, gpus: int,
           global_batch: int, *, fixed: Mapping[str, int | bool] | None = None,
           top: int = 5, tokens: float | None = None) -> SweepResult:
     """Evaluate every valid layout and return the `top` fastest that fit in memory."""
+    share = sweep_share(model, hw, fw, gpus, global_batch, fixed=fixed, top=top, tokens=tokens)
+    return merge_shares([share], hw, top)
+
+
+def sweep_share(model: TransformerSpec, hw: ClusterSpec, fw: Framework, gpus: int,
+                global_batch: int, *, fixed: Mapping[str, int | bool] | None = None,
+                top: int = 5, tokens: float | None = None, part: int = 0,
+                parts: int = 1) -> SweepResult:
+    """One share of the search: every `parts`-th valid layout from the `part`-th (strided, so
+    shares of one search cost about the same), ranked; `merge_shares` joins the shares. A
+    share may hold no layout that fits; only the merged search must."""
+    if not 0 <= part < parts:
+        raise ValueError(f"part {part} is not one of {parts} parts")
     layouts = enumerate_layouts(model, fw, gpus, global_batch, fixed)
     if len(layouts) == 0:
         raise NoValidLayout(_why_empty(model, gpus, global_batch, fixed))
-    estimates = evaluate(model, hw, fw, layouts, tokens)
+    index = np.arange(part, len(layouts), parts)
+    estimates = evaluate(model, hw, fw, layouts.take(index), tokens)
     fitting = np.flatnonzero(estimates.fits)
-    if fitting.size == 0:
-        smallest = estimates.memory_bytes.min() / 2**30
-        raise NoValidLayout(f"no layout fits in memory: the smallest needs {smallest:.1f} GiB "
-                            f"per GPU, the GPU has {hw.hbm_bytes / 2**30:.1f} GiB")
     order = fitting[np.argsort(estimates.t_iter[fitting], kind="stable")[:top]]
-    return SweepResult(evaluated=len(layouts), valid=int(fitting.size),
-                       best=take(estimates, order), ranked_by="t_iter_s")
+    smallest = float(estimates.memory_bytes.min()) if len(index) else float("inf")
+    return SweepResult(evaluated=len(index), valid=int(fitting.size),
+                       best=take(estimates, order), ranked_by="t_iter_s", index=index[order],
+                       smallest_memory_bytes=smallest)
+
+
+def merge_shares(shares: list[SweepResult], hw: ClusterSpec, top: int = 5) -> SweepResult:
+    """The whole search's result from its shares: the `top` fastest of all, ties by position
+    in the enumeration, exactly as one unsplit search ranks them."""
+    best = concatenate([s.best for s in shares])
+    index = np.concatenate([s.index for s in shares if s.index is not None])
+    valid = sum(s.valid for s in shares)
+    smallest = min(s.smallest_memory_bytes for s in shares)
+    if valid == 0:
+        raise NoValidLayout(f"no layout fits in memory: the smallest needs "
+                            f"{smallest / 2**30:.1f} GiB per GPU, the GPU has "
+                            f"{hw.hbm_bytes / 2**30:.1f} GiB")
+    order = np.lexsort((index, best.t_iter))[:top]
+    return SweepResult(evaluated=sum(s.evaluated for s in shares), valid=valid,
+                       best=take(best, order), ranked_by="t_iter_s", index=index[order],
+                       smallest_memory_bytes=smallest)
 
 
 def _why_empty(model: TransformerSpec, gpus: int, global_batch: int,

@@ -1,0 +1,51 @@
+"""A layout search cut into shares (Prefect tasks) gives exactly the unsplit search's answer."""
+
+from __future__ import annotations
+
+import pytest
+from prefect import get_client
+from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+from prefect.testing.utilities import prefect_test_harness
+
+from pipelines import c2c
+from pipelines.ledger_view import scenario_specs
+from pipelines.scenarios import load_scenario
+from pipelines.sweep_flow import c2c_sweep
+from tests.pipelines.conftest import GPT3_INLINE
+
+pytestmark = pytest.mark.slow
+
+# The inline GPT-3 scenario with its layout left free except the global batch.
+SEARCH = GPT3_INLINE.replace(
+    "parallel: {tp: 8, pp: 8, dp: 1, ep: 1, micro_batch: 1, global_batch: 64, interleave: 1,\n"
+    "           sequence_parallel: false, recompute: full, zero: 1}",
+    "parallel: {global_batch: 1536}")
+
+
+def ranked(result: dict) -> list[tuple]:
+    return [(r["t_iter_s"], tuple(sorted(r["parallel"].items()))) for r in result["best"]]
+
+
+@pytest.mark.parametrize("parts", [1, 3, 7])
+def test_shares_merge_into_exactly_the_unsplit_search(write_scenario, parts):
+    scenario = load_scenario(write_scenario(SEARCH))
+    specs = scenario_specs(scenario, None)[:2]
+    whole = c2c.sweep_scenario(scenario, specs, 10, None)
+    split = c2c.sweep_scenario(scenario, specs, 10, None, parts=parts)
+    assert (split["evaluated"], split["valid"]) == (whole["evaluated"], whole["valid"]) > (0, 0)
+    assert ranked(split) == ranked(whole)
+
+
+def test_the_sweep_flow_runs_each_share_as_a_task(write_scenario, tmp_path):
+    path = write_scenario(SEARCH)
+    scenario = load_scenario(path)
+    whole = c2c.sweep_scenario(scenario, scenario_specs(scenario, None)[:2], 5, None)
+    with prefect_test_harness(server_startup_timeout=90):
+        state = c2c_sweep(scenario_file=path, parts=4, top=5, home=tmp_path / "home",
+                          return_state=True)
+        with get_client(sync_client=True) as client:
+            tasks = client.read_task_runs(flow_run_filter=FlowRunFilter(
+                id=FlowRunFilterId(any_=[state.state_details.flow_run_id])))
+    assert sorted(t.name for t in tasks) == [f"sweep-share {n}/4" for n in range(1, 5)]
+    assert all(t.state.is_completed() for t in tasks)
+    assert ranked(state.result()) == ranked(whole)
