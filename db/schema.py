@@ -447,3 +447,32 @@ class Briefing(Base):
     pages: Mapped[int | None] = mapped_column(Integer)
     code_version: Mapped[str] = mapped_column(String(40))
     rendered_at: Mapped[datetime]
+
+
+# What a remote source's fetch came to (pipelines/remote.py): new bytes, the same bytes again,
+# the server's 304, or no usable copy this time.
+FETCH_OUTCOMES = ("fetched", "unchanged", "not_modified", "failed")
+
+
+class RemoteFetch(Base):
+    """One fetch of a remote source, all its attempts included (append-only log).
+
+    A good fetch (any outcome but failed) names the cached bytes by sha256 and keeps the
+    ETag / Last-Modified the next run sends back; the URL is stored without credentials.
+    """
+
+    __tablename__ = "remote_fetch"
+    __table_args__ = (CheckConstraint(_in("outcome", FETCH_OUTCOMES), name="outcome"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    source_name: Mapped[str] = mapped_column(String(200), index=True)
+    url: Mapped[str] = mapped_column(String(2000))
+    attempted_at: Mapped[datetime]
+    outcome: Mapped[str] = mapped_column(String(20))
+    http_status: Mapped[int | None] = mapped_column(Integer)
+    sha256: Mapped[str | None] = mapped_column(String(64))
+    size_bytes: Mapped[int | None] = mapped_column(BigInteger)
+    etag: Mapped[str | None] = mapped_column(String(500))
+    last_modified: Mapped[str | None] = mapped_column(String(100))
+    attempts: Mapped[int] = mapped_column(Integer)
+    error: Mapped[str | None] = mapped_column(Text)

@@ -17,12 +17,12 @@ REJECTED_KEY = "specledger-rejected-rows"
 REJECTED_COLUMNS = ("file", "line", "field", "reason", "verdict")
 
 
-def publish_run_artifacts(result: RunResult, flags: Iterable[Mapping[str, Any]],
-                          remote: Iterable[Mapping[str, Any]] = ()) -> tuple[UUID, UUID]:
+def publish_run_artifacts(result: RunResult,
+                          flags: Iterable[Mapping[str, Any]]) -> tuple[UUID, UUID]:
     """The markdown summary and the rejected-rows table of one run; their artifact ids."""
     version = result.ingest.dataset_version
     summary = create_markdown_artifact(
-        markdown=summary_markdown(result, flags, remote), key=SUMMARY_KEY,
+        markdown=summary_markdown(result, flags), key=SUMMARY_KEY,
         description=f"specledger weekly run, dataset version {version}")
     rows = rejected_rows_table(result.ingest.files)
     total = result.ingest.total("rejected")

@@ -8,10 +8,10 @@ the same version and date give the same context (and the same PDF bytes) wheneve
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import date
+from datetime import UTC, date, datetime, time
 from typing import Any
 
-from db import outputs, queries
+from db import fetches, outputs, queries
 from db.engine import Session
 from db.results import results_frame, results_of
 from db.schema import C2CResult, DatasetVersion, TcoResult
@@ -28,7 +28,7 @@ from models.trends.types import Flag, by_severity
 from pipelines.briefing_comparison import comparison_table, reference_sources
 from pipelines.briefing_results import moves_of, scenario_line, tco_line, validation_lines
 from pipelines.resolved import ResolvedValue, current_values, disagreeing
-from reports.context import BriefingContext, SourceLine, SpecLine
+from reports.context import BriefingContext, SourceLine, SpecLine, StaleSource
 
 # Item kinds grouped into the briefing's sections, in the order they are printed.
 SECTIONS: dict[str, tuple[str, ...]] = {
@@ -92,9 +92,26 @@ def briefing_context(session: Session, *, as_of: date, version: DatasetVersion,
                                     if previous else None, cutoff=known),
         moves=moves_of(results_frame(session, previous.id) if previous else None,
                            results_frame(session, version.id), inputs.params.result_tolerance),
-        validation=validation, parameters=_parameters(inputs.params))
+        validation=validation, parameters=_parameters(inputs.params),
+        stale_sources=stale_sources(session, stale_known_at(version, as_of)))
     sources = _cited_sources(session, context) + reference_sources(inputs.comparison)
     return _with_sources(context, sources + validation_sources)
+
+
+def stale_known_at(version: DatasetVersion, as_of: date) -> datetime:
+    """When the briefing reads which remote sources are stale: the version's cut-off, or the
+    end of the briefing's day (UTC) when that is later. A week whose fetches all failed adds
+    nothing, so it reuses last week's version; its failed fetches come after that cut-off and
+    must still show. Both bounds are fixed, so a re-render prints the same list unless a later
+    fetch was logged on the briefing's own day."""
+    return max(version.cutoff_at, datetime.combine(as_of, time.max, tzinfo=UTC))
+
+
+def stale_sources(session: Session, known: datetime) -> tuple[StaleSource, ...]:
+    """Remote sources whose latest fetch logged by `known` failed, with their last good fetch."""
+    return tuple(StaleSource(name=s.source_name, url=s.url, failed_at=s.failed_at,
+                             error=s.error or "no error recorded", last_good_at=s.last_good_at)
+                 for s in fetches.stale_sources(session, known))
 
 
 def _stored_flags(session: Session, version_id: int) -> list[Flag]:

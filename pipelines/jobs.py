@@ -25,6 +25,7 @@ from pipelines.flags import FlagReport, compute_flags
 from pipelines.ingest import FileReport, IngestReport, ingest_paths
 from pipelines.ledger_update import LedgerUpdate, UpdateInputs, update_ledger
 from pipelines.recompute import RecomputeReport
+from pipelines.remote import FetchReport
 from pipelines.settings import Settings
 from reports.briefing import render
 
@@ -47,6 +48,7 @@ class RunResult:
     ledger: LedgerUpdate
     warehouse: Path
     briefing: Path
+    remote: FetchReport = FetchReport()  # the sources declared by URL, fetched before
 
     @property
     def ingest(self) -> IngestReport:

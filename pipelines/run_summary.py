@@ -13,13 +13,13 @@ from models.trends.types import SEVERITIES
 from pipelines.ingest import FileReport
 from pipelines.jobs import RunResult
 from pipelines.recompute import RecomputeReport
+from pipelines.remote import FetchReport
 
 # A table artifact is for reading, not for bulk review (`specledger review` lists them all).
 MAX_REJECTED_ROWS = 500
 
 
-def summary_markdown(result: RunResult, flags: Iterable[Mapping[str, Any]],
-                     remote: Iterable[Mapping[str, Any]] = ()) -> str:
+def summary_markdown(result: RunResult, flags: Iterable[Mapping[str, Any]]) -> str:
     """The run in a page: files and rows, results, flags, changed recommendations, outputs."""
     flags = list(flags)
     ingest = result.ingest
@@ -33,7 +33,7 @@ def summary_markdown(result: RunResult, flags: Iterable[Mapping[str, Any]],
              f"- Warehouse: [{result.warehouse.name}]({_file_url(result.warehouse)}) "
              f"`{result.warehouse}`", ""]
     lines += _rows_section(ingest.files)
-    lines += _remote_section(list(remote))
+    lines += _remote_section(result.remote)
     lines += _results_section(result.c2c, result.tco)
     lines += _flags_section(flags)
     lines += _moves_section(flags)
@@ -67,12 +67,16 @@ def _rows_section(files: list[FileReport]) -> list[str]:
     return lines
 
 
-def _remote_section(remote: list[Mapping[str, Any]]) -> list[str]:
-    if not remote:
+def _remote_section(remote: FetchReport) -> list[str]:
+    if not remote.sources:
         return []
-    lines = ["## Remote sources", "", "| source | outcome | detail |", "|---|---|---|"]
-    lines += [f"| {_cell(r['name'])} | {r['outcome']} | {_cell(r.get('detail') or '')} |"
-              for r in remote]
+    lines = ["## Remote sources", "", "| source | outcome | HTTP | attempts | detail |",
+             "|---|---|---:|---:|---|"]
+    lines += [f"| {_cell(s.name)} | {s.outcome.replace('_', ' ')} | {s.http_status or ''} "
+              f"| {s.attempts} | {_cell(s.error or s.url)} |" for s in remote.sources]
+    if remote.failed:
+        lines += ["", f"{len(remote.failed)} remote sources could not be fetched; the run went "
+                      "on with what the ledger holds, and the briefing lists them as stale."]
     return lines + [""]
 
 

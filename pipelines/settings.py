@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pydantic import SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -15,7 +16,8 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="SPECLEDGER_", env_file=".env", extra="ignore")
 
     home: Path = Path("var")
-    database_url: str | None = None
+    # Secret: printing the settings (a traceback's locals, a task's parameters) shows ***.
+    database_url: SecretStr | None = None
     sources_dir: Path = PROJECT_ROOT / "data" / "sources"
     catalog_path: Path = PROJECT_ROOT / "data" / "catalog.yaml"
     # Names other files use for the ledger's items (Epoch's "NVIDIA H100 SXM5 80GB" -> h100-sxm5).
@@ -34,12 +36,20 @@ class Settings(BaseSettings):
     # Per-GPU scale-out bandwidth = NIC rate x this (rail-optimised 8-GPU nodes: one NIC a GPU).
     nics_per_gpu: float = 1.0
     comparison_path: Path = PROJECT_ROOT / "data" / "comparison.yaml"
+    # Remote sources (pipelines/remote.py): files declared by URL, fetched before the ingest.
+    # A missing declaration file means none. Each fetch attempt may take fetch_timeout_seconds
+    # in all; a failed attempt is retried fetch_retries times, waiting fetch_backoff_seconds,
+    # doubled after each retry (capped at a minute).
+    remote_sources_path: Path = PROJECT_ROOT / "data" / "remote_sources.yaml"
+    fetch_timeout_seconds: float = 30.0
+    fetch_retries: int = 3
+    fetch_backoff_seconds: float = 2.0
 
     @property
     def resolved_database_url(self) -> str:
         """The ledger URL: SPECLEDGER_DATABASE_URL, else a SQLite file under home."""
-        if self.database_url:
-            return self.database_url
+        if self.database_url and self.database_url.get_secret_value():
+            return self.database_url.get_secret_value()
         return f"sqlite:///{(self.home / 'specledger.sqlite').resolve()}"
 
     @property

@@ -1,5 +1,6 @@
-"""The `weekly-briefing` flow: update the ledger (ingest, recompute, flag: one transaction),
-render the PDF, publish the warehouse, leave a summary for the Prefect UI.
+"""The `weekly-briefing` flow: fetch the sources declared by URL, update the ledger (ingest,
+recompute, flag: one transaction), render the PDF, publish the warehouse, leave a summary for
+the Prefect UI.
 
 Tasks are thin wrappers over pipelines.jobs; settings come from the worker's SPECLEDGER_*
 environment (never a flow parameter: a database URL would show in the UI).
@@ -18,9 +19,10 @@ from prefect.runtime import flow_run
 from prefect.states import State
 
 from db.engine import is_connection_lost
-from pipelines import jobs
+from pipelines import jobs, remote
 from pipelines.artifacts import publish_run_artifacts
 from pipelines.ledger_update import LedgerUpdate
+from pipelines.remote import FetchReport
 from pipelines.settings import Settings
 
 
@@ -31,9 +33,17 @@ def retry_on_lost_connection(_task: Any, _run: TaskRun, state: State) -> bool:
     return isinstance(exc, BaseException) and is_connection_lost(exc)
 
 
+@task(name="fetch-remote-sources", cache_policy=NO_CACHE)
+def fetch_remote_sources(settings: Settings) -> FetchReport:
+    fetched = remote.fetch_remote_sources(settings, now=jobs.utc_now())
+    for source in fetched.failed:  # the run goes on; the briefing lists the source as stale
+        get_run_logger().warning("Remote source not fetched: %s", source.describe())
+    return fetched
+
+
 @task(name="update-ledger", cache_policy=NO_CACHE, retry_condition_fn=retry_on_lost_connection)
-def update_ledger(settings: Settings, as_of: date) -> LedgerUpdate:
-    update = jobs.update(settings, [settings.sources_dir], as_of=as_of)
+def update_ledger(settings: Settings, paths: list[Path], as_of: date) -> LedgerUpdate:
+    update = jobs.update(settings, paths, as_of=as_of)
     if update.lock_wait.waited:
         get_run_logger().warning("%s", update.lock_wait.describe().capitalize())
     return update
@@ -71,12 +81,14 @@ def weekly_briefing(as_of: date | None = None, home: Path | None = None,
     as_of = as_of or jobs.utc_now().date()
     given = (("home", home), ("sources_dir", sources_dir), ("scenarios_dir", scenarios_dir))
     settings = Settings(**{k: v for k, v in given if v is not None})
+    fetched = fetch_remote_sources(settings)
     ledger = update_ledger.with_options(
         retries=settings.ledger_retries,
-        retry_delay_seconds=settings.ledger_retry_delay_seconds)(settings, as_of)
+        retry_delay_seconds=settings.ledger_retry_delay_seconds,
+    )(settings, [settings.sources_dir, *fetched.paths_to_ingest], as_of)
     # Render before publishing, so the warehouse's briefing table lists this briefing too.
     briefing = render_briefing(settings, ledger.dataset_version, as_of)
     warehouse = publish_warehouse(settings, ledger.dataset_version, as_of)
-    result = jobs.RunResult(ledger, warehouse, briefing)
+    result = jobs.RunResult(ledger, warehouse, briefing, fetched)
     run_summary(settings, result)
     return result

@@ -125,6 +125,17 @@ class ValidationLine:
 
 
 @dataclass(frozen=True)
+class StaleSource:
+    """A remote source whose latest fetch failed: the briefing uses its last good copy."""
+
+    name: str
+    url: str                        # without credentials
+    failed_at: datetime             # the latest (failed) fetch
+    error: str
+    last_good_at: datetime | None   # None: never fetched
+
+
+@dataclass(frozen=True)
 class BriefingContext:
     as_of: date
     dataset_version: int
@@ -151,3 +162,5 @@ class BriefingContext:
     # C2C class boundaries (compute-bound below the first, communication-bound above the
     # second); the pipeline passes models.c2c.calibration's, which reports/ may not import.
     c2c_thresholds: tuple[float, float] = (0.2, 0.6)
+    # Remote sources whose latest fetch known at the briefing failed, by name.
+    stale_sources: tuple[StaleSource, ...] = ()

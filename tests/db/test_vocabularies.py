@@ -19,3 +19,14 @@ def test_flag_kinds_and_severities_match_the_trends_model():
 
     assert schema.FLAG_KINDS == types.FLAG_KINDS
     assert schema.FLAG_SEVERITIES == types.SEVERITIES
+
+
+def test_fetch_outcomes_are_exactly_what_a_fetch_can_come_to():
+    from itertools import product
+
+    from pipelines.remote import decide_outcome
+
+    produced = {decide_outcome(status, sha, previous, conditional)
+                for status, sha, previous, conditional in product(
+                    (200, 304, 404, 503, None), ("a", None), ("a", "b", None), (True, False))}
+    assert produced == set(schema.FETCH_OUTCOMES)

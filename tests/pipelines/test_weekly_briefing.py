@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import subprocess
 import sys
+import textwrap
+import threading
 from datetime import date
 from pathlib import Path
 
@@ -87,6 +90,64 @@ def test_each_run_leaves_a_summary_and_its_rejected_rows_for_the_prefect_ui(
     table = json.loads(table) if isinstance(table, str) else table
     assert table["file"] == ["nvlink.yaml"] and table["field"] == ["value"]
     assert table["verdict"] == ["new"]
+
+
+class PackServer:
+    """A real HTTP server on 127.0.0.1 serving one pack, that can be told to fail."""
+
+    def __init__(self, body: bytes) -> None:
+        self.body, self.failing = body, False
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+                if outer.failing:
+                    self.send_error(503, "down for maintenance")
+                    return
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(outer.body)))
+                self.end_headers()
+                self.wfile.write(outer.body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_port}/team/nvlink.yaml"
+
+
+def test_a_source_declared_by_url_is_fetched_and_ingested_and_once_down_reported_stale(
+        prefect_harness, tmp_path, monkeypatch):
+    server = PackServer(textwrap.dedent(NVLINK_PACK).lstrip().encode())
+    declared = tmp_path / "remote_sources.yaml"
+    declared.write_text(f"sources:\n  - name: team-nvlink\n    url: {server.url}\n")
+    monkeypatch.delenv("SPECLEDGER_DATABASE_URL", raising=False)
+    for name, value in {"REMOTE_SOURCES_PATH": declared, "FETCH_RETRIES": 0,
+                        "FETCH_TIMEOUT_SECONDS": 5}.items():
+        monkeypatch.setenv(f"SPECLEDGER_{name}", str(value))
+    empty = tmp_path / "no-local-packs"
+    empty.mkdir()
+    try:
+        first = weekly_briefing(as_of=date(2026, 11, 22), home=tmp_path / "home",
+                                sources_dir=empty)
+        server.failing = True
+        state = weekly_briefing(as_of=date(2026, 11, 29), home=tmp_path / "home",
+                                sources_dir=empty, return_state=True)
+    finally:
+        server.server.shutdown()
+
+    [fetched] = first.remote.sources
+    assert (fetched.outcome, first.ingest.total("accepted")) == ("fetched", 2)
+    later = state.result()
+    assert later.remote.sources[0].outcome == "failed"
+    assert later.ingest.dataset_version == first.ingest.dataset_version  # last copy stands
+    summary = artifacts_of(state.state_details.flow_run_id)[SUMMARY_KEY].data
+    assert "| team-nvlink | failed | 503 | 1 |" in summary
+    assert "1 remote sources could not be fetched" in summary
+    text = subprocess.run(["pdftotext", "-layout", str(later.briefing), "-"],
+                          capture_output=True, text=True, check=True).stdout
+    assert "Stale remote source: team-nvlink could not be fetched" in " ".join(text.split())
 
 
 def test_specledger_run_works_with_a_home_that_does_not_exist_yet(tmp_path):
