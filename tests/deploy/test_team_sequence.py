@@ -216,7 +216,7 @@ def test_a_worker_runs_the_deployed_weekly_briefing_against_a_prefect_server_on_
     timings["deploy x2"] = time.monotonic() - start
     deployments = {d["name"]: d for d in
                    httpx.post(f"{team.api_url}/deployments/filter", json={}).json()}
-    assert sorted(deployments) == ["ingest", "weekly"]
+    assert sorted(deployments) == ["ingest", "sweep", "weekly"]
     # A re-deploy replaces the schedule (an edit of prefect.yaml applies), never adds one.
     [declared] = next(d for d in yaml.safe_load((PROJECT_ROOT / "prefect.yaml").read_text())
                       ["deployments"] if d["name"] == "weekly")["schedules"]

@@ -25,15 +25,15 @@ def deployments() -> dict[str, dict]:
 
 
 def test_prefect_yaml_declares_the_weekly_briefing_and_the_on_demand_ingest(deployments):
-    assert set(deployments) == {"weekly", "ingest"}
+    assert set(deployments) == {"weekly", "ingest", "sweep"}
     [schedule] = deployments["weekly"]["schedules"]
     assert (schedule["cron"], schedule["timezone"]) == (WEEKLY_CRON, "UTC")
-    assert "schedules" not in deployments["ingest"]
+    assert "schedules" not in deployments["ingest"] and "schedules" not in deployments["sweep"]
     assert {d["work_pool"]["name"] for d in deployments.values()} == {"specledger"}
 
 
 @pytest.mark.parametrize("name, flow_name", [("weekly", "weekly-briefing"),
-                                             ("ingest", "ingest-files")])
+                                             ("ingest", "ingest-files"), ("sweep", "c2c-sweep")])
 def test_each_entrypoint_is_a_flow_that_runs_without_parameters_it_cannot_get(
         deployments, name, flow_name):
     path, attribute = deployments[name]["entrypoint"].split(":")
@@ -43,7 +43,8 @@ def test_each_entrypoint_is_a_flow_that_runs_without_parameters_it_cannot_get(
     required = {p.name for p in inspect.signature(flow.fn).parameters.values()
                 if p.default is inspect.Parameter.empty}
     # A scheduled run passes only what prefect.yaml gives: every other parameter has a default.
-    assert required <= set(deployments[name].get("parameters", {})) | {"paths"}
+    # An on-demand run names its files (ingest) or its scenario (sweep).
+    assert required <= set(deployments[name].get("parameters", {})) | {"paths", "scenario_file"}
 
 
 def test_serve_without_a_prefect_server_explains_why_and_exits_2(monkeypatch, tmp_path):
