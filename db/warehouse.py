@@ -8,6 +8,7 @@ storage format so the duckdb CLI analysts use (1.5.x) can open it.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -139,23 +140,48 @@ def publish_warehouse(engine: Engine, target: Path, meta: WarehouseMeta,
 
     Raises:
         WarehouseCheckError: a check failed; `target` is left as it was.
+        WarehouseWriteError: the file could not be written (full disk, a file size limit, an
+            unwritable folder); `target` is left as it was and no temporary file remains.
     """
-    target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(target.name + ".tmp")
-    _remove(tmp)
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _remove(tmp)
         _build(engine, tmp, meta, source_kind_rank)
         _verify(tmp, checks)
         # A reader holding the old file keeps its inode; new connections open the new file.
         os.replace(tmp, target)
+    except OSError as exc:
+        raise WarehouseWriteError(target, exc) from exc
+    except duckdb.Error as exc:
+        # DuckDB reports a failed write as an IO or a commit error naming the file.
+        if str(tmp) not in str(exc):
+            raise
+        raise WarehouseWriteError(target, exc) from exc
     finally:
-        _remove(tmp)
+        _remove(tmp, quietly=True)
     return target
 
 
-def _remove(path: Path) -> None:
-    path.unlink(missing_ok=True)
-    path.with_name(path.name + ".wal").unlink(missing_ok=True)
+class WarehouseWriteError(OSError):
+    """The warehouse file could not be written; the previous one is unchanged."""
+
+    def __init__(self, target: Path, cause: OSError | duckdb.Error) -> None:
+        reason = cause.strerror if isinstance(cause, OSError) and cause.strerror else str(cause)
+        code = cause.errno if isinstance(cause, OSError) else errno.EIO
+        kept = "; the previous warehouse is unchanged" if target.exists() else ""
+        super().__init__(code, f"could not be written ({reason}){kept}", str(target))
+
+
+def _remove(path: Path, quietly: bool = False) -> None:
+    """Delete a temporary warehouse and its WAL; `quietly`: after a failure, whose error
+    must not be hidden by one of the clean-up (the next publish tries again first)."""
+    for leftover in (path, path.with_name(path.name + ".wal")):
+        try:
+            leftover.unlink(missing_ok=True)
+        except OSError:
+            if not quietly:
+                raise
 
 
 def _verify(path: Path, checks: Mapping[str, TableChecks] | None) -> None:

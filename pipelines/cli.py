@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
+import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, date, datetime
@@ -14,11 +16,13 @@ from typing import Annotated, Any
 import typer
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from db import queries
-from db.engine import LedgerBusyError, Session
+from db.engine import LedgerBusyError, Session, is_connection_lost
+from db.redact import database_error, redact, redact_url, secrets_of
 from models.resolve import CONFLICT_TOLERANCE
 from pipelines import cli_c2c, cli_tco, jobs
 from pipelines.adapters.registry import SOURCE_PACK
@@ -353,7 +357,7 @@ def migrate(home: HomeOption = None) -> None:
     """Bring the ledger's schema to the latest migration (run and ingest do this too)."""
     settings = _settings(home)
     jobs.open_ledger(settings).dispose()
-    console.print(f"ledger at head: {settings.resolved_database_url}")
+    console.print(f"ledger at head: {redact_url(settings.resolved_database_url)}")
 
 
 def _quiet_prefect(home: Path) -> None:
@@ -368,15 +372,123 @@ def _quiet_prefect(home: Path) -> None:
                 "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "60"}
     for name, value_ in defaults.items():
         os.environ.setdefault(name, value_)
+    if not os.environ.get("SPECLEDGER_TRACEBACK"):
+        _console_without_tracebacks()
 
 
 cli_c2c.register(app)
 cli_tco.register(app)
 
 
+# --- failures: one paragraph that says what failed and why, credentials masked --------------
+
+EXIT_FAILED = 5  # a step of the command failed; the message names it
+
+
 def main() -> None:
+    """Run the CLI. A failure prints one paragraph, not a traceback (SPECLEDGER_TRACEBACK=1
+    shows it): the command and step that failed, why, and no database password."""
     try:
         app()
+    except LedgerBusyError as exc:
+        _fail(str(exc), 4)
     except LookupError as exc:
-        errors.print(f"[red]error:[/] {exc}")
-        sys.exit(2)
+        _fail(str(exc), 2)
+    except Exception as exc:  # the CLI's last word on anything a step raised
+        if os.environ.get("SPECLEDGER_TRACEBACK"):
+            raise
+        _fail(failure_message(exc), EXIT_FAILED)
+
+
+def _fail(message: str, code: int) -> None:
+    errors.print(f"[red]error:[/] {escape(redact(message, _known_secrets()))}",
+                 highlight=False, soft_wrap=True)
+    sys.exit(code)
+
+
+def failure_message(exc: BaseException) -> str:
+    """`specledger <command> failed [at step <task>]: <why>`, on one line."""
+    step = _failed_step(exc)
+    where = f"specledger {_command()} failed" + (f" at step {step}" if step else "")
+    return f"{where}: {_reason(exc)}"
+
+
+def _reason(exc: BaseException) -> str:
+    if (said := database_error(exc)) is not None:
+        if is_connection_lost(exc):
+            return (f"the connection to the ledger database {_ledger()} failed or was lost "
+                    f"({said}); run it again once the database is reachable")
+        return f"the ledger database {_ledger()} reported {said}"
+    if isinstance(exc, OSError) and exc.filename:
+        return f"{exc.filename}: {exc.strerror or _one_line(str(exc))}"
+    return f"{type(exc).__name__}: {_one_line(str(exc))}"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _ledger() -> str:
+    """The ledger's URL as it may be shown (password masked)."""
+    try:
+        return redact_url(Settings().resolved_database_url)
+    except Exception:  # settings that do not even load: say less rather than fail again
+        return "(SPECLEDGER_DATABASE_URL)"
+
+
+def _known_secrets() -> list[str]:
+    """Passwords of the configured ledger URL, to mask wherever they appear."""
+    urls = [os.environ.get("SPECLEDGER_DATABASE_URL")]
+    try:
+        urls.append(Settings().resolved_database_url)
+    except Exception:  # the environment alone then
+        pass
+    return [secret for url in urls for secret in secrets_of(url)]
+
+
+def _command() -> str:
+    return next((a for a in sys.argv[1:] if not a.startswith("-")), "")
+
+
+def _failed_step(exc: BaseException) -> str | None:
+    """The Prefect task the exception came from (the innermost one on its traceback)."""
+    tasks = {}
+    for name, module in list(sys.modules.items()):
+        if name.startswith("pipelines.") and module is not None:
+            for value in vars(module).values():
+                fn = getattr(value, "fn", None)
+                if type(value).__name__ == "Task" and hasattr(fn, "__code__"):
+                    tasks[fn.__code__] = value.name
+    found = None
+    for frame, _line in traceback.walk_tb(exc.__traceback__):
+        found = tasks.get(frame.f_code, found)
+    return found
+
+
+class _WithoutTraceback(logging.Formatter):
+    """Prefect's console format minus tracebacks (the CLI explains a failure itself; the
+    Prefect server keeps the full log), with the ledger password masked."""
+
+    def __init__(self, inner: logging.Formatter, secrets: list[str]) -> None:
+        super().__init__()
+        self.inner, self.secrets = inner, secrets
+
+    def format(self, record: logging.LogRecord) -> str:
+        saved = record.exc_info, record.exc_text, record.stack_info
+        record.exc_info, record.exc_text, record.stack_info = None, None, None
+        try:
+            return redact(self.inner.format(record), self.secrets)
+        finally:
+            record.exc_info, record.exc_text, record.stack_info = saved
+
+
+def _console_without_tracebacks() -> None:
+    """Prefect's console handler prints no tracebacks."""
+    # Configure Prefect's logging now (from the PREFECT_* defaults just set), not lazily in the
+    # flow, so that its console handler exists to be changed; later set-ups are incremental.
+    from prefect.logging.configuration import ensure_logging_setup
+
+    ensure_logging_setup()
+    for handler in logging.getLogger().handlers:
+        if type(handler).__name__ == "PrefectConsoleHandler" and handler.formatter:
+            handler.setFormatter(_WithoutTraceback(handler.formatter, _known_secrets()))

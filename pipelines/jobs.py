@@ -222,10 +222,25 @@ def render_briefing(settings: Settings, dataset_version: int, *, as_of: date,
 
 
 def _write_atomically(target: Path, content: bytes) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
+    """Write beside `target`, then rename over it: a reader sees the old file or the new one.
+    A failure (full disk, a file size limit, a file where the folder should be) leaves the
+    old file and no temporary one, and raises an OSError naming what could not be written."""
     tmp = target.with_name(target.name + ".tmp")
-    tmp.write_bytes(content)
-    tmp.replace(target)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(content)
+        tmp.replace(target)
+    except OSError as exc:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass  # the error that matters is the write's
+        if exc.filename not in (None, str(tmp)):  # the folder could not be made
+            raise OSError(exc.errno, f"could not be made for {target.name} ({exc.strerror})",
+                          exc.filename) from exc
+        kept = "; the previous file is unchanged" if target.is_file() else ""
+        raise OSError(exc.errno, f"could not be written ({exc.strerror}){kept}",
+                      str(target)) from exc
 
 
 class NoDatasetVersion(LookupError):

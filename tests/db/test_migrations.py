@@ -1,16 +1,25 @@
 """One Alembic chain on both dialects: up, down with rows present, up again, and no drift."""
 
+from datetime import UTC, datetime
+from pathlib import Path
+
 import pytest
 from alembic import command
 from alembic.script import ScriptDirectory
-from sqlalchemy import func, inspect, select
+from sqlalchemy import MetaData, func, insert, inspect, select, table, text
 
-from db.engine import Session, alembic_config, make_engine, upgrade, write_session
+from db import outputs
+from db.engine import Engine, Session, alembic_config, make_engine, upgrade, write_session
 from db.schema import Base, C2CResult, Observation, Scenario, TcoResult
+from pipelines import jobs
 from pipelines.ingest import ingest_paths
-from tests.conftest import TODAY
+from pipelines.settings import PROJECT_ROOT, Settings
+from tests.conftest import NVLINK_PACK, TODAY, pg_url_or_skip, reset_pg
 from tests.db.test_results import add, scenario
 from tests.db.test_tco_results import add_tco
+
+SHIPPED_SOURCES = PROJECT_ROOT / "data" / "sources"
+MOMENT = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 
 
 def test_the_chain_has_a_single_head():
@@ -82,3 +91,104 @@ def test_a_results_migration_goes_down_alone_and_keeps_the_rest(ledger_url, nvli
         1, 2, 2)
     command.check(config)
     engine.dispose()
+
+
+# --- upgrading from every earlier revision with data present ----------------------------
+
+def chain() -> list[str]:
+    """Every revision of the chain, base first (a new migration is covered automatically)."""
+    script = ScriptDirectory.from_config(alembic_config("sqlite://"))
+    return [s.revision for s in reversed(list(script.walk_revisions()))]
+
+
+EARLIER = chain()[:-1]
+BAD_PACK = NVLINK_PACK.replace("value: 1.8,", "value: -1.8,")  # a rejected row
+NEW_PACK = NVLINK_PACK.replace("nvidia-nvlink-page", "nvlink-blog").replace(
+    "kind: vendor_datasheet", "kind: secondary_press")
+
+
+@pytest.fixture(scope="module")
+def head_ledger(tmp_path_factory) -> tuple[str, list[Path]]:
+    """A SQLite ledger at head with data made by the real code: the shipped packs and a bad
+    one ingested, every shipped scenario recomputed, flags, a briefing record."""
+    folder = tmp_path_factory.mktemp("head")
+    url = f"sqlite:///{folder / 'ledger.sqlite'}"
+    bad = folder / "bad.yaml"
+    bad.write_text(BAD_PACK, encoding="utf-8")
+    paths = [SHIPPED_SOURCES, bad]
+    settings = Settings(home=folder, database_url=url)
+    update = jobs.update(settings, paths, as_of=TODAY, now=lambda: MOMENT)
+    assert update.ingest.total("rejected") == 1 and update.c2c.computed
+    engine = make_engine(url)
+    with write_session(engine) as session:
+        outputs.record_briefing(session, dataset_version=update.ingest.dataset_version,
+                                as_of=TODAY, path=str(folder / "briefing.pdf"), sha256="0" * 64,
+                                size_bytes=1, pages=1, code_version="test", rendered_at=MOMENT)
+    engine.dispose()
+    return url, paths
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty database, not migrated, on SQLite (a file) and on PostgreSQL."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'ledger.sqlite'}"
+    url = pg_url_or_skip()
+    reset_pg(url)
+    return url
+
+
+def copy_rows(source: Engine, target: Engine) -> dict[str, int]:
+    """Copy every table the target has (the columns it has) from the source at head, parents
+    first, as a dump and restore would; returns the rows copied per table."""
+    present = MetaData()
+    present.reflect(target)
+    copied = {}
+    with source.connect() as reading, target.begin() as writing:
+        for table in present.sorted_tables:
+            if table.name == "alembic_version":
+                continue
+            model = Base.metadata.tables[table.name]  # the head's types read SQLite's text
+            columns = [c.name for c in table.columns if c.name in model.columns]
+            rows = [dict(r._mapping) for r in reading.execute(
+                select(*(model.columns[c] for c in columns)))]
+            if rows:
+                writing.execute(insert(table), rows)
+            if writing.dialect.name == "postgresql" and "id" in table.columns:
+                # Explicit ids do not move the sequence: the next insert must not collide.
+                writing.execute(text("select setval(pg_get_serial_sequence(:t, 'id'), "
+                                     "coalesce(max(id), 1)) from " + table.name),
+                                {"t": table.name})
+            copied[table.name] = len(rows)
+    return copied
+
+
+def row_counts(engine: Engine, tables: list[str]) -> dict[str, int]:
+    with engine.connect() as conn:
+        return {t: conn.scalar(select(func.count()).select_from(table(t))) for t in tables}
+
+
+@pytest.mark.parametrize("revision", EARLIER)
+def test_a_ledger_with_data_at_an_earlier_revision_upgrades_and_keeps_working(
+        head_ledger, empty_url, revision, metrics, clock, tmp_path):
+    source_url, paths = head_ledger
+    config = alembic_config(empty_url)
+    upgrade(empty_url, revision)
+    source, target = make_engine(source_url), make_engine(empty_url)
+    copied = copy_rows(source, target)
+    source.dispose()
+    assert sum(copied.values()) > 0
+
+    upgrade(empty_url)
+    assert row_counts(target, list(copied)) == copied
+    command.check(config)  # no drift between the models and the upgraded schema
+
+    again = ingest_paths(target, paths, metrics=metrics, today=TODAY, now=clock,
+                         code_version="test")
+    assert again.total("accepted") == 0 and again.total("unchanged") > 0
+    new = tmp_path / "new.yaml"
+    new.write_text(NEW_PACK, encoding="utf-8")
+    clock.tick()
+    assert ingest_paths(target, [new], metrics=metrics, today=TODAY, now=clock,
+                        code_version="test").total("accepted") == 2
+    target.dispose()
