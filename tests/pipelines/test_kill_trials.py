@@ -34,14 +34,15 @@ def assert_promises_kept(report: TrialsReport, kills: int) -> None:
     assert all(t.writable_after < LOCK_RELEASE_LIMIT_S for t in report.trials)
     assert report.final_hash == report.fresh_hash
     assert math.isfinite(report.final_run_s) and report.final_run_s > 0
+    # The targeted kills did hit the ledger transaction (the uniform ones rarely do).
+    assert any(t.phase == "update-ledger" for t in report.trials if t.targeted), report.phases
 
 
 @pytest.mark.slow
 def test_twenty_kills_on_sqlite_leave_a_ledger_the_next_run_completes(tmp_path):
     report = run_trials(tmp_path, trials=20, targeted=3, seed=SEED)
     assert_promises_kept(report, 23)
-    # Seeded delays over the whole run land before, during and after the ledger update.
-    assert len(report.phases) >= 2, report.phases
+    assert len(report.phases) >= 3, report.phases  # startup, the ledger update, later steps
 
 
 @pytest.mark.slow
