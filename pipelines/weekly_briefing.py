@@ -49,12 +49,13 @@ def update_ledger(settings: Settings, paths: list[Path], as_of: date) -> LedgerU
     return update
 
 
-@task(name="render-briefing", cache_policy=NO_CACHE)
+@task(name="render-briefing", cache_policy=NO_CACHE, retry_condition_fn=retry_on_lost_connection)
 def render_briefing(settings: Settings, dataset_version: int, as_of: date) -> Path:
     return jobs.render_briefing(settings, dataset_version, as_of=as_of).path
 
 
-@task(name="publish-warehouse", cache_policy=NO_CACHE)
+@task(name="publish-warehouse", cache_policy=NO_CACHE,
+      retry_condition_fn=retry_on_lost_connection)
 def publish_warehouse(settings: Settings, dataset_version: int, as_of: date) -> Path:
     return jobs.publish(settings, dataset_version, as_of=as_of, built_at=jobs.utc_now())
 
@@ -82,13 +83,14 @@ def weekly_briefing(as_of: date | None = None, home: Path | None = None,
     given = (("home", home), ("sources_dir", sources_dir), ("scenarios_dir", scenarios_dir))
     settings = Settings(**{k: v for k, v in given if v is not None})
     fetched = fetch_remote_sources(settings)
-    ledger = update_ledger.with_options(
-        retries=settings.ledger_retries,
-        retry_delay_seconds=settings.ledger_retry_delay_seconds,
-    )(settings, [settings.sources_dir, *fetched.paths_to_ingest], as_of)
+    # The steps that read or write the ledger retry a lost connection (all are safe to repeat).
+    update, render, publish = (t.with_options(
+        retries=settings.ledger_retries, retry_delay_seconds=settings.ledger_retry_delay_seconds)
+        for t in (update_ledger, render_briefing, publish_warehouse))
+    ledger = update(settings, [settings.sources_dir, *fetched.paths_to_ingest], as_of)
     # Render before publishing, so the warehouse's briefing table lists this briefing too.
-    briefing = render_briefing(settings, ledger.dataset_version, as_of)
-    warehouse = publish_warehouse(settings, ledger.dataset_version, as_of)
+    briefing = render(settings, ledger.dataset_version, as_of)
+    warehouse = publish(settings, ledger.dataset_version, as_of)
     result = jobs.RunResult(ledger, warehouse, briefing, fetched)
     run_summary(settings, result)
     return result
