@@ -25,20 +25,17 @@ import yaml
 
 from db import fetches
 from db.engine import Engine, Session, make_engine, upgrade, write_session
+from db.redact import redact
+from pipelines.scenarios import LINES, LineLoader, ScenarioError
 from pipelines.settings import Settings
 
 BACKOFF_CAP_SECONDS = 60.0  # no wait between two attempts is longer, Retry-After included
-LINES = "__lines__"  # per mapping of the declaration file: key -> line of that key
 ALLOWED_KEYS = ("name", "url", "file_name")
 
 
-class RemoteSourceError(ValueError):
-    """The declaration file cannot be used; says where and what."""
-
-    def __init__(self, path: str, line: int | None, field_name: str, reason: str) -> None:
-        where = f"{path}:{line}" if line else path
-        super().__init__(f"{where} {field_name}: {reason}")
-        self.path, self.line, self.field, self.reason = path, line, field_name, reason
+class RemoteSourceError(ScenarioError):
+    """The declaration file cannot be used; says where and what (`path:line field: reason`,
+    as a scenario file's errors do)."""
 
 
 @dataclass(frozen=True)
@@ -51,21 +48,13 @@ class RemoteSource:
 
 # --- declarations -----------------------------------------------------------------------------
 
-class _LineLoader(yaml.SafeLoader):
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        mapping = super().construct_mapping(node, deep=True)
-        mapping[LINES] = {k.value: k.start_mark.line + 1 for k, _ in node.value}
-        mapping[LINES][""] = node.start_mark.line + 1
-        return mapping
-
-
 def load_remote_sources(path: Path) -> list[RemoteSource]:
     """The sources a declaration file lists; a missing file lists none."""
     if not path.exists():
         return []
     shown = str(path)
     try:
-        document = yaml.load(path.read_text(encoding="utf-8"), Loader=_LineLoader)  # noqa: S506
+        document = yaml.load(path.read_text(encoding="utf-8"), Loader=LineLoader)  # noqa: S506
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise RemoteSourceError(shown, mark.line + 1 if mark else None, "(file)",
@@ -104,7 +93,8 @@ def _source(path: str, number: int, entry: Any, list_line: int | None) -> Remote
             raise fail(key, "required, a non-empty string")
     name, url = entry["name"].strip(), entry["url"].strip()
     if not _http_url(url):
-        raise fail("url", f"{redact_url(url)!r} is not an http:// or https:// URL with a host")
+        raise fail("url", f"{without_userinfo(url)!r} is not an http:// or https:// URL "
+                          "with a host")
     file_name = entry.get("file_name")
     if file_name is None:
         file_name = default_file_name(url)
@@ -129,7 +119,7 @@ def _plain_name(name: str) -> bool:
 
 # --- pure helpers -----------------------------------------------------------------------------
 
-def redact_url(url: str) -> str:
+def without_userinfo(url: str) -> str:
     """The URL without its user:password@ part (the rest kept as declared)."""
     parts = urlsplit(url)
     if "@" not in parts.netloc:
@@ -324,7 +314,7 @@ def fetch_remote_sources(settings: Settings, *, now: datetime,
 
 def _fetch_one(client: httpx.Client, engine: Engine, cache: Path, source: RemoteSource,
                settings: Settings, now: datetime, sleep: Callable[[float], None]) -> SourceFetch:
-    url = redact_url(source.url)
+    url = without_userinfo(source.url)
     with Session(engine) as session:
         previous = fetches.last_good_fetch(session, source.name, url)
     cached = _cached(cache, previous.sha256, source.file_name) if previous else None
@@ -405,9 +395,7 @@ def _scrubbed(result: SourceFetch, declared_url: str) -> SourceFetch:
     """The error text without the declared URL's credentials, whatever the library wrote."""
     if not result.error:
         return result
-    error = result.error.replace(declared_url, redact_url(declared_url))
+    error = result.error.replace(declared_url, without_userinfo(declared_url))
     userinfo = urlsplit(declared_url).netloc.rpartition("@")[0]
     secrets = [userinfo, *userinfo.split(":", 1)[1:], unquote(userinfo)]
-    for secret in sorted({s for s in secrets if len(s) >= 4}, key=len, reverse=True):
-        error = error.replace(secret, "***")
-    return replace(result, error=error)
+    return replace(result, error=redact(error, secrets))

@@ -39,8 +39,8 @@ from pipelines.remote import (
     default_file_name,
     fetch_remote_sources,
     load_remote_sources,
-    redact_url,
     retry_after_seconds,
+    without_userinfo,
 )
 from pipelines.settings import PROJECT_ROOT, Settings
 from reports.briefing import render_html
@@ -267,9 +267,9 @@ def test_retry_after_is_read_in_seconds_only():
 
 
 def test_urls_lose_their_credentials_and_keep_the_rest():
-    assert redact_url("https://bob:pw@hub.example:8443/a.csv?rev=2") == \
+    assert without_userinfo("https://bob:pw@hub.example:8443/a.csv?rev=2") == \
         "https://hub.example:8443/a.csv?rev=2"
-    assert redact_url("https://hub.example/a.csv") == "https://hub.example/a.csv"
+    assert without_userinfo("https://hub.example/a.csv") == "https://hub.example/a.csv"
     assert default_file_name("https://hub.example/x/ml%20hardware.csv?rev=2") == \
         "ml hardware.csv"
 
