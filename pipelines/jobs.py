@@ -87,7 +87,8 @@ def ingest(settings: Settings, paths: list[Path], *, today: date,
            on_file: Callable[[FileReport], None] | None = None,
            item: str | None = None, as_of: date | None = None) -> IngestReport:
     """Ingest `paths`; `item` and `as_of` say what the files cannot (see AdapterOptions)."""
-    options = AdapterOptions(item=item, as_of=as_of, aliases=item_aliases(settings))
+    options = AdapterOptions(item=item, as_of=as_of, aliases=item_aliases(settings),
+                             limits=settings.input_limits)
     engine = open_ledger(settings)
     try:
         return ingest_paths(engine, paths, metrics=load_metrics(settings.catalog_path),
@@ -105,7 +106,8 @@ def update(settings: Settings, paths: list[Path], *, as_of: date,
     flags. Nothing of it is kept if any step fails."""
     inputs = UpdateInputs(paths=paths, scenarios_dir=settings.scenarios_dir,
                           metrics=load_metrics(settings.catalog_path), params=_params(settings),
-                          options=AdapterOptions(aliases=item_aliases(settings)))
+                          options=AdapterOptions(aliases=item_aliases(settings),
+                                                 limits=settings.input_limits))
     engine = open_ledger(settings)
     try:
         # "Future" means after the real today, whatever date the briefing reports on.

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from pathlib import Path
 
 from pydantic import SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from pipelines.limits import DEFAULT_LIMITS, InputLimits
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,6 +47,20 @@ class Settings(BaseSettings):
     fetch_timeout_seconds: float = 30.0
     fetch_retries: int = 3
     fetch_backoff_seconds: float = 2.0
+    # Bounds on one input (pipelines/limits.py): larger inputs are refused with a clear reason.
+    max_file_bytes: int = DEFAULT_LIMITS.max_file_bytes
+    max_rows_per_file: int = DEFAULT_LIMITS.max_rows_per_file
+    yaml_max_depth: int = DEFAULT_LIMITS.yaml_max_depth
+    yaml_max_alias_nodes: int = DEFAULT_LIMITS.yaml_max_alias_nodes
+    json_max_depth: int = DEFAULT_LIMITS.json_max_depth
+    fetch_max_bytes: int = DEFAULT_LIMITS.fetch_max_bytes
+    sweep_max_layouts: int = DEFAULT_LIMITS.sweep_max_layouts
+    max_samples: int = DEFAULT_LIMITS.max_samples
+
+    @property
+    def input_limits(self) -> InputLimits:
+        """The bounds every reader checks, as one plain value to pass down."""
+        return InputLimits(**{f.name: getattr(self, f.name) for f in fields(InputLimits)})
 
     @property
     def resolved_database_url(self) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
+from pipelines.limits import DEFAULT_LIMITS, InputLimits
 from pipelines.packs import Pack, PackError, decode_text
 
 _SLUG_GAP = re.compile(r"[^a-z0-9]+")
@@ -41,6 +42,7 @@ class AdapterOptions:
     item: str | None = None  # the ledger item a measurement is tied to, when the file cannot say
     as_of: date | None = None  # the date of the file's facts (a snapshot, a run, a round)
     aliases: dict[str, str] = field(default_factory=dict)  # name in the file -> ledger item key
+    limits: InputLimits = DEFAULT_LIMITS  # bounds the reader checks (not part of the identity)
 
 
 @dataclass(frozen=True)
