@@ -6,14 +6,21 @@ truncated bodies, 5xx and 429. Its bytes are kept by sha256 under
 <home>/remote/<sha256>/<file_name>, and each fetch is logged in the ledger (remote_fetch) as
 soon as it ends. A source that cannot be fetched fails alone: the report says so, the run goes
 on with its last good copy, and the briefing lists it as stale.
+
+A server is input like any other: each attempt (connecting, headers, body) ends by its deadline,
+a body larger than SPECLEDGER_FETCH_MAX_BYTES (compressed or decoded) is refused while it
+arrives, and a source reaches only public addresses over http(s), every redirect hop included,
+unless it is declared `local: true` (pipelines/remote_guard.py). A refusal is a failed fetch.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 import time
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path, PurePosixPath
@@ -26,11 +33,19 @@ import yaml
 from db import fetches
 from db.engine import Engine, Session, make_engine, upgrade, write_session
 from db.redact import redact
+from pipelines.remote_body import ACCEPT_ENCODING, Incomplete, content_codings, decoded
+from pipelines.remote_guard import Guard, Refused, guarded_client
 from pipelines.scenarios import LINES, LineLoader, ScenarioError
 from pipelines.settings import Settings
 
 BACKOFF_CAP_SECONDS = 60.0  # no wait between two attempts is longer, Retry-After included
-ALLOWED_KEYS = ("name", "url", "file_name")
+MAX_REDIRECTS = 10
+ALLOWED_KEYS = ("name", "url", "file_name", "local")
+# Sane lengths for what the ledger's remote_fetch log keeps: a longer name or URL is a
+# declaration error, a longer ETag or Last-Modified (an HTTP date is 29 characters) from a
+# server is no validator at all, whatever the database would take.
+MAX_NAME, MAX_URL, MAX_ETAG, MAX_LAST_MODIFIED = 200, 2000, 500, 100
+MAX_ERROR_CHARS = 1000
 
 
 class RemoteSourceError(ScenarioError):
@@ -44,6 +59,7 @@ class RemoteSource:
     url: str          # as declared: may hold credentials, never printed or stored as is
     file_name: str    # what the ingest sees (it picks the reader)
     line: int | None = None
+    local: bool = False  # may reach loopback, link-local and private addresses
 
 
 # --- declarations -----------------------------------------------------------------------------
@@ -92,9 +108,16 @@ def _source(path: str, number: int, entry: Any, list_line: int | None) -> Remote
         if not isinstance(entry.get(key), str) or not entry[key].strip():
             raise fail(key, "required, a non-empty string")
     name, url = entry["name"].strip(), entry["url"].strip()
+    if len(name) > MAX_NAME:
+        raise fail("name", f"longer than {MAX_NAME} characters")
+    if len(without_userinfo(url)) > MAX_URL:
+        raise fail("url", f"longer than {MAX_URL} characters")
     if not _http_url(url):
         raise fail("url", f"{without_userinfo(url)!r} is not an http:// or https:// URL "
                           "with a host")
+    local = entry.get("local", False)
+    if not isinstance(local, bool):
+        raise fail("local", f"{local!r} is not true or false")
     file_name = entry.get("file_name")
     if file_name is None:
         file_name = default_file_name(url)
@@ -102,7 +125,7 @@ def _source(path: str, number: int, entry: Any, list_line: int | None) -> Remote
             raise fail("url", "its path has no file name to read it by; give file_name")
     if not isinstance(file_name, str) or not _plain_name(file_name):
         raise fail("file_name", f"{file_name!r} is not a plain file name (no folders)")
-    return RemoteSource(name, url, file_name, lines[""])
+    return RemoteSource(name, url, file_name, lines[""], local)
 
 
 def _http_url(url: str) -> bool:
@@ -140,7 +163,7 @@ def backoff_delays(retries: int, base: float, cap: float = BACKOFF_CAP_SECONDS) 
 def retry_after_seconds(value: str | None) -> float | None:
     """A Retry-After header's delta-seconds (its HTTP-date form is ignored: plain backoff)."""
     value = (value or "").strip()
-    return float(value) if value.isdigit() else None
+    return float(value) if value.isascii() and value.isdigit() else None
 
 
 def conditional_headers(etag: str | None, last_modified: str | None) -> dict[str, str]:
@@ -172,73 +195,169 @@ def decide_outcome(status: int | None, sha256: str | None, previous_sha256: str 
 
 @dataclass(frozen=True)
 class Attempt:
-    """What one GET came to: a status and maybe a body, or an error (status None: no response)."""
+    """What one GET came to: a status and maybe a body, or an error (status None: no response).
+    `final` errors (a refusal) are never retried; the same request would be refused again."""
 
     status: int | None
-    body: bytes | None = None
+    body: Path | None = None          # the decoded bytes, spooled to a file beside the cache
+    sha256: str | None = None
+    size_bytes: int | None = None
     etag: str | None = None
     last_modified: str | None = None
     retry_after: float | None = None
     error: str | None = None
+    final: bool = False
+
+
+@dataclass(frozen=True)
+class Fetcher:
+    """What every attempt of one source goes through: its client and guard, and its bounds."""
+
+    client: httpx.Client
+    guard: Guard
+    timeout: float                    # the whole attempt: connecting, headers and body
+    max_bytes: int                    # the body, compressed and decoded
+    spool: Path                       # where a body is written while it arrives
+
+    def deadline(self) -> AbstractContextManager[None]:
+        return self.guard.deadline.of(self.timeout)
 
 
 class _TooSlow(Exception):
     pass
 
 
-def attempt_get(client: httpx.Client, url: str, headers: dict[str, str], timeout: float,
-                clock: Callable[[], float] = time.monotonic) -> Attempt:
-    """One GET; the whole attempt (headers and body) must end within `timeout` seconds, and a
-    body shorter than its Content-Length (or cut by the server closing) is a failed attempt."""
-    started = clock()
+def attempt_get(fetcher: Fetcher, url: str, headers: dict[str, str]) -> Attempt:
+    """One GET, its redirects followed; the whole attempt must end within the fetcher's
+    timeout, its body within its byte limit, and a body shorter than its Content-Length (or cut
+    by the server closing) is a failed attempt. Never raises for what the server does."""
+    timeout = fetcher.timeout
     try:
-        with client.stream("GET", url, headers=headers) as response:
-            status = response.status_code
-            retry_after = retry_after_seconds(response.headers.get("Retry-After"))
-            if status != 200:
-                reason = "not modified" if status == 304 else f"HTTP {status}"
-                return Attempt(status, etag=response.headers.get("ETag"),
-                               last_modified=response.headers.get("Last-Modified"),
-                               retry_after=retry_after,
-                               error=None if status == 304 else
-                               f"{reason} {response.reason_phrase}".strip())
-            # Chunks as they arrive (a chunk size would buffer past the deadline).
-            body = b"".join(_read_within(response.iter_bytes(), started, timeout, clock))
-            expected = response.headers.get("Content-Length")
-            got = response.num_bytes_downloaded
-            if expected and expected.isdigit() and got < int(expected):
-                return Attempt(None, error=f"truncated body: received {got} of {expected} bytes")
-            return Attempt(200, body, response.headers.get("ETag"),
-                           response.headers.get("Last-Modified"))
+        with fetcher.deadline():
+            return _get(fetcher, httpx.URL(url), headers)
+    except Refused as exc:
+        return Attempt(None, error=f"refused: {exc}", final=True)
     except (_TooSlow, httpx.TimeoutException):
         return Attempt(None, error=f"timed out after {timeout:g} s")
+    except Incomplete as exc:
+        return Attempt(None, error=f"truncated body: {exc}")
     except httpx.RemoteProtocolError as exc:
         return Attempt(None, error=f"the server closed the connection early ({exc})")
     except httpx.ConnectError as exc:
         return Attempt(None, error=f"cannot connect ({exc})")
     except httpx.HTTPError as exc:
         return Attempt(None, error=f"{type(exc).__name__}: {exc}")
+    except (httpx.InvalidURL, ValueError) as exc:  # a Location or header httpx cannot take
+        return Attempt(None, error=f"unusable response ({exc})", final=True)
+    except OSError as exc:  # the spool file cannot be written: the next attempt could not either
+        return Attempt(None, error=f"cannot keep the bytes under {fetcher.spool.parent}: "
+                                   f"{exc.strerror or exc}", final=True)
 
 
-def _read_within(chunks: Iterator[bytes], started: float, timeout: float,
-                 clock: Callable[[], float]) -> Iterator[bytes]:
-    for chunk in chunks:
-        if clock() - started > timeout:
-            raise _TooSlow
-        yield chunk
+def _get(fetcher: Fetcher, url: httpx.URL, headers: dict[str, str]) -> Attempt:
+    for _ in range(MAX_REDIRECTS + 1):
+        with fetcher.client.stream("GET", url, headers=headers) as response:
+            if not response.has_redirect_location:
+                return _answer(fetcher, response)
+            url = _redirect_target(url, response.headers["Location"])
+    raise Refused(f"more than {MAX_REDIRECTS} redirects")
 
 
-def get_with_retries(client: httpx.Client, url: str, headers: dict[str, str], *,
-                     timeout: float, retries: int, backoff: float,
-                     sleep: Callable[[float], None] = time.sleep) -> tuple[Attempt, int]:
+def _redirect_target(current: httpx.URL, location: str) -> httpx.URL:
+    """Where a redirect leads, if a source may go there: http(s) only. (Its address is the
+    guard's to check, as it connects.) A relative Location keeps the current URL's
+    credentials; another host never receives them."""
+    target = current.join(location)
+    if target.scheme not in ("http", "https") or not target.host:
+        shown = one_line(without_userinfo(location), 300)
+        raise Refused(f"redirected to {shown!r}: only http:// and "
+                      "https:// URLs with a host are followed")
+    return target
+
+
+def _answer(fetcher: Fetcher, response: httpx.Response) -> Attempt:
+    status = response.status_code
+    validators = _validators(response.headers)
+    if status != 200:  # its body is never read
+        reason = "not modified" if status == 304 else f"HTTP {status}"
+        return Attempt(status, **validators,
+                       retry_after=retry_after_seconds(response.headers.get("Retry-After")),
+                       error=None if status == 304 else
+                       one_line(f"{reason} {response.reason_phrase}".strip(), 200))
+    limit = fetcher.max_bytes
+    text = response.headers.get("Content-Length", "").strip()
+    announced = int(text) if text.isascii() and text.isdigit() else None
+    if announced is not None and announced > limit:
+        raise Refused(f"the body would be {announced} bytes, more than the "
+                      f"{limit} bytes SPECLEDGER_FETCH_MAX_BYTES allows")
+    codings = content_codings(response.headers.get("Content-Encoding"))
+    body, sha256, size = _spool(fetcher, decoded(response.iter_raw(), codings),
+                                lambda: response.num_bytes_downloaded)
+    got = response.num_bytes_downloaded
+    if announced is not None and got < announced:
+        body.unlink(missing_ok=True)
+        return Attempt(None, error=f"truncated body: received {got} of {announced} bytes")
+    return Attempt(200, body, sha256, size, **validators)
+
+
+def _spool(fetcher: Fetcher, pieces: Iterator[bytes], raw_bytes: Callable[[], int]
+           ) -> tuple[Path, str, int]:
+    """Write the decoded body to a spool file as it arrives, hashing it; stop as soon as the
+    raw or the decoded bytes pass the limit (never more than one piece is held in memory)."""
+    limit, digest, size = fetcher.max_bytes, hashlib.sha256(), 0
+    fetcher.spool.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(dir=fetcher.spool, suffix=".part")
+    path = Path(name)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            for piece in pieces:
+                fetcher.guard.deadline.cap(None, _TooSlow)  # bytes already buffered count too
+                size += len(piece)
+                if size > limit or raw_bytes() > limit:
+                    what = "decoded " if size > raw_bytes() else ""
+                    raise Refused(f"the {what}body passed {limit} bytes, the limit "
+                                  "SPECLEDGER_FETCH_MAX_BYTES sets; reading stopped there")
+                digest.update(piece)
+                out.write(piece)
+            out.flush()
+            os.fsync(out.fileno())
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    return path, digest.hexdigest(), size
+
+
+def _validators(headers: httpx.Headers) -> dict[str, str | None]:
+    """The ETag and Last-Modified to send back next time; an absurdly long one (or one with
+    control characters) is no validator: the next fetch is then a plain GET."""
+    etag, modified = headers.get("ETag"), headers.get("Last-Modified")
+    return {"etag": etag if _storable(etag, MAX_ETAG) else None,
+            "last_modified": modified if _storable(modified, MAX_LAST_MODIFIED) else None}
+
+
+def _storable(value: str | None, longest: int) -> bool:
+    return bool(value) and len(value) <= longest and value.isprintable()
+
+
+def one_line(text: str, longest: int = MAX_ERROR_CHARS) -> str:
+    """`text` on one line and at most `longest` characters: what reports and the ledger show."""
+    flat = " ".join("".join(c if c.isprintable() else " " for c in text).split())
+    return flat if len(flat) <= longest else flat[:longest - 1] + "…"
+
+
+def get_with_retries(fetcher: Fetcher, url: str, headers: dict[str, str], *, retries: int,
+                     backoff: float, sleep: Callable[[float], None] = time.sleep
+                     ) -> tuple[Attempt, int]:
     """The last attempt and how many were made: retried after a timeout, a connection error,
-    a truncated body, 5xx or 429, waiting by `backoff_delays` (or a small Retry-After)."""
+    a truncated body, 5xx or 429, waiting by `backoff_delays` (or a small Retry-After); never
+    after a refusal."""
     delays = backoff_delays(retries, backoff)
     attempts = 0
     while True:
-        attempt = attempt_get(client, url, headers, timeout)
+        attempt = attempt_get(fetcher, url, headers)
         attempts += 1
-        if attempt.error is None or not is_retryable(attempt.status) or attempts > len(delays):
+        if (attempt.error is None or attempt.final or not is_retryable(attempt.status)
+                or attempts > len(delays)):
             return attempt, attempts
         wait = delays[attempts - 1]
         if attempt.retry_after is not None:
@@ -303,32 +422,41 @@ def fetch_remote_sources(settings: Settings, *, now: datetime,
     engine = make_engine(settings.resolved_database_url, settings.lock_timeout_seconds)
     cache = settings.home / "remote"
     try:
-        with httpx.Client(timeout=settings.fetch_timeout_seconds, follow_redirects=True,
-                          headers={"User-Agent": "specledger"}) as client:
-            results = [_fetch_one(client, engine, cache, source, settings, now, sleep)
-                       for source in sources]
+        results = [_fetch_one(engine, cache, source, settings, now, sleep) for source in sources]
     finally:
         engine.dispose()
     return FetchReport(tuple(results))
 
 
-def _fetch_one(client: httpx.Client, engine: Engine, cache: Path, source: RemoteSource,
-               settings: Settings, now: datetime, sleep: Callable[[float], None]) -> SourceFetch:
+def _fetch_one(engine: Engine, cache: Path, source: RemoteSource, settings: Settings,
+               now: datetime, sleep: Callable[[float], None]) -> SourceFetch:
     url = without_userinfo(source.url)
+    limit = settings.fetch_max_bytes
     with Session(engine) as session:
         previous = fetches.last_good_fetch(session, source.name, url)
-    cached = _cached(cache, previous.sha256, source.file_name) if previous else None
+    cached = _cached(cache, previous.sha256, source.file_name, limit) if previous else None
     headers = conditional_headers(previous.etag, previous.last_modified) if (
         previous and cached) else {}
-    attempt, attempts = get_with_retries(
-        client, source.url, headers, timeout=settings.fetch_timeout_seconds,
-        retries=settings.fetch_retries, backoff=settings.fetch_backoff_seconds, sleep=sleep)
+    # A client of its own: a connection a `local: true` source opened is never reused by
+    # another source, whose redirects might lead to the same private host.
+    guard = Guard(allow_private=source.local)
+    with guarded_client(guard, settings.fetch_timeout_seconds,
+                        {"User-Agent": "specledger", "Accept-Encoding": ACCEPT_ENCODING}
+                        ) as client:
+        fetcher = Fetcher(client, guard, settings.fetch_timeout_seconds, limit,
+                          cache / ".incoming")
+        attempt, attempts = get_with_retries(
+            fetcher, source.url, headers, retries=settings.fetch_retries,
+            backoff=settings.fetch_backoff_seconds, sleep=sleep)
     try:
         result = _result(source.name, url, attempt, attempts, previous, cached, cache,
                          source.file_name, bool(headers))
     except OSError as exc:  # the cache folder cannot be written: this source fails, not the run
         result = SourceFetch(source.name, url, "failed", attempt.status, attempts,
                              error=f"cannot keep the bytes under {cache}: {exc.strerror or exc}")
+    finally:
+        if attempt.body is not None:
+            attempt.body.unlink(missing_ok=True)  # kept by now (moved), or not to be kept
     result = _scrubbed(result, source.url)
     with write_session(engine, settings.lock_timeout_seconds) as session:
         fetches.record_fetch(session, source_name=result.name, url=url, attempted_at=now,
@@ -346,48 +474,47 @@ def _fetch_one(client: httpx.Client, engine: Engine, cache: Path, source: Remote
 
 def _result(name: str, url: str, attempt: Attempt, attempts: int, previous: Any,
             cached: Path | None, cache: Path, file_name: str, conditional: bool) -> SourceFetch:
-    sha = hashlib.sha256(attempt.body).hexdigest() if attempt.body is not None else None
-    outcome = decide_outcome(attempt.status, sha, previous.sha256 if previous else None,
-                             conditional)
+    outcome = decide_outcome(attempt.status, attempt.sha256,
+                             previous.sha256 if previous else None, conditional)
     if outcome == "failed":
         error = attempt.error or f"unexpected HTTP {attempt.status}"
         plural = "s" if attempts != 1 else ""
         return SourceFetch(name, url, outcome, attempt.status, attempts,
-                           error=f"{error} (after {attempts} attempt{plural})")
+                           error=one_line(f"{error} (after {attempts} attempt{plural})"))
     if outcome == "not_modified":
         assert cached is not None and previous is not None
         return SourceFetch(name, url, outcome, 304, attempts, previous.sha256,
                            previous.size_bytes, cached,
                            etag=attempt.etag or previous.etag,
                            last_modified=attempt.last_modified or previous.last_modified)
-    assert attempt.body is not None and sha is not None
-    path = _keep(cache / sha / file_name, attempt.body)
-    return SourceFetch(name, url, outcome, 200, attempts, sha, len(attempt.body), path,
-                       etag=attempt.etag, last_modified=attempt.last_modified)
+    assert attempt.body is not None and attempt.sha256 is not None
+    path = _keep(cache / attempt.sha256 / file_name, attempt.body)
+    return SourceFetch(name, url, outcome, 200, attempts, attempt.sha256, attempt.size_bytes,
+                       path, etag=attempt.etag, last_modified=attempt.last_modified)
 
 
-def _cached(cache: Path, sha256: str | None, file_name: str) -> Path | None:
-    """The cached copy of a good fetch, if its bytes are still on disk and still those."""
+def _cached(cache: Path, sha256: str | None, file_name: str, max_bytes: int) -> Path | None:
+    """The cached copy of a good fetch, if its bytes are still on disk, still those and within
+    the size limit (a copy kept before a lower limit is fetched again, and refused)."""
     if not sha256:
         return None
     path = cache / sha256 / file_name
     try:
-        return path if hashlib.sha256(path.read_bytes()).hexdigest() == sha256 else None
+        if path.stat().st_size > max_bytes:
+            return None
+        with open(path, "rb") as kept:
+            return path if hashlib.file_digest(kept, "sha256").hexdigest() == sha256 else None
     except OSError:
         return None
 
 
-def _keep(path: Path, data: bytes) -> Path:
-    """Write `data` at `path` atomically (content-addressed: an existing copy is kept)."""
-    if path.is_file() and path.stat().st_size == len(data):
+def _keep(path: Path, spooled: Path) -> Path:
+    """Move a spooled body (written and synced) to `path` atomically; content-addressed, so an
+    existing copy of the same size is kept as it is."""
+    if path.is_file() and path.stat().st_size == spooled.stat().st_size:
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as out:
-        out.write(data)
-        out.flush()
-        os.fsync(out.fileno())
-    tmp.replace(path)
+    spooled.replace(path)
     return path
 
 

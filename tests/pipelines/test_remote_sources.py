@@ -147,8 +147,9 @@ def settings(ledger_url: str, tmp_path: Path) -> Settings:
                     fetch_timeout_seconds=1.0, fetch_retries=2, fetch_backoff_seconds=0.5)
 
 
-def declare(settings: Settings, **urls: str) -> None:
-    entries = [{"name": name, "url": url} for name, url in urls.items()]
+def declare(settings: Settings, *, local: bool = True, **urls: str) -> None:
+    """Declare sources by name; the test servers listen on 127.0.0.1, so they are `local`."""
+    entries = [{"name": name, "url": url, "local": local} for name, url in urls.items()]
     settings.remote_sources_path.write_text(yaml.safe_dump({"sources": entries}),
                                             encoding="utf-8")
 
@@ -197,8 +198,15 @@ def test_a_declared_source_reads_by_the_url_paths_file_name_unless_given(tmp_pat
                     "  - {name: a, url: 'https://hub.example/x/ml_hardware.csv?rev=3'}\n"
                     "  - {name: b, url: 'https://hub.example/download', file_name: b.yaml}\n")
     a, b = load_remote_sources(path)
-    assert (a.name, a.file_name, a.line) == ("a", "ml_hardware.csv", 2)
+    assert (a.name, a.file_name, a.line, a.local) == ("a", "ml_hardware.csv", 2, False)
     assert (b.name, b.file_name, b.line) == ("b", "b.yaml", 3)
+
+
+def test_a_source_on_the_local_network_says_so_with_local_true(tmp_path):
+    path = tmp_path / "remote.yaml"
+    path.write_text("sources:\n  - {name: lab, url: 'http://10.0.0.5/rack.csv', local: true}\n")
+    [lab] = load_remote_sources(path)
+    assert lab.local is True
 
 
 @pytest.mark.parametrize(("entries", "line", "field", "reason"), [
@@ -213,6 +221,12 @@ def test_a_declared_source_reads_by_the_url_paths_file_name_unless_given(tmp_pat
     ("  - {name: a, url: 'https://hub.example/folder/'}\n", 2, "sources[1].url", "file_name"),
     ("  - name: a\n    url: 'https://hub.example/a.csv'\n    file_name: ../a.csv\n", 4,
      "sources[1].file_name", "plain file name"),
+    ("  - name: a\n    url: 'https://hub.example/a.csv'\n    local: 'sometimes'\n", 4,
+     "sources[1].local", "not true or false"),
+    (f"  - {{name: {'n' * 201}, url: 'https://hub.example/a.csv'}}\n", 2, "sources[1].name",
+     "longer than 200"),
+    (f"  - {{name: a, url: 'https://hub.example/{'p' * 2000}.csv'}}\n", 2, "sources[1].url",
+     "longer than 2000"),
 ])
 def test_a_bad_declaration_names_the_file_the_line_and_the_field(tmp_path, entries, line, field,
                                                                  reason):

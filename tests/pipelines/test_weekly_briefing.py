@@ -121,7 +121,8 @@ def test_a_source_declared_by_url_is_fetched_and_ingested_and_once_down_reported
         prefect_harness, tmp_path, monkeypatch):
     server = PackServer(textwrap.dedent(NVLINK_PACK).lstrip().encode())
     declared = tmp_path / "remote_sources.yaml"
-    declared.write_text(f"sources:\n  - name: team-nvlink\n    url: {server.url}\n")
+    declared.write_text(f"sources:\n  - name: team-nvlink\n    url: {server.url}\n"
+                        "    local: true\n")  # the test server listens on 127.0.0.1
     monkeypatch.delenv("SPECLEDGER_DATABASE_URL", raising=False)
     for name, value in {"REMOTE_SOURCES_PATH": declared, "FETCH_RETRIES": 0,
                         "FETCH_TIMEOUT_SECONDS": 5}.items():
