@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 from models.units import Counts, UnitError, conversion_factor
@@ -78,35 +78,66 @@ class _Invalid(Exception):
 
 def parse_partial_date(text: Any, field: str) -> tuple[date, str]:
     """Parse YYYY, YYYY-MM or YYYY-MM-DD into (first day, precision)."""
-    if isinstance(text, date):
+    if isinstance(text, date) and not isinstance(text, datetime):
         return text, "day"
     match = _DATE.match(str(text).strip()) if text is not None else None
     if not match:
-        raise _Invalid(field, f"{field} {text!r} is not a date (YYYY-MM-DD, YYYY-MM or YYYY)")
+        raise _Invalid(field, f"{field} {_shown(text)} is not a date (YYYY-MM-DD, YYYY-MM or YYYY)")
     year, month, day = match.groups()
     try:
         parsed = date(int(year), int(month or 1), int(day or 1))
     except ValueError as exc:
-        raise _Invalid(field, f"{field} {text!r} is not a calendar date") from exc
+        raise _Invalid(field, f"{field} {_shown(text)} is not a calendar date") from exc
     return parsed, "day" if day else "month" if month else "year"
 
 
 def _number(raw: Any, field: str) -> float:
     if isinstance(raw, bool):
         raise _Invalid(field, f"{field} {raw!r} is not a number")
-    if isinstance(raw, int | float):
-        number = float(raw)
-    else:
-        text = str(raw).strip()
-        if _GROUPED_NUMBER.match(text):
-            text = text.replace(",", "")
-        try:
+    if isinstance(raw, dict | list | tuple):
+        raise _Invalid(field, f"{field} must be a number, got {_kind(raw)}")
+    try:
+        if isinstance(raw, int | float):
+            number = float(raw)
+        else:
+            text = str(raw).strip()
+            if _GROUPED_NUMBER.match(text):
+                text = text.replace(",", "")
+            if "_" in text:  # float() reads "7_00" as 700: a typo, not a number
+                raise ValueError(text)
             number = float(text)
-        except ValueError as exc:
-            raise _Invalid(field, f"{field} {raw!r} is not a number") from exc
+    except OverflowError:
+        number = float("inf")  # an integer beyond any float: reported as not finite below
+    except ValueError as exc:
+        raise _Invalid(field, f"{field} {_shown(raw)} is not a number") from exc
     if number != number or number in (float("inf"), float("-inf")):
-        raise _Invalid(field, f"{field} {raw!r} is not a finite number")
+        raise _Invalid(field, f"{field} {_shown(raw)} is not a finite number")
     return number
+
+
+def _kind(raw: Any) -> str:
+    return "a mapping" if isinstance(raw, dict) else "a list"
+
+
+def _shown(raw: Any, limit: int = 60) -> str:
+    """A value as the source wrote it, cut short: an error message must stay one line."""
+    text = repr(raw) if isinstance(raw, str) else str(raw)
+    return text if len(text) <= limit else f"{text[: limit - 1]}… ({len(text):,} characters)"
+
+
+def _text_field(row: Mapping[str, Any], field: str) -> str | None:
+    """A text field's stripped value, or None when blank; a mapping or list is an error."""
+    raw = row.get(field)
+    if isinstance(raw, dict | list | tuple):
+        raise _Invalid(field, f"{field} must be text, got {_kind(raw)}")
+    return None if _blank(raw) else str(raw).strip()
+
+
+def _check_no_nul(row: Mapping[str, Any]) -> None:
+    """No text may hold U+0000: PostgreSQL cannot store it, and no real source means it."""
+    for field, raw in row.items():
+        if isinstance(raw, str) and "\x00" in raw:
+            raise _Invalid(str(field), f"{field} contains a NUL character (U+0000)")
 
 
 def _written_value(row: Mapping[str, Any]) -> tuple[float, float, str]:
@@ -120,13 +151,13 @@ def _written_value(row: Mapping[str, Any]) -> tuple[float, float, str]:
         raw = [part for part in raw.strip().strip("[]").split(",") if part.strip()]
     if isinstance(raw, list | tuple):
         if len(raw) != 2:
-            raise _Invalid("value", f"a range must be [low, high], got {raw!r}")
+            raise _Invalid("value", f"a range must be [low, high], got {_shown(list(raw))}")
         low, high = _number(raw[0], "value"), _number(raw[1], "value")
         if low > high:
             raise _Invalid("value", f"range low {low:g} is above high {high:g}")
         return low, high, f"[{raw[0]}, {raw[1]}]"
     number = _number(raw, "value")
-    return number, number, str(raw)
+    return number, number, str(raw).strip()
 
 
 def _blank(raw: Any) -> bool:
@@ -141,18 +172,17 @@ def _choice(
         if default is None:
             raise _Invalid(field, f"{field} is missing (one of {', '.join(allowed)})")
         return default
-    if str(raw).strip() not in allowed:
-        raise _Invalid(field, f"{field} {raw!r} is not one of {', '.join(allowed)}")
+    if isinstance(raw, dict | list) or str(raw).strip() not in allowed:
+        raise _Invalid(field, f"{field} {_shown(raw)} is not one of {', '.join(allowed)}")
     return str(raw).strip()
 
 
 def _required_key(row: Mapping[str, Any], field: str, known: set[str] | Mapping[str, Any]) -> str:
-    raw = row.get(field)
-    if _blank(raw):
+    key = _text_field(row, field)
+    if key is None:
         raise _Invalid(field, f"{field} is missing")
-    key = str(raw).strip()
     if key not in known:
-        raise _Invalid(field, f"unknown {field} {key!r}")
+        raise _Invalid(field, f"unknown {field} {_shown(key)}")
     return key
 
 
@@ -178,11 +208,15 @@ def validate_row(
 ) -> CleanObservation | RowError:
     """Turn one raw row into a CleanObservation, or the first RowError found in it."""
     try:
+        _check_no_nul(row)
         return _validate(row, line, metrics, items, sources, today)
     except _Invalid as invalid:
         column = row.get(COLUMN_FIELD)
         field = column if column and invalid.field in _VALUE_FIELDS else invalid.field
         return RowError(line, field, invalid.reason)
+    except (ArithmeticError, TypeError, ValueError) as exc:
+        # A value no rule above foresaw: rejected with its row, never the whole ingest.
+        return RowError(line, "row", f"cannot read this row: {type(exc).__name__}: {exc}")
 
 
 def _validate(
@@ -197,7 +231,7 @@ def _validate(
     item = _required_key(row, "item", items)
     metric = metrics[_required_key(row, "metric", metrics)]
     low, high, value_written = _written_value(row)
-    unit_written = "" if row.get("unit") is None else str(row["unit"]).strip()
+    unit_written = _text_field(row, "unit") or ""
     if not unit_written and metric.unit != "dimensionless":
         raise _Invalid("unit", f"unit is missing (the metric is in {metric.unit})")
     try:
@@ -214,7 +248,7 @@ def _validate(
         valid_to, _ = parse_partial_date(row["valid_to"], "valid_to")
         if valid_to <= as_of:
             raise _Invalid("valid_to", f"valid_to {valid_to} is not after as_of {as_of}")
-    quote = None if _blank(row.get("quote")) else str(row["quote"]).strip()
+    quote = _text_field(row, "quote")
     return CleanObservation(
         source=source, item=item, metric=metric.key,
         value=(low + high) / 2, low=low, high=high,
@@ -232,11 +266,14 @@ def validate_rows(
     items: set[str],
     sources: set[str],
     today: date,
+    seen: dict[tuple[str, str, str, date], int | None] | None = None,
 ) -> tuple[list[CleanObservation], list[RowError]]:
-    """Validate every (line, row); a second row for the same fact is rejected as a duplicate."""
+    """Validate every (line, row); a second row for the same fact is rejected as a duplicate.
+
+    `seen` (fact -> first line) carries the facts of earlier chunks of the same file."""
     clean: list[CleanObservation] = []
     errors: list[RowError] = []
-    first_line: dict[tuple[str, str, str, date], int | None] = {}
+    first_line = {} if seen is None else seen
     for line, row in rows:
         result = validate_row(row, line=line, metrics=metrics, items=items, sources=sources,
                               today=today)

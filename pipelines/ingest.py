@@ -30,7 +30,7 @@ from models.observations import (
 )
 from pipelines.adapters.base import AdapterOptions, MeasurementRun, Parsed
 from pipelines.adapters.registry import FOLDER_SUFFIXES, SOURCE_PACK, read_file
-from pipelines.packs import Pack, PackError, PackRow
+from pipelines.packs import MALFORMED, Pack, PackError, PackRow
 
 
 @dataclass
@@ -79,15 +79,17 @@ class IngestReport:
 
 
 def expand_paths(paths: Iterable[Path]) -> list[Path]:
-    """Files as given, and readable files inside folders (sorted, so runs are repeatable)."""
-    found: list[Path] = []
+    """Files as given, and readable files inside folders: each file once, in path order.
+
+    The order of the arguments never changes what an ingest does: `ingest b.yaml a.yaml`
+    reads a.yaml first, as `ingest a.yaml b.yaml` and `ingest .` do."""
+    found: dict[str, Path] = {}
     for path in paths:
-        if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*")
-                                if p.suffix.lower() in FOLDER_SUFFIXES and p.is_file()))
-        else:
-            found.append(path)
-    return found
+        inside = (p for p in path.rglob("*") if p.suffix.lower() in FOLDER_SUFFIXES
+                  and p.is_file()) if path.is_dir() else [path]
+        for file in inside:
+            found.setdefault(str(file.resolve()), file)
+    return [found[key] for key in sorted(found)]
 
 
 def ingest_paths(
@@ -116,9 +118,11 @@ def ingest_paths(
         recorded_at = now()
         run = store.start_run(session, recorded_at, code_version)
         store.sync_metrics(session, [dataclasses.asdict(m) for m in metrics.values()])
+        context = _RunContext(run.id, metrics, store.key_ids(session, Metric), today,
+                              recorded_at, options)
         reports = []
         for path in files:
-            report = _ingest_file(session, run.id, path, metrics, today, recorded_at, options)
+            report = _ingest_file(session, context, path)
             reports.append(report)
             if on_file is not None:
                 on_file(report)
@@ -146,26 +150,65 @@ def _dataset_version(session: Session, cutoff: datetime, run_id: int,
     return store.record_dataset_version(session, digest, count, cutoff, run_id)
 
 
-def _ingest_file(session: Session, run_id: int, path: Path, metrics: dict[str, MetricDef],
-                 today: date, recorded_at: datetime, options: AdapterOptions) -> FileReport:
+@dataclass(frozen=True)
+class _RunContext:
+    """What every file of one ingest run shares."""
+
+    run_id: int
+    metrics: dict[str, MetricDef]
+    metric_ids: dict[str, int]
+    today: date
+    recorded_at: datetime
+    options: AdapterOptions
+
+
+def _ingest_file(session: Session, context: _RunContext, path: Path) -> FileReport:
+    options_json = options_identity(context.options)
+    limit = context.options.limits.max_file_bytes
+    size = _size(path)
+    if size > limit:
+        return _oversized_file(session, context, path, size, options_json)
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise FileNotFoundError(f"{path}: cannot read ({exc.strerror})") from exc
-    raw, is_new = store.keep_raw_file(session, data, path.name, recorded_at)
-    options_json = options_identity(options)
+    raw, is_new = store.keep_raw_file(session, data, path.name, context.recorded_at)
     previous = None if is_new else store.last_ingest_of(session, raw.id, options_json)
     if previous is not None:
-        return _unchanged_file(session, run_id, raw.id, str(path), raw.sha256, previous)
+        return _unchanged_file(session, context.run_id, raw.id, str(path), raw.sha256, previous)
     try:
-        parsed = read_file(path.name, data, options)
+        parsed = read_file(path.name, data, context.options)
     except PackError as exc:  # AdapterError is one too: the file is unusable as a whole
-        report = FileReport(str(path), raw.sha256, "rejected_file", format="unknown", read=1,
-                            rejected=1, errors=[RowError(exc.line, "file", exc.reason)])
-        _record(session, run_id, raw.id, report, {}, options_json)
-        return report
-    return _ingest_parsed(session, run_id, raw.id, str(path), raw.sha256, parsed, metrics,
-                          today, recorded_at, options_json)
+        return _rejected_file(session, context, raw, path, exc.line, exc.reason, options_json)
+    del data  # the parsed rows are what matter now; a large file's bytes need not stay
+    return _ingest_parsed(session, context, raw.id, str(path), raw.sha256, parsed,
+                          options_json, is_new)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError as exc:
+        raise FileNotFoundError(f"{path}: cannot read ({exc.strerror})") from exc
+
+
+def _oversized_file(session: Session, context: _RunContext, path: Path, size: int,
+                    options_json: str) -> FileReport:
+    """A file beyond max_file_bytes: rejected unread; its sha256 is kept, not its bytes."""
+    sha = store.file_sha256(path)
+    raw = store.keep_raw_file_digest(session, sha, path.name, size, context.recorded_at)
+    limit = context.options.limits.max_file_bytes
+    reason = (f"the file is {size:,} bytes, more than SPECLEDGER_MAX_FILE_BYTES ({limit:,}); "
+              "split it, or raise the limit if the machine has the memory")
+    return _rejected_file(session, context, raw, path, None, reason, options_json)
+
+
+def _rejected_file(session: Session, context: _RunContext, raw: Any, path: Path,
+                   line: int | None, reason: str, options_json: str) -> FileReport:
+    report = FileReport(str(path), raw.sha256, "rejected_file", format="unknown", read=1,
+                        rejected=1, errors=[RowError(line, "file", reason)])
+    _record(session, context.run_id, raw.id, report, {}, options_json)
+    return report
 
 
 def options_identity(options: AdapterOptions) -> str:
@@ -190,41 +233,104 @@ def _unchanged_file(session: Session, run_id: int, raw_id: int, path: str, sha: 
     return report
 
 
-def _ingest_parsed(session: Session, run_id: int, raw_id: int, path: str, sha: str,
-                   parsed: Parsed, metrics: dict[str, MetricDef], today: date,
-                   recorded_at: datetime, options_json: str) -> FileReport:
+def _ingest_parsed(session: Session, context: _RunContext, raw_id: int, path: str, sha: str,
+                   parsed: Parsed, options_json: str, is_new: bool) -> FileReport:
     pack = parsed.pack
-    store.upsert_sources(session, [dataclasses.asdict(s) for s in pack.sources], recorded_at)
+    store.upsert_sources(session, [dataclasses.asdict(s) for s in pack.sources],
+                         context.recorded_at)
     items = [dataclasses.asdict(i) for i in pack.items]
     if parsed.format == SOURCE_PACK:
         store.upsert_items(session, items)
     else:  # a file's names never rename the ledger's items; it may add them and their dates
         store.add_items(session, items, dates=("released_on", "announced_on"))
-    item_ids, source_ids = store.key_ids(session, Item), store.key_ids(session, Source)
-    source_keys = set(source_ids) - set(pack.invalid_sources)
+    # Only the keys this file names: the time per file must not grow with the ledger.
+    item_ids = store.ids_of(session, Item, _named(pack.rows, "item"))
+    source_ids = store.ids_of(session, Source, _named(pack.rows, "source"))
     prechecked, to_validate = _precheck(pack)
-    clean, errors = validate_rows([(row.line, _with_column(row)) for row in to_validate],
-                                  metrics=metrics, items=set(item_ids), sources=source_keys,
-                                  today=today)
+    appended = _validate_and_append(session, context, to_validate, item_ids, source_ids,
+                                    set(source_ids) - set(pack.invalid_sources), raw_id)
     unread = [RowError(r.line, r.field, r.reason) for r in parsed.rejected]
-    errors = sorted(prechecked + errors + unread, key=lambda e: (e.line or 0, e.field))
-    metric_ids = store.key_ids(session, Metric)
-    result = store.append_observations(
-        session, [_observation_row(o, item_ids, metric_ids, source_ids, run_id, raw_id)
-                  for o in clean], recorded_at)
+    errors = sorted(prechecked + appended.errors + unread, key=lambda e: (e.line or 0, e.field))
+    runs = parsed.runs if is_new else _new_runs(session, raw_id, parsed.runs)
+    repeated_rows = sum(len(run.points) or 1 for run in parsed.runs
+                        if not any(run is kept for kept in runs))
     report = FileReport(path, sha, "ingested", format=parsed.format, read=parsed.read,
-                        accepted=result.accepted + parsed.measured_rows, unchanged=result.unchanged,
+                        accepted=appended.accepted + parsed.measured_rows - repeated_rows,
+                        unchanged=appended.unchanged + repeated_rows,
                         rejected=len(errors), errors=errors, notes=_notes(parsed),
-                        measured_runs=len(parsed.runs),
-                        added_digests=result.added_digests,
-                        removed_digests=result.removed_digests)
-    raw_text = {row.line: row.raw_text for row in pack.rows}
+                        measured_runs=len(runs),
+                        added_digests=appended.added_digests,
+                        removed_digests=appended.removed_digests)
+    error_lines = {e.line for e in errors}
+    raw_text = {row.line: row.shown() for row in pack.rows if row.line in error_lines}
     raw_text.update({r.line: r.raw_text for r in parsed.rejected})
-    ingest_file = _record(session, run_id, raw_id, report, raw_text, options_json)
-    for run in parsed.runs:
+    ingest_file = _record(session, context.run_id, raw_id, report, raw_text, options_json)
+    for run in runs:
         store.add_measurement_run(session, ingest_file, _run_fields(run),
                                   [dataclasses.asdict(p) for p in run.points])
     return report
+
+
+def _named(rows: list[PackRow], field_name: str) -> set[str]:
+    return {str(value).strip() for row in rows
+            if isinstance(value := row.fields.get(field_name), str | int | float)}
+
+
+_CHUNK_ROWS = 20_000  # rows validated and appended at a time: bounds a large file's memory
+
+
+@dataclass
+class _Appended:
+    accepted: int = 0
+    unchanged: int = 0
+    errors: list[RowError] = field(default_factory=list)
+    added_digests: list[str] = field(default_factory=list)
+    removed_digests: list[str] = field(default_factory=list)
+
+
+def _validate_and_append(session: Session, context: _RunContext, rows: list[PackRow],
+                         item_ids: dict[str, int], source_ids: dict[str, int],
+                         source_keys: set[str], raw_id: int) -> _Appended:
+    """Validate and append `rows` a chunk at a time (duplicates are found across chunks)."""
+    appended = _Appended()
+    seen: dict[tuple[str, str, str, date], int | None] = {}
+    for start in range(0, len(rows), _CHUNK_ROWS):
+        chunk = rows[start : start + _CHUNK_ROWS]
+        clean, errors = validate_rows([(row.line, _with_column(row)) for row in chunk],
+                                      metrics=context.metrics, items=set(item_ids),
+                                      sources=source_keys, today=context.today, seen=seen)
+        result = store.append_observations(
+            session, [_observation_row(o, item_ids, context.metric_ids, source_ids,
+                                       context.run_id, raw_id) for o in clean],
+            context.recorded_at)
+        appended.accepted += result.accepted
+        appended.unchanged += result.unchanged
+        appended.errors += errors + [_conflict(session, c) for c in result.conflicts]
+        appended.added_digests += result.added_digests
+        appended.removed_digests += result.removed_digests
+    return appended
+
+
+def _conflict(session: Session, conflict: store.Conflict) -> RowError:
+    """A row that contradicts what another file of the same ingest said of the same fact."""
+    earlier = store.where_observed(session, conflict.earlier_id)
+    return RowError(conflict.line, "value", (
+        f"conflicts with {earlier} in the same ingest (same source, item, metric and as_of, "
+        "another value); ingest the newer file in a later run to supersede the older"))
+
+
+def _new_runs(session: Session, raw_id: int, runs: list[MeasurementRun]) -> list[MeasurementRun]:
+    """Of runs read again from bytes the ledger has (other --item/--as-of), those not stored
+    yet: the same run is never stored twice; naming its item when it had none is new."""
+    stored = [(s.pop("item_key"), s) for s in store.measurement_runs_of(session, raw_id)]
+    fresh = []
+    for run in runs:
+        fields = _run_fields(run)
+        item = fields.pop("item_key")
+        if not any(other == fields and (item is None or item == stored_item)
+                   for stored_item, other in stored):
+            fresh.append(run)
+    return fresh
 
 
 def _with_column(row: PackRow) -> dict[str, Any]:
@@ -252,8 +358,8 @@ def _precheck(pack: Pack) -> tuple[list[RowError], list[PackRow]]:
     errors: list[RowError] = []
     valid: list[PackRow] = []
     for row in pack.rows:
-        if "__malformed__" in row.fields:
-            reason = f"malformed row: {row.fields['__malformed__']}"
+        if MALFORMED in row.fields:
+            reason = f"malformed row: {row.fields[MALFORMED]}"
             errors.append(RowError(row.line, "row", reason))
         elif (source := row.fields.get("source")) in pack.invalid_sources:
             invalid = pack.invalid_sources[source]

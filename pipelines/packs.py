@@ -6,22 +6,21 @@ validates them. A file that cannot be read at all raises PackError with the line
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import PurePath
 from typing import Any
 
-import yaml
-
 from models.observations import RowError, parse_partial_date
 from models.resolve import SOURCE_KIND_RANK
+from pipelines.csv_records import CsvDamage, csv_records
+from pipelines.limits import DEFAULT_LIMITS, InputLimits
+from pipelines.yaml_lines import YamlError, YamlList, YamlMap, load_yaml
 
 SOURCE_KINDS = tuple(SOURCE_KIND_RANK)  # in rank order, strongest first
 CSV_REQUIRED = ("source", "item", "metric", "unit", "as_of")
-_LINE = "__line__"
+MALFORMED = "__malformed__"  # a row that is not a row: its fields hold only the reason
 
 
 class PackError(ValueError):
@@ -57,8 +56,12 @@ class ItemDecl:
 class PackRow:
     line: int | None
     fields: dict[str, Any]
-    raw_text: str
+    raw_text: str  # "" when the row's text is its fields (YAML): shown() builds it on demand
     column: str | None = None  # the file's column a value came from (adapters): names errors
+
+    def shown(self) -> str:
+        """The row as the file wrote it, for a rejected row's review."""
+        return self.raw_text or _json({k: v for k, v in self.fields.items() if k != MALFORMED})
 
 
 @dataclass
@@ -70,24 +73,18 @@ class Pack:
     invalid_sources: dict[str, RowError] = field(default_factory=dict)
 
 
-class _LineLoader(yaml.SafeLoader):
-    """A YAML loader that records the line of every mapping under `__line__`."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        mapping = super().construct_mapping(node, deep=deep)
-        mapping[_LINE] = node.start_mark.line + 1
-        return mapping
-
-
-def parse_pack(name: str, data: bytes) -> Pack:
+def parse_pack(name: str, data: bytes, limits: InputLimits = DEFAULT_LIMITS) -> Pack:
     """Parse a pack's bytes; `name` picks the format by its suffix."""
     text = decode_text(data)
     suffix = PurePath(name).suffix.lower()
     if suffix in (".yaml", ".yml"):
-        return _parse_yaml(text)
-    if suffix == ".csv":
-        return _parse_csv(text)
-    raise PackError(None, f"unsupported file type {suffix or '(none)'!r}: expected .yaml or .csv")
+        pack = _parse_yaml(text, limits)
+    elif suffix == ".csv":
+        pack = _parse_csv(text, limits)
+    else:
+        raise PackError(None, f"unsupported file type {suffix or '(none)'!r}: "
+                              "expected .yaml or .csv")
+    return pack
 
 
 def decode_text(data: bytes, error: type[PackError] = PackError) -> str:
@@ -102,52 +99,74 @@ def decode_text(data: bytes, error: type[PackError] = PackError) -> str:
                           "(save the file as UTF-8)") from exc
 
 
-def _parse_yaml(text: str) -> Pack:
+def too_many_rows(count: int, limits: InputLimits) -> PackError:
+    return PackError(None, f"more than {limits.max_rows_per_file:,} rows ({count:,} read so far;"
+                           " SPECLEDGER_MAX_ROWS_PER_FILE): split the file")
+
+
+def _parse_yaml(text: str, limits: InputLimits) -> Pack:
     try:
-        document = yaml.load(text, Loader=_LineLoader)  # noqa: S506 - SafeLoader subclass
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        raise PackError(line, f"malformed YAML: {getattr(exc, 'problem', None) or exc}") from exc
+        document = load_yaml(text, limits)
+    except YamlError as exc:
+        raise PackError(exc.line, exc.reason) from exc
     if document is None:
         raise PackError(None, "empty file")
-    if not isinstance(document, dict):
+    if not isinstance(document, YamlMap):
         raise PackError(1, "expected a mapping with `source` + `observations` or `sources`")
     pack = Pack()
     for entry in _source_entries(document):
-        source_key = _add_source(pack, entry.get("source"), entry.get(_LINE))
-        for row in _as_list(entry.get("observations"), "observations", entry.get(_LINE)):
-            pack.rows.append(_yaml_row(row, source_key))
-    for raw_item in _as_list(document.get("items"), "items", document.get(_LINE)):
-        pack.items.append(_item_decl(raw_item))
+        if not isinstance(entry, YamlMap):
+            raise PackError(document.line, "every entry of `sources` must be a mapping")
+        source_key = _add_source(pack, entry.get("source"), entry.key_line("source"))
+        rows = _as_list(entry.get("observations"), "observations", entry.key_line("observations"))
+        for row, line in zip(rows, rows.item_lines, strict=True):
+            pack.rows.append(_yaml_row(row, line, source_key))
+        if len(pack.rows) > limits.max_rows_per_file:
+            raise too_many_rows(len(pack.rows), limits)
+    items = _as_list(document.get("items"), "items", document.key_line("items"))
+    for raw_item, line in zip(items, items.item_lines, strict=True):
+        pack.items.append(_item_decl(raw_item, line))
     return pack
 
 
-def _source_entries(document: dict[str, Any]) -> list[dict[str, Any]]:
+def _source_entries(document: YamlMap) -> YamlList:
     if "sources" in document:
-        return _as_list(document["sources"], "sources", document.get(_LINE))
+        return _as_list(document["sources"], "sources", document.key_line("sources"))
     if "source" in document or "observations" in document:
-        return [document]
+        entries = YamlList([document])
+        entries.item_lines = [document.line]
+        return entries
     if "items" in document:
-        return []
+        return _as_list(None, "sources", None)
     raise PackError(1, "no `source`/`observations` or `sources` section")
 
 
-def _as_list(value: Any, name: str, line: int | None) -> list[Any]:
+def _as_list(value: Any, name: str, line: int | None) -> YamlList:
     if value is None:
-        return []
-    if not isinstance(value, list):
+        empty = YamlList()
+        empty.item_lines = []
+        return empty
+    if not isinstance(value, YamlList):
         raise PackError(line, f"`{name}` must be a list")
     return value
 
 
-def _yaml_row(row: Any, source_key: str | None) -> PackRow:
-    if not isinstance(row, dict):
-        return PackRow(None, {"__malformed__": row}, json.dumps(row, default=str))
-    line = row.pop(_LINE, None)
+def _yaml_row(row: Any, line: int, source_key: str | None) -> PackRow:
+    if not isinstance(row, YamlMap):
+        shown = _json(row)
+        return PackRow(line, {MALFORMED: f"expected a mapping of fields, got {shown}"}, shown)
     fields = {str(key): value for key, value in row.items()}
     fields.setdefault("source", source_key)
-    return PackRow(line, fields, json.dumps(fields, default=str, ensure_ascii=False))
+    if row.duplicates:
+        key, again = row.duplicates[0]
+        reason = (f"field `{key}` is written twice (lines {row.key_line(key)} and {again}); "
+                  "keep one")
+        return PackRow(row.line, {MALFORMED: reason}, _json(fields))
+    return PackRow(row.line, fields, "")  # its text is built only if it is rejected
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, default=str, ensure_ascii=False)
 
 
 def _add_source(pack: Pack, raw: Any, line: int | None) -> str | None:
@@ -156,31 +175,38 @@ def _add_source(pack: Pack, raw: Any, line: int | None) -> str | None:
         return None
     if not isinstance(raw, dict):
         raise PackError(line, "`source` must be a mapping")
-    key = str(raw.get("key") or "").strip() or None
+    line = getattr(raw, "line", line)
+    key = _text(raw.get("key"))
     try:
-        pack.sources.append(_source_decl(raw))
+        pack.sources.append(_source_decl(raw, line))
     except ValueError as exc:
         if key is None:
-            raise PackError(raw.get(_LINE, line), str(exc)) from exc
-        pack.invalid_sources[key] = RowError(raw.get(_LINE, line), "source", str(exc))
+            raise PackError(line, str(exc)) from exc
+        pack.invalid_sources[key] = RowError(line, "source", str(exc))
     return key
 
 
-def _source_decl(raw: dict[str, Any]) -> SourceDecl:
-    line = raw.get(_LINE)
+def _source_decl(raw: dict[str, Any], line: int | None) -> SourceDecl:
     where = f"source at line {line}" if line else "source"
     for required in ("key", "title", "kind"):
-        if not str(raw.get(required) or "").strip():
+        if _text(raw.get(required)) is None:
             raise ValueError(f"{where}: `{required}` is missing")
     kind = str(raw["kind"]).strip()
     if kind not in SOURCE_KINDS:
         raise ValueError(f"{where}: kind {kind!r} is not one of {', '.join(SOURCE_KINDS)}")
+    for name in ("key", "title", "publisher", "url"):
+        if _has_nul(raw.get(name)):
+            raise ValueError(f"{where}: `{name}` contains a NUL character")
     return SourceDecl(
         key=str(raw["key"]).strip(), title=str(raw["title"]).strip(), kind=kind,
         publisher=_text(raw.get("publisher")), url=_text(raw.get("url")),
         published_on=_optional_date(raw.get("published_on"), where, "published_on"),
         retrieved_on=_optional_date(raw.get("retrieved_on"), where, "retrieved_on"),
     )
+
+
+def _has_nul(raw: Any) -> bool:
+    return isinstance(raw, str) and "\x00" in raw
 
 
 def _optional_date(raw: Any, where: str, name: str) -> date | None:
@@ -192,10 +218,11 @@ def _optional_date(raw: Any, where: str, name: str) -> date | None:
         raise ValueError(f"{where}: {exc}") from exc
 
 
-def _item_decl(raw: Any) -> ItemDecl:
-    if not isinstance(raw, dict) or not str(raw.get("key") or "").strip():
-        line = raw.get(_LINE) if isinstance(raw, dict) else None
+def _item_decl(raw: Any, line: int | None) -> ItemDecl:
+    if not isinstance(raw, dict) or _text(raw.get("key")) is None:
         raise PackError(line, "every entry of `items` needs a `key`")
+    if any(_has_nul(raw.get(name)) for name in ("key", "name", "kind", "vendor", "family")):
+        raise PackError(line, "an item's text contains a NUL character")
     key = str(raw["key"]).strip()
     return ItemDecl(key=key, name=_text(raw.get("name")) or key,
                     kind=_text(raw.get("kind")) or "other",
@@ -203,38 +230,48 @@ def _item_decl(raw: Any) -> ItemDecl:
 
 
 def _text(raw: Any) -> str | None:
-    return None if raw is None or str(raw).strip() == "" else str(raw).strip()
+    if raw is None or isinstance(raw, dict | list):
+        return None
+    return str(raw).strip() or None
 
 
-def _parse_csv(text: str) -> Pack:
-    lines = text.splitlines()
-    reader = csv.reader(io.StringIO(text, newline=""))
+def _parse_csv(text: str, limits: InputLimits) -> Pack:
+    records = csv_records(text)
     try:
-        header = [column.strip() for column in next(reader)]
-    except (StopIteration, csv.Error) as exc:
-        raise PackError(1, f"malformed CSV header: {exc}") from exc
-    missing = [c for c in CSV_REQUIRED if c not in header]
-    if missing or ("value" not in header and not {"low", "high"} <= set(header)):
-        need = ", ".join(missing) or "value (or low and high)"
-        raise PackError(1, f"CSV header lacks required column(s): {need}")
+        header_line, header_text, header = next(records)
+    except StopIteration as exc:
+        raise PackError(1, "empty file") from exc
+    if isinstance(header, CsvDamage):
+        raise PackError(header_line, f"malformed CSV header: {header.reason}")
+    header = [column.strip() for column in header]
+    _check_header(header, header_line)
     pack, seen_sources, seen_items = Pack(), set[str](), set[str]()
-    previous_end = 1
-    try:
-        for values in reader:
-            line, previous_end = previous_end + 1, reader.line_num
-            raw_text = "\n".join(lines[line - 1 : reader.line_num])
-            if not any(v.strip() for v in values):
-                continue
-            if len(values) != len(header):
-                fields = {"__malformed__": f"expected {len(header)} fields, got {len(values)}"}
-                pack.rows.append(PackRow(line, fields, raw_text))
-                continue
+    for line, raw_text, values in records:
+        if isinstance(values, CsvDamage):
+            pack.rows.append(PackRow(line, {MALFORMED: values.reason}, raw_text))
+        elif not any(v.strip() for v in values):
+            continue
+        elif len(values) != len(header):
+            reason = f"expected {len(header)} fields, got {len(values)}"
+            pack.rows.append(PackRow(line, {MALFORMED: reason}, raw_text))
+        else:
             fields = {k: (v if v.strip() else None) for k, v in zip(header, values, strict=True)}
             _csv_declarations(pack, fields, line, seen_sources, seen_items)
             pack.rows.append(PackRow(line, fields, raw_text))
-    except csv.Error as exc:
-        raise PackError(reader.line_num, f"malformed CSV: {exc}") from exc
+        if len(pack.rows) > limits.max_rows_per_file:
+            raise too_many_rows(len(pack.rows), limits)
     return pack
+
+
+def _check_header(header: list[str], line: int) -> None:
+    repeated = sorted({c for c in header if header.count(c) > 1 and c})
+    if repeated:
+        raise PackError(line, f"CSV header names column(s) twice: {', '.join(repeated)}; "
+                              "a value would silently win over the other")
+    missing = [c for c in CSV_REQUIRED if c not in header]
+    if missing or ("value" not in header and not {"low", "high"} <= set(header)):
+        need = ", ".join(missing) or "value (or low and high)"
+        raise PackError(line, f"CSV header lacks required column(s): {need}")
 
 
 def _csv_declarations(pack: Pack, fields: dict[str, Any], line: int,
@@ -244,9 +281,9 @@ def _csv_declarations(pack: Pack, fields: dict[str, Any], line: int,
     if source and source not in seen_sources and fields.get("source_kind"):
         seen_sources.add(source)
         raw = {k.removeprefix("source_"): v for k, v in fields.items() if k.startswith("source_")}
-        _add_source(pack, {**raw, "key": source, _LINE: line}, line)
+        _add_source(pack, {**raw, "key": source}, line)
     item = fields.get("item")
     if item and item not in seen_items and fields.get("item_kind"):
         seen_items.add(item)
         raw = {k.removeprefix("item_"): v for k, v in fields.items() if k.startswith("item_")}
-        pack.items.append(_item_decl({**raw, "key": item, _LINE: line}))
+        pack.items.append(_item_decl({**raw, "key": item}, line))

@@ -37,6 +37,7 @@ from pipelines.remote_body import ACCEPT_ENCODING, Incomplete, content_codings, 
 from pipelines.remote_guard import Guard, Refused, guarded_client
 from pipelines.scenarios import LINES, LineLoader, ScenarioError
 from pipelines.settings import Settings
+from pipelines.yaml_lines import YamlError, check_bounds, read_bounded_text
 
 BACKOFF_CAP_SECONDS = 60.0  # no wait between two attempts is longer, Retry-After included
 MAX_REDIRECTS = 10
@@ -70,12 +71,17 @@ def load_remote_sources(path: Path) -> list[RemoteSource]:
         return []
     shown = str(path)
     try:
-        document = yaml.load(path.read_text(encoding="utf-8"), Loader=LineLoader)  # noqa: S506
+        text = read_bounded_text(path)
+        check_bounds(text)  # alias bombs and deep nesting refused before PyYAML recurses
+        document = yaml.load(text, Loader=LineLoader)  # noqa: S506
+    except YamlError as exc:
+        raise RemoteSourceError(shown, exc.line, "(file)", exc.reason.replace(
+            "malformed YAML", "not valid YAML", 1)) from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise RemoteSourceError(shown, mark.line + 1 if mark else None, "(file)",
                                 f"not valid YAML: {getattr(exc, 'problem', exc)}") from exc
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError; an int beyond 4,300 digits
         raise RemoteSourceError(shown, None, "(file)", str(exc)) from exc
     if document is None:
         return []

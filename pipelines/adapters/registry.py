@@ -14,6 +14,7 @@ import yaml
 
 from pipelines.adapters import epoch, mlperf, nccl_tests
 from pipelines.adapters.base import AdapterError, AdapterOptions, Parsed
+from pipelines.adapters.guards import storable
 from pipelines.packs import parse_pack
 
 PACK_SUFFIXES = (".yaml", ".yml", ".csv")
@@ -52,8 +53,8 @@ def read_file(name: str, data: bytes, options: AdapterOptions) -> Parsed:
     """Parse a file with the reader its content needs (PackError/AdapterError if it cannot)."""
     file_format = detect_format(name, data)
     if file_format == SOURCE_PACK:
-        return Parsed(SOURCE_PACK, parse_pack(name, data))
-    return _PARSERS[file_format](name, data, options)
+        return Parsed(SOURCE_PACK, parse_pack(name, data, options.limits))
+    return storable(_PARSERS[file_format](name, data, options))
 
 
 def load_aliases(text: str) -> dict[str, str]:
