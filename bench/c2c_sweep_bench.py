@@ -4,7 +4,9 @@ For GPT-3 175B (dense) and a 64-expert top-2 MoE, each on 1,024 GPUs, times `swe
 the full layout space (enumerate + evaluate + rank; median of 5 runs; target <= 10 s) and
 `evaluate()` alone on >= 1,000,000 layouts made by tiling the enumerated ones (target
 >= 1,000,000 configurations/s on one core; Calculon does ~74/s, perf_model.md 1.6): once as
-one call on the whole array (the target's measure) and once in cache-sized chunks.
+one call on the whole array (the target's measure) and once in cache-sized chunks. Also the
+peak memory of a search per candidate layout (tracemalloc), which the sweep_max_layouts limit
+(SPECLEDGER_SWEEP_MAX_LAYOUTS) multiplies: the figure the README's memory bound quotes.
 Reports only: the exit code is 0 even when a target is missed.
 
     python bench/c2c_sweep_bench.py [--rows 1000000] [--runs 5]
@@ -19,8 +21,10 @@ for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_name] = "1"
 
 import argparse  # noqa: E402
+import math  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
+import tracemalloc  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 
@@ -34,7 +38,13 @@ from models.c2c.spec import (  # noqa: E402
     Layouts,
     TransformerSpec,
 )
-from models.c2c.sweep import enumerate_layouts, sweep  # noqa: E402
+from models.c2c.sweep import (  # noqa: E402
+    ENUMERATION_BYTES_PER_LAYOUT,
+    enumerate_layouts,
+    layout_choices,
+    sweep,
+)
+from pipelines.limits import DEFAULT_LIMITS  # noqa: E402
 
 # Selene-class A100 80GB: NVLink 3 (300 GB/s per direction), one HDR 200 Gb/s NIC per GPU
 # (the same figures as models/c2c/validation.py A100_SELENE).
@@ -65,6 +75,8 @@ class Result:
     rows: int
     evaluate_s: float  # one evaluate() call on all rows
     chunked_s: float  # evaluate() on CHUNK_ROWS rows at a time
+    candidates: int  # layouts before the divisibility rules: what the limit counts
+    peak_bytes: int  # tracemalloc peak of one whole search
 
     @property
     def rate(self) -> float:
@@ -116,8 +128,14 @@ def measure(case: Case, hw: ClusterSpec, rows: int, runs: int) -> Result:
     evaluate_s = median_seconds(lambda: evaluate(case.model, hw, fw, big), 3)
     chunked_s = median_seconds(
         lambda: evaluate_in_chunks(case.model, hw, fw, big, CHUNK_ROWS), 3)
+    candidates = math.prod(len(v) for v in
+                           layout_choices(case.model, fw, GPUS, case.global_batch).values())
+    tracemalloc.start()
+    sweep(case.model, hw, fw, GPUS, case.global_batch)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
     return Result(case, result.evaluated, result.valid, search_s, len(big), evaluate_s,
-                  chunked_s)
+                  chunked_s, candidates, peak)
 
 
 def _verdict(ok: bool) -> str:
@@ -143,6 +161,13 @@ def report(results: list[Result]) -> None:
             if not ok:
                 misses.append(label)
     print(f"{'Calculon (perf_model.md 1.6), for scale':<66}{f'~{CALCULON_RATE}/s':>16}  -")
+    limit = DEFAULT_LIMITS.sweep_max_layouts
+    for r in results:
+        per = r.peak_bytes / r.candidates
+        print(f"{r.case.name}: {r.candidates:,} candidates, search peak "
+              f"{r.peak_bytes / 2**20:.1f} MiB = {per:.0f} B per candidate (model constant "
+              f"{ENUMERATION_BYTES_PER_LAYOUT}); at the {limit:,} limit ~"
+              f"{per * limit / 2**20:,.0f} MiB")
     print("RESULT: " + (f"MISS ({'; '.join(misses)})" if misses else "PASS (all targets met)"))
 
 

@@ -1,5 +1,7 @@
 """TCO Monte Carlo and tornado throughput on the worked illustration of cost_facts.md 4.3,
-with every price, power, PUE, rate and life given a +/-20 % range.
+with every price, power, PUE, rate and life given a +/-20 % range; and the Monte Carlo's peak
+memory per sample (tracemalloc), which the max_samples limit (SPECLEDGER_MAX_SAMPLES)
+multiplies.
 
     .venv/bin/python bench/tco_montecarlo_bench.py
 """
@@ -7,9 +9,12 @@ with every price, power, PUE, rate and life given a +/-20 % range.
 from __future__ import annotations
 
 import time
+import tracemalloc
 
 from models.tco.plans import CapexPlan, ComparisonPlan, OptionPlan
 from models.tco.uncertainty import monte_carlo, tornado
+from pipelines.limits import DEFAULT_LIMITS
+from pipelines.tco_scenarios import BYTES_PER_SAMPLE
 
 
 def worked_illustration() -> tuple[ComparisonPlan, dict[str, float]]:
@@ -45,6 +50,13 @@ def main() -> None:
         print(f"monte carlo {samples:>9,} samples: {seconds * 1000:8.1f} ms "  # noqa: T201
               f"({samples / seconds / 1e6:.2f}M samples/s); s* P10 {band.p10:.2f} "
               f"P50 {band.p50:.2f} P90 {band.p90:.2f}")
+    tracemalloc.start()
+    monte_carlo(plan.evaluate, point, ranges, samples=100_000, seed=1)
+    per = tracemalloc.get_traced_memory()[1] / 100_000
+    tracemalloc.stop()
+    limit = DEFAULT_LIMITS.max_samples
+    print(f"monte carlo peak {per:.0f} B per sample (the reader quotes {BYTES_PER_SAMPLE}); "  # noqa: T201
+          f"at the {limit:,}-sample limit ~{per * limit / 2**20:,.0f} MiB")
     started = time.perf_counter()
     bars = tornado(plan.evaluate, point, ranges, "break_even_speedup")
     seconds = time.perf_counter() - started

@@ -3,8 +3,9 @@ version (reusing a result when neither the scenario nor any figure it reads chan
 
 from __future__ import annotations
 
+import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -16,8 +17,17 @@ from db.engine import Engine, Session
 from db.schema import DatasetVersion
 from models.c2c.estimate import DIMENSIONS, Estimates, evaluate
 from models.c2c.spec import Layouts
-from models.c2c.sweep import NoValidLayout, SweepResult, merge_shares, sweep_share
+from models.c2c.sweep import (
+    NoValidLayout,
+    SweepResult,
+    TooManyLayouts,
+    check_layout_count,
+    layout_choices,
+    merge_shares,
+    sweep_share,
+)
 from pipelines.cluster_specs import SpecUsed, resolve_cluster
+from pipelines.limits import DEFAULT_LIMITS, InputLimits
 from pipelines.recompute import Outcome, RecomputeReport, inputs_digest, recompute_each
 from pipelines.scenarios import (
     Scenario,
@@ -82,7 +92,31 @@ def check_layout(scenario: Scenario) -> None:
     ]
     for ok, name, reason in rules:
         if not ok:
-            raise ScenarioError(scenario.path, None, name, reason)
+            raise ScenarioError(scenario.path, scenario.lines.get(name), name, reason)
+
+
+def non_finite(value: Any, path: str = "") -> Iterator[str]:
+    """Where a result holds a non-finite number ("best[0].t_iter_s"): dicts and lists walked."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield from non_finite(inner, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list | tuple):
+        for index, inner in enumerate(value):
+            yield from non_finite(inner, f"{path}[{index}]")
+    elif isinstance(value, float) and not math.isfinite(value):
+        yield path
+
+
+def check_finite(scenario: Scenario, row: dict[str, Any]) -> None:
+    """A result must be finite numbers: figures that overflow the model (a huge token budget,
+    a vanishing bandwidth) are the scenario's error, never "inf days" or Infinity in JSON."""
+    bad = list(non_finite(row))
+    if not bad:
+        return
+    name = "tokens" if bad == ["time_to_train_days"] else "(scenario)"
+    raise ScenarioError(scenario.path, scenario.lines.get(name), name,
+                        f"the model gives no finite {', '.join(bad[:3])}: a figure of the "
+                        "scenario is too large or too small for it")
 
 
 def estimate(scenario: Scenario, specs: tuple[Any, list[SpecUsed]],
@@ -90,9 +124,12 @@ def estimate(scenario: Scenario, specs: tuple[Any, list[SpecUsed]],
     """Evaluate the scenario's own layout; the JSON object with its specs' origins."""
     check_layout(scenario)
     hw, used = specs
-    estimates = evaluate(scenario.model, hw, scenario.framework,
-                         Layouts.of([scenario.layout]), scenario.tokens)
-    return {"scenario": scenario.name, **estimate_row(estimates, 0),
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # check_finite says
+        estimates = evaluate(scenario.model, hw, scenario.framework,
+                             Layouts.of([scenario.layout]), scenario.tokens)
+    row = estimate_row(estimates, 0)
+    check_finite(scenario, row)
+    return {"scenario": scenario.name, **row,
             "dataset_version": dataset_version, "specs": [s.to_json() for s in used]}
 
 
@@ -105,31 +142,57 @@ def in_this_process(share: Callable[[int], SweepResult], parts: Sequence[int]) -
 
 def sweep_scenario(scenario: Scenario, specs: tuple[Any, list[SpecUsed]], top: int,
                    dataset_version: int | None, *, parts: int = 1,
-                   map_shares: ShareMap = in_this_process) -> dict[str, Any]:
+                   map_shares: ShareMap = in_this_process,
+                   max_layouts: int = DEFAULT_LIMITS.sweep_max_layouts) -> dict[str, Any]:
     """Search every layout on cluster.gpus GPUs, keeping the scenario's fixed choices. The
     search is cut into `parts` shares that `map_shares` runs (one after the other here; as
-    Prefect tasks in the c2c-sweep flow) and merged; the result does not depend on `parts`."""
-    if scenario.cluster.gpus is None:
-        raise ScenarioError(scenario.path, None, "cluster.gpus",
+    Prefect tasks in the c2c-sweep flow) and merged; the result does not depend on `parts`.
+    A search of more than `max_layouts` candidate layouts is refused before it starts (each
+    share enumerates them all: about ENUMERATION_BYTES_PER_LAYOUT bytes each)."""
+    gpus = scenario.cluster.gpus
+    if gpus is None:
+        raise ScenarioError(scenario.path, scenario.lines.get("cluster.gpus"), "cluster.gpus",
                             "sweep needs the GPU count to search on")
     hw, used = specs
     fixed = {k: v for k, v in scenario.fixed.items() if k != "global_batch"}
+    global_batch = int(scenario.fixed["global_batch"])
+    check_sweep_size(scenario, gpus, global_batch, fixed, max_layouts)
 
     def share(part: int) -> SweepResult:
-        return sweep_share(scenario.model, hw, scenario.framework, scenario.cluster.gpus,
-                           int(scenario.fixed["global_batch"]), fixed=fixed, top=top,
-                           tokens=scenario.tokens, part=part, parts=parts)
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # check_finite says
+            return sweep_share(scenario.model, hw, scenario.framework, gpus, global_batch,
+                               fixed=fixed, top=top, tokens=scenario.tokens, part=part,
+                               parts=parts, max_layouts=max_layouts)
     started = time.perf_counter()
     try:
         found = merge_shares(map_shares(share, range(parts)), hw, top)
     except NoValidLayout as exc:
         raise ScenarioError(scenario.path, None, "parallel", str(exc)) from exc
     seconds = time.perf_counter() - started
-    best = [{"scenario": scenario.name, **estimate_row(found.best, i),
-             "dataset_version": dataset_version} for i in range(len(found.best.t_iter))]
+    rows = [estimate_row(found.best, i) for i in range(len(found.best.t_iter))]
+    for row in rows:
+        check_finite(scenario, row)
+    best = [{"scenario": scenario.name, **row, "dataset_version": dataset_version}
+            for row in rows]
     return {"scenario": scenario.name, "evaluated": found.evaluated, "valid": found.valid,
             "seconds": seconds, "ranked_by": found.ranked_by, "best": best,
             "specs": [s.to_json() for s in used]}
+
+
+def check_sweep_size(scenario: Scenario, gpus: int, global_batch: int,
+                     fixed: dict[str, int | bool], max_layouts: int) -> None:
+    """Count the search's candidate layouts (no array yet) and refuse more than `max_layouts`,
+    saying which parallel choices to fix to narrow it."""
+    choices = layout_choices(scenario.model, scenario.framework, gpus, global_batch, fixed)
+    try:
+        check_layout_count(choices, max_layouts)
+    except TooManyLayouts as exc:
+        widest = sorted((n, name) for name, n in exc.choices.items() if n > 1)[::-1][:3]
+        narrow = ", ".join(f"parallel.{name} ({n:,} values)" for n, name in widest)
+        raise ScenarioError(scenario.path, scenario.lines.get("parallel"), "parallel",
+                            f"{exc}; fix some of {narrow} in the scenario, or use fewer "
+                            "cluster.gpus, to narrow it (or raise the limit: "
+                            "SPECLEDGER_SWEEP_MAX_LAYOUTS)") from exc
 
 
 def inputs_sha256(scenario: Scenario, used: list[SpecUsed], code_version: str) -> str:
@@ -140,14 +203,16 @@ def inputs_sha256(scenario: Scenario, used: list[SpecUsed], code_version: str) -
 
 
 def recompute(target: Engine | Session, scenarios_dir: Path, dataset_version: int, *, on: date,
-              now: datetime, code_version: str,
-              lock_timeout_seconds: float = 60.0) -> RecomputeReport:
-    """Store a c2c_result for every C2C scenario in `scenarios_dir` for `dataset_version`."""
+              now: datetime, code_version: str, lock_timeout_seconds: float = 60.0,
+              limits: InputLimits = DEFAULT_LIMITS) -> RecomputeReport:
+    """Store a c2c_result for every C2C scenario in `scenarios_dir` for `dataset_version`
+    (each file read within `limits`)."""
     def compute(session: Session, scenario: Scenario, version: DatasetVersion) -> Outcome:
         return _recompute_one(session, scenario, version.id, version.cutoff_at, on, now,
                               code_version)
     return recompute_each(target, scenario_paths(scenarios_dir), dataset_version,
-                          load=load_scenario, compute=compute, name_of=lambda s: s.name,
+                          load=lambda path: load_scenario(path, limits), compute=compute,
+                          name_of=lambda s: s.name,
                           lock_timeout_seconds=lock_timeout_seconds)
 
 

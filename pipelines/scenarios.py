@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,10 +17,13 @@ from typing import Any
 
 import yaml
 
-from models.c2c.spec import Framework, Layout, Recompute, TransformerSpec
+from models.c2c.spec import MAX_COUNT, Framework, Layout, Recompute, TransformerSpec
 from models.units import UnitError, conversion_factor
+from pipelines.limits import DEFAULT_LIMITS, InputLimits
+from pipelines.yaml_lines import YamlError, check_bounds, read_bounded_text
 
 LINES = "__lines__"  # per mapping: key -> line of that key
+NON_FINITE = "finite (not inf, nan or beyond 1.8e308) "  # what a number must be, in errors
 
 
 class ScenarioError(ValueError):
@@ -62,6 +66,8 @@ class Scenario:
     cluster: ClusterRequest
     tokens: float | None
     definition: dict[str, Any]  # the file's content (lines dropped), for hashing/storage
+    # The line of each field a later check may name ("parallel", "parallel.tp", "cluster.gpus").
+    lines: dict[str, int] = field(default_factory=dict, compare=False)
 
     @property
     def content_sha256(self) -> str:
@@ -103,20 +109,25 @@ def read_document(path: Path, expected: str) -> tuple[str, dict[str, Any]]:
     the mapping should hold, for the error when it is not one."""
     shown = str(path)
     try:
-        document = yaml.load(path.read_text(encoding="utf-8"), Loader=LineLoader)  # noqa: S506
+        text = read_bounded_text(path)
+        check_bounds(text)  # alias bombs and deep nesting refused before PyYAML recurses
+        document = yaml.load(text, Loader=LineLoader)  # noqa: S506
+    except YamlError as exc:
+        raise ScenarioError(shown, exc.line, "(file)", exc.reason.replace(
+            "malformed YAML", "not valid YAML", 1)) from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise ScenarioError(shown, mark.line + 1 if mark else None, "(file)",
                             f"not valid YAML: {getattr(exc, 'problem', exc)}") from exc
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError; an int beyond 4,300 digits
         raise ScenarioError(shown, None, "(file)", str(exc)) from exc
     if not isinstance(document, dict):
         raise ScenarioError(shown, None, "(file)", f"expected a mapping with {expected}")
     return shown, document
 
 
-def load_scenario(path: Path) -> Scenario:
-    """Read and validate one scenario file."""
+def load_scenario(path: Path, limits: InputLimits = DEFAULT_LIMITS) -> Scenario:
+    """Read and validate one scenario file (`limits`: the bounds on reading one input)."""
     return _Reader(*read_document(path, "name, model, ...")).scenario()
 
 
@@ -126,17 +137,56 @@ def scenario_paths(folder: Path, kind: str = "c2c") -> list[Path]:
     found = []
     for path in sorted(p for p in folder.glob("*.y*ml") if p.suffix in (".yaml", ".yml")):
         try:
-            head = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except (yaml.YAMLError, OSError, UnicodeDecodeError):
+            text = read_bounded_text(path)
+            check_bounds(text)
+            head = yaml.safe_load(text) or {}
+        except (yaml.YAMLError, YamlError, OSError, UnicodeDecodeError):
             head = {}
         if not isinstance(head, dict) or head.get("kind", "c2c") == kind:
             found.append(path)
     return found
 
 
-def load_scenarios(folder: Path, kind: str = "c2c") -> list[Scenario]:
+def load_scenarios(folder: Path, kind: str = "c2c",
+                   limits: InputLimits = DEFAULT_LIMITS) -> list[Scenario]:
     """Every scenario of one kind in a folder; raises on the first broken file."""
-    return [load_scenario(path) for path in scenario_paths(folder, kind)]
+    return [load_scenario(path, limits) for path in scenario_paths(folder, kind)]
+
+
+def finite_number(value: Any) -> float | None:
+    """`value` as a finite float; None for inf, nan, an int too large for a float, text that
+    is not a number, or anything else."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        number = float(value)
+    except (OverflowError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def is_numeric(value: Any) -> bool:
+    """Whether `value` is written as a number, finite or not ("1e400", .inf, .nan)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return False
+    try:
+        float(value)
+    except OverflowError:
+        return True
+    except ValueError:
+        return False
+    return True
+
+
+def shown(value: Any) -> str:
+    """A value as an error message quotes it: a list or mapping by its kind (a mapping holds
+    the line table), a long text cut short."""
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    if isinstance(value, dict):
+        return "a mapping"
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:57]}..."
 
 
 def strip_lines(value: Any) -> Any:
@@ -153,9 +203,13 @@ class DocumentReader:
     def __init__(self, path: str, document: dict[str, Any]) -> None:
         self.path, self.doc = path, document
 
-    def fail(self, section: dict[str, Any] | None, key: str, name: str, reason: str) -> None:
+    def line_of(self, section: dict[str, Any] | None, key: str) -> int | None:
+        """The line of section[key], else of the section itself."""
         lines = (section or self.doc).get(LINES, {})
-        raise ScenarioError(self.path, lines.get(key) or lines.get(""), name, reason)
+        return lines.get(key) or lines.get("")
+
+    def fail(self, section: dict[str, Any] | None, key: str, name: str, reason: str) -> None:
+        raise ScenarioError(self.path, self.line_of(section, key), name, reason)
 
     def unknown_keys(self, section: dict[str, Any], allowed: set[str], prefix: str) -> None:
         for key in section:
@@ -184,23 +238,48 @@ class _Reader(DocumentReader):
         tokens = self.doc.get("tokens")
         if tokens is not None:
             tokens = self.number(self.doc, "tokens", "tokens", float)
-        return Scenario(name=str(name), path=self.path, model=self.model(),
-                        layout=layout, fixed=fixed, framework=self.framework(),
-                        cluster=self.cluster(), tokens=tokens,
-                        definition=strip_lines(self.doc))
+        model, framework, cluster = self.model(), self.framework(), self.cluster()
+        lines = {f"parallel.{k}": line for k, line in parallel.get(LINES, {}).items() if k}
+        lines["parallel"] = parallel.get(LINES, {}).get("") or self.line_of(None, "parallel")
+        lines["cluster.gpus"] = self.line_of(self.doc["cluster"], "gpus")
+        lines["tokens"] = self.line_of(None, "tokens")
+        return Scenario(name=str(name), path=self.path, model=model, layout=layout,
+                        fixed=fixed, framework=framework, cluster=cluster, tokens=tokens,
+                        definition=strip_lines(self.doc),
+                        lines={k: v for k, v in lines.items() if v})
 
     def number(self, section: dict[str, Any], key: str, name: str, kind: type) -> Any:
+        """A finite, non-negative number (a whole one when `kind` is int); YAML reads 300e9
+        as text, so a number written as text is read too."""
         value = section[key]
-        if isinstance(value, str):  # YAML reads 300e9 as a string
-            try:
-                value = float(value)
-            except ValueError:
-                self.fail(section, key, name, f"expected a number, got {value!r}")
-        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-            self.fail(section, key, name, f"expected a non-negative number, got {value!r}")
-        if kind is int and float(value) != int(value):
-            self.fail(section, key, name, f"expected a whole number, got {value!r}")
-        return kind(value)
+        number = finite_number(value)
+        if number is None:
+            self.fail(section, key, name, f"expected a {NON_FINITE if is_numeric(value) else ''}"
+                                          f"number, got {shown(value)}")
+        assert number is not None
+        if number < 0:
+            self.fail(section, key, name, f"expected a non-negative number, got {shown(value)}")
+        if kind is int:
+            if number != int(number):
+                self.fail(section, key, name, f"expected a whole number, got {shown(value)}")
+            return value if isinstance(value, int) else int(number)
+        return kind(number)
+
+    def count(self, section: dict[str, Any], key: str, name: str, smallest: int = 1) -> int:
+        """A whole number from `smallest` to MAX_COUNT: a count of layers, GPUs, sequences."""
+        value: int = self.number(section, key, name, int)
+        if value < smallest:
+            self.fail(section, key, name, f"must be at least {smallest}, got {value}")
+        if value > MAX_COUNT:
+            self.fail(section, key, name, f"must be at most {MAX_COUNT:,}, got {value:,}")
+        return value
+
+    def item(self, section: dict[str, Any], key: str, name: str) -> str:
+        """A ledger item's key: one name, not a list or a mapping."""
+        value = section[key]
+        if isinstance(value, bool) or not isinstance(value, str | int) or not str(value).strip():
+            self.fail(section, key, name, f"expected the key of a ledger item, got {shown(value)}")
+        return str(value)
 
     def flag(self, section: dict[str, Any], key: str, name: str) -> bool:
         value = section[key]
@@ -214,8 +293,7 @@ class _Reader(DocumentReader):
                 "top_k", "moe_ffn", "moe_every"}
         flags = {"swiglu", "tied_embeddings"}
         self.unknown_keys(raw, ints | flags, "model")
-        values: dict[str, Any] = {k: self.number(raw, k, f"model.{k}", int)
-                                  for k in ints if k in raw}
+        values: dict[str, Any] = {k: self.count(raw, k, f"model.{k}") for k in ints if k in raw}
         values.update({k: self.flag(raw, k, f"model.{k}") for k in flags if k in raw})
         for key in ("layers", "hidden", "heads", "seq_len", "vocab"):
             if key not in values:
@@ -229,11 +307,9 @@ class _Reader(DocumentReader):
     def layout(self, raw: dict[str, Any]) -> tuple[Layout, dict[str, int | bool]]:
         ints = {"tp", "pp", "dp", "ep", "micro_batch", "global_batch", "interleave", "zero"}
         self.unknown_keys(raw, ints | {"sequence_parallel", "recompute"}, "parallel")
-        fixed: dict[str, int | bool] = {k: self.number(raw, k, f"parallel.{k}", int)
-                                        for k in ints if k in raw}
-        for key, value in fixed.items():
-            if key != "zero" and value < 1:
-                self.fail(raw, key, f"parallel.{key}", f"must be at least 1, got {value}")
+        fixed: dict[str, int | bool] = {
+            k: self.count(raw, k, f"parallel.{k}", smallest=0 if k == "zero" else 1)
+            for k in ints if k in raw}
         if "global_batch" not in fixed:
             self.fail(raw, "", "parallel.global_batch", "missing")
         if "sequence_parallel" in raw:
@@ -272,14 +348,15 @@ class _Reader(DocumentReader):
                     continue
                 name = f"cluster.{part}.{key}"
                 if (part, key) in _ITEMS:
-                    items[f"{part}.{key}"] = str(section[key])
+                    items[f"{part}.{key}"] = self.item(section, key, name)
                 elif (part, key) in _NUMBERS:
-                    inline[f"{part}.{key}"] = Quantity(self.number(section, key, name, float),
+                    inline[f"{part}.{key}"] = Quantity(self.plain(section, key, name),
                                                        str(section[key]))
                 else:
                     inline[f"{part}.{key}"] = self.quantity(section, key, name, part)
-        gpus = self.number(raw, "gpus", "cluster.gpus", int) if "gpus" in raw else None
-        return ClusterRequest(gpu=raw.get("gpu"), scale_up_item=items.get("scale_up.item"),
+        gpus = self.count(raw, "gpus", "cluster.gpus") if "gpus" in raw else None
+        gpu = self.item(raw, "gpu", "cluster.gpu") if raw.get("gpu") is not None else None
+        return ClusterRequest(gpu=gpu, scale_up_item=items.get("scale_up.item"),
                               scale_up_system=items.get("scale_up.system"),
                               scale_out_item=items.get("scale_out.item"), inline=inline,
                               gpus=gpus)
@@ -296,4 +373,18 @@ class _Reader(DocumentReader):
             factor = conversion_factor(match.group(2), unit, counts)  # type: ignore[arg-type]
         except UnitError as exc:
             self.fail(section, key, name, str(exc))
-        return Quantity(float(match.group(1)) * factor * si, str(text))
+        value = float(match.group(1)) * factor * si  # "1e400 GB" is inf: refused here
+        if not math.isfinite(value) or value <= 0:
+            self.fail(section, key, name, f"expected a positive, finite quantity, got {text!r}")
+        return Quantity(value, str(text))
+
+    def plain(self, section: dict[str, Any], key: str, name: str) -> float:
+        """A plain number of the cluster: a count of GPUs, NICs per GPU, an efficiency."""
+        if key == "domain_gpus":
+            return float(self.count(section, key, name))
+        value: float = self.number(section, key, name, float)
+        highest = 1.0 if key == "efficiency" else math.inf  # a fraction of the line rate
+        if not 0 < value <= highest:
+            self.fail(section, key, name, f"must be above 0{' and at most 1' * (highest == 1)},"
+                                          f" got {shown(section[key])}")
+        return value

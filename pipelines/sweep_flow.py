@@ -18,6 +18,7 @@ from models.c2c.sweep import SweepResult
 from pipelines import c2c
 from pipelines.ledger_view import scenario_specs
 from pipelines.scenarios import load_scenario
+from pipelines.settings import Settings
 
 
 @task(name="sweep-share", cache_policy=NO_CACHE)
@@ -36,10 +37,12 @@ def as_tasks(share: Callable[[int], SweepResult], parts: Sequence[int]) -> list[
 def c2c_sweep(scenario_file: Path, parts: int = 4, top: int = 5,
               home: Path | None = None) -> dict[str, Any]:
     """Search every layout of `scenario_file` on its cluster.gpus GPUs in `parts` shares; the
-    `top` fastest that fit in memory, with the figures read from the ledger."""
+    `top` fastest that fit in memory, with the figures read from the ledger. A search larger
+    than the sweep_max_layouts setting is refused (a ScenarioError saying how to narrow it)."""
     if parts < 1:
         raise ValueError(f"parts must be at least 1, not {parts}")
-    scenario = load_scenario(scenario_file)
+    limits = (Settings(home=home) if home is not None else Settings()).input_limits
+    scenario = load_scenario(scenario_file, limits)
     hw, used, version = scenario_specs(scenario, home)
     return c2c.sweep_scenario(scenario, (hw, used), top, version, parts=parts,
-                              map_shares=as_tasks)
+                              map_shares=as_tasks, max_layouts=limits.sweep_max_layouts)

@@ -9,6 +9,8 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from db import results
 from db.engine import Engine, Session
 from db.schema import DatasetVersion, TcoResult
@@ -26,6 +28,7 @@ from models.tco.uncertainty import monte_carlo, tornado
 from models.units import UnitError
 from pipelines import c2c
 from pipelines.cluster_specs import resolve_cluster
+from pipelines.limits import DEFAULT_LIMITS, InputLimits
 from pipelines.recompute import (
     MissingInput,
     Outcome,
@@ -95,9 +98,11 @@ class ResolvedInputs:
 
 
 def resolve_inputs(scenario: TcoScenario, session: Session | None, *, on: date,
-                   known: datetime, scenarios_dir: Path | None = None) -> ResolvedInputs:
+                   known: datetime, scenarios_dir: Path | None = None,
+                   limits: InputLimits = DEFAULT_LIMITS) -> ResolvedInputs:
     """Every input's value: as written, from the ledger (valid on `on` as known at `known`),
-    or its default; JCTs of linked C2C scenarios from the performance model."""
+    or its default; JCTs of linked C2C scenarios from the performance model (each C2C file
+    read within `limits`)."""
     used = {name: _resolve(scenario, spec, session, on, known)
             for name, spec in scenario.inputs.items()}
     plan = scenario.plan
@@ -108,7 +113,7 @@ def resolve_inputs(scenario: TcoScenario, session: Session | None, *, on: date,
     for link in scenario.c2c_links:
         folder = scenarios_dir or Path(scenario.path).parent
         used[f"options.{link.option}.jct"], estimates[link.option] = _modelled_jct(
-            scenario, link, used, folder, session, on, known)
+            scenario, link, used, folder, session, on, known, limits)
     _check_consistency(scenario, used)
     return ResolvedInputs(used, plan, estimates)
 
@@ -139,7 +144,7 @@ def _resolve(scenario: TcoScenario, spec: InputSpec, session: Session | None, on
         raise ScenarioError(scenario.path, spec.line, spec.name,
                             f"ledger {ref.item}.{ref.metric} is in {row['unit']}: {exc}") from exc
     value, low, high = (float(row[k]) * factor for k in ("value", "low", "high"))
-    for number in (low, high):
+    for number in (value, low, high):  # a huge `times` or price can overflow to inf
         problem = check_bounds(number, spec.field)
         if problem:
             raise ScenarioError(scenario.path, spec.line, spec.name,
@@ -155,10 +160,10 @@ def _resolve(scenario: TcoScenario, spec: InputSpec, session: Session | None, on
 
 
 def _modelled_jct(scenario: TcoScenario, link: C2CLink, used: dict[str, InputUsed],
-                  folder: Path, session: Session | None, on: date,
-                  known: datetime) -> tuple[InputUsed, dict[str, Any]]:
+                  folder: Path, session: Session | None, on: date, known: datetime,
+                  limits: InputLimits) -> tuple[InputUsed, dict[str, Any]]:
     name = f"options.{link.option}.c2c_scenario"
-    performance = _find_c2c(scenario, link, folder)
+    performance = _find_c2c(scenario, link, folder, limits)
     if link.tokens is not None:
         performance = dataclasses.replace(performance, tokens=link.tokens)
     if performance.tokens is None:
@@ -179,12 +184,13 @@ def _modelled_jct(scenario: TcoScenario, link: C2CLink, used: dict[str, InputUse
     return InputUsed(f"options.{link.option}.jct", days, "day", "c2c", note=note), estimate
 
 
-def _find_c2c(scenario: TcoScenario, link: C2CLink, folder: Path) -> Scenario:
+def _find_c2c(scenario: TcoScenario, link: C2CLink, folder: Path,
+              limits: InputLimits) -> Scenario:
     paths = scenario_paths(folder, "c2c")
     by_stem = [p for p in paths if p.stem == link.scenario]
     for path in by_stem + [p for p in paths if p not in by_stem]:
         try:
-            candidate = load_scenario(path)
+            candidate = load_scenario(path, limits)
         except ScenarioError:
             continue  # a broken neighbour is reported by its own recompute
         if candidate.name == link.scenario:
@@ -208,6 +214,23 @@ def _check_consistency(scenario: TcoScenario, used: dict[str, InputUsed]) -> Non
 def evaluate(scenario: TcoScenario, resolved: ResolvedInputs,
              dataset_version: int | None) -> dict[str, Any]:
     """The JSON object `specledger tco --json` prints."""
+    try:
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # checked below
+            result = _evaluate(scenario, resolved, dataset_version)
+    except ZeroDivisionError as exc:  # s* = (R_U + K) / (R_O + K) with R_O + K = 0
+        raise ScenarioError(scenario.path, None, "options", "the break-even speed-up is "
+                            "undefined: the scale-out option costs nothing a year (and "
+                            "time_cost_per_year is 0)") from exc
+    bad = list(c2c.non_finite(result))
+    if bad:  # finite inputs whose products overflow: an error, never inf or NaN in a result
+        raise ScenarioError(scenario.path, None, "(scenario)",
+                            f"the cost model gives no finite {', '.join(bad[:3])}: an input "
+                            "is too large or too small for it")
+    return result
+
+
+def _evaluate(scenario: TcoScenario, resolved: ResolvedInputs,
+              dataset_version: int | None) -> dict[str, Any]:
     plan, point, ranges = resolved.plan, resolved.point, resolved.ranges
     spread = (monte_carlo(plan.evaluate, point, ranges, samples=scenario.samples,
                           seed=scenario.seed) if ranges else {})
@@ -282,10 +305,10 @@ def inputs_sha256(scenario: TcoScenario, resolved: ResolvedInputs, code_version:
 
 
 def recompute(target: Engine | Session, scenarios_dir: Path, dataset_version: int, *, on: date,
-              now: datetime, code_version: str,
-              lock_timeout_seconds: float = 60.0) -> RecomputeReport:
+              now: datetime, code_version: str, lock_timeout_seconds: float = 60.0,
+              limits: InputLimits = DEFAULT_LIMITS) -> RecomputeReport:
     """Store a tco_result for every TCO scenario in `scenarios_dir` for `dataset_version`
-    (JCTs of linked C2C scenarios from the same folder)."""
+    (JCTs of linked C2C scenarios from the same folder; each file read within `limits`)."""
     def compute(session: Session, scenario: TcoScenario, version: DatasetVersion) -> Outcome:
         row = results.record_scenario(session, name=scenario.name, kind="tco",
                                       definition=canonical_json(scenario.definition),
@@ -294,7 +317,7 @@ def recompute(target: Engine | Session, scenarios_dir: Path, dataset_version: in
         if results.result_for(session, row.id, version.id, TcoResult) is not None:
             return "unchanged"
         resolved = resolve_inputs(scenario, session, on=on, known=version.cutoff_at,
-                                  scenarios_dir=scenarios_dir)
+                                  scenarios_dir=scenarios_dir, limits=limits)
         digest = inputs_sha256(scenario, resolved, code_version)
         earlier = results.latest_result_with_inputs(session, scenario.name, digest, TcoResult)
         payload = {} if earlier is not None else evaluate(scenario, resolved, version.id)
@@ -303,5 +326,6 @@ def recompute(target: Engine | Session, scenarios_dir: Path, dataset_version: in
                                code_version=code_version, computed_at=now, reused_from=earlier)
         return "reused" if earlier is not None else "computed"
     return recompute_each(target, scenario_paths(scenarios_dir, "tco"), dataset_version,
-                          load=load_tco_scenario, compute=compute, name_of=lambda s: s.name,
+                          load=lambda path: load_tco_scenario(path, limits), compute=compute,
+                          name_of=lambda s: s.name,
                           lock_timeout_seconds=lock_timeout_seconds)

@@ -16,6 +16,7 @@ Errors name the file, the line and the field.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from dataclasses import dataclass, field
 from datetime import date
@@ -25,16 +26,24 @@ from typing import Any
 from models.tco.ownership import DEPRECIATION_MODES
 from models.tco.plans import CapexPlan, ComparisonPlan, OptionPlan, TrainingRunPlan
 from models.units import UnitError, conversion_factor
+from pipelines.limits import DEFAULT_LIMITS, InputLimits
 from pipelines.scenarios import (
     LINES,
+    NON_FINITE,
     QUANTITY_TEXT,
     DocumentReader,
     canonical_json,
+    finite_number,
+    is_numeric,
     read_document,
+    shown,
     strip_lines,
 )
 
 DEFAULT_SAMPLES = 10_000
+# Measured (tracemalloc) on the worked illustration with 24 ranged inputs: about 360 bytes of
+# arrays per Monte Carlo sample (8 bytes per ranged input, output and intermediate).
+BYTES_PER_SAMPLE = 400
 _NUMBER_TEXT = re.compile(r"^\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*$")
 
 
@@ -169,17 +178,21 @@ _TOP = {"name", "kind", "description", "finance", "time_cost_per_year", "options
         "training_run", "uncertainty"}
 
 
-def load_tco_scenario(path: Path) -> TcoScenario:
-    """Read and validate one TCO scenario file."""
-    return _Reader(*read_document(path, "name, kind: tco, options, ...")).scenario()
+def load_tco_scenario(path: Path, limits: InputLimits = DEFAULT_LIMITS) -> TcoScenario:
+    """Read and validate one TCO scenario file; more Monte Carlo samples than
+    `limits.max_samples` is an error naming uncertainty.samples."""
+    path_shown, document = read_document(path, "name, kind: tco, options, ...")
+    return _Reader(path_shown, document, limits.max_samples).scenario()
 
 
 class _Reader(DocumentReader):
     """Turns each field of a TCO scenario into an InputSpec or a ScenarioError."""
 
-    def __init__(self, path: str, document: dict[str, Any]) -> None:
+    def __init__(self, path: str, document: dict[str, Any],
+                 max_samples: int = DEFAULT_LIMITS.max_samples) -> None:
         super().__init__(path, document)
         self.inputs: dict[str, InputSpec] = {}
+        self.max_samples = max_samples
 
     def mapping(self, parent: dict[str, Any], key: str, name: str) -> dict[str, Any]:
         value = parent.get(key)
@@ -219,11 +232,19 @@ class _Reader(DocumentReader):
     def uncertainty(self) -> tuple[int, int]:
         raw = self.mapping(self.doc, "uncertainty", "uncertainty")
         self.unknown_keys(raw, {"samples", "seed"}, "uncertainty")
-        samples, seed = raw.get("samples", DEFAULT_SAMPLES), raw.get("seed", 0)
-        for key, value, smallest in (("samples", samples, 1), ("seed", seed, 0)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < smallest:
+        found = {"samples": raw.get("samples", DEFAULT_SAMPLES), "seed": raw.get("seed", 0)}
+        for key, smallest in (("samples", 1), ("seed", 0)):
+            value, number = found[key], finite_number(found[key])  # 1e4 is text in YAML
+            if number is None or number != int(number) or number < smallest:
                 self.fail(raw, key, f"uncertainty.{key}",
-                          f"expected a whole number >= {smallest}, got {value!r}")
+                          f"expected a whole number >= {smallest}, got {shown(value)}")
+            found[key] = value if isinstance(value, int) else int(number)  # type: ignore[arg-type]
+        samples, seed = found["samples"], found["seed"]
+        if samples > self.max_samples:  # memory grows with samples x (ranged inputs + outputs)
+            self.fail(raw, "samples", "uncertainty.samples",
+                      f"{samples:,} samples is more than the limit of {self.max_samples:,} "
+                      f"(about {BYTES_PER_SAMPLE} bytes each); use fewer samples, or raise "
+                      "the limit: SPECLEDGER_MAX_SAMPLES")
         return samples, seed
 
     # -- comparison -------------------------------------------------------------------------
@@ -391,7 +412,8 @@ class _Reader(DocumentReader):
             if low > high:
                 self.fail(section, key, name, f"contradictory range: low {raw[0]} > high "
                                               f"{raw[1]}")
-            self.inputs[name] = InputSpec(name, spec, line, value=(low + high) / 2, low=low,
+            # Halves first: low + high may overflow where each is finite.
+            self.inputs[name] = InputSpec(name, spec, line, value=low / 2 + high / 2, low=low,
                                           high=high, written=str(raw))
             return
         self.inputs[name] = InputSpec(name, spec, line,
@@ -404,19 +426,22 @@ class _Reader(DocumentReader):
         if isinstance(raw, bool):
             self.fail(section, key, name, f"expected a number, got {raw!r}")
         if isinstance(raw, int | float) or (isinstance(raw, str) and _NUMBER_TEXT.match(raw)):
-            number = float(raw)
+            number = float(raw) if finite_number(raw) is not None else math.inf
             if spec.unit and spec.unit != "year":  # a life may be a bare number of years
                 self.fail(section, key, name, f"expected a quantity with a unit, e.g. "
-                                              f"\"{raw} {spec.unit}\", got {raw!r}")
+                                              f"\"{shown(raw)} {spec.unit}\", got {shown(raw)}")
         else:
             match = QUANTITY_TEXT.match(raw) if isinstance(raw, str) else None
             if match is None:
-                self.fail(section, key, name, f"expected a number or a quantity, got {raw!r}")
+                self.fail(section, key, name, f"expected a number or a quantity, got "
+                                              f"{shown(raw)}")
             assert match is not None
             try:
                 number = float(match.group(1)) * unit_factor(match.group(2), spec)
             except UnitError as exc:
                 self.fail(section, key, name, str(exc))
+        if not math.isfinite(number):  # .inf, .nan, or "1e400 USD" after its unit
+            self.fail(section, key, name, f"expected a {NON_FINITE}number, got {shown(raw)}")
         problem = check_bounds(number, spec)
         if problem:
             self.fail(section, key, name, problem)
@@ -430,9 +455,13 @@ class _Reader(DocumentReader):
         times, times_unit = 1.0, None
         if "times" in raw:
             text = raw["times"]
-            match = QUANTITY_TEXT.match(text) if isinstance(text, str) else None
-            if match:
+            match = (QUANTITY_TEXT.match(text) if isinstance(text, str)
+                     and not _NUMBER_TEXT.match(text) else None)  # "1e400" is no "1 e400"
+            if match and finite_number(match.group(1)) is not None:
                 times, times_unit = float(match.group(1)), match.group(2).strip()
+            elif match:
+                self.fail(raw, "times", f"{name}.times",
+                          f"expected a {NON_FINITE}number, got {shown(text)}")
             else:
                 times = self.plain_number(raw, "times", f"{name}.times")
         per = self.plain_number(raw, "per", f"{name}.per") if "per" in raw else 1.0
@@ -446,11 +475,14 @@ class _Reader(DocumentReader):
 
     def plain_number(self, section: dict[str, Any], key: str, name: str) -> float:
         value = section[key]
-        if isinstance(value, str) and _NUMBER_TEXT.match(value):
-            value = float(value)
-        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-            self.fail(section, key, name, f"expected a non-negative number, got {value!r}")
-        return float(value)
+        number = finite_number(value)
+        if number is None or (isinstance(value, str) and not _NUMBER_TEXT.match(value)):
+            self.fail(section, key, name, f"expected a {NON_FINITE if is_numeric(value) else ''}"
+                                          f"number, got {shown(value)}")
+        assert number is not None
+        if number < 0:
+            self.fail(section, key, name, f"expected a non-negative number, got {shown(value)}")
+        return number
 
 
 def unit_factor(written: str, spec: Field) -> float:
@@ -466,6 +498,8 @@ def unit_factor(written: str, spec: Field) -> float:
 
 def check_bounds(number: float, spec: Field) -> str | None:
     """Why `number` is not allowed in the field, or None."""
+    if not math.isfinite(number):
+        return f"expected a {NON_FINITE}number, got {number:g}"
     if spec.low is not None and (number < spec.low or (spec.low_open and number == spec.low)):
         return f"must be {'above' if spec.low_open else 'at least'} {spec.low:g}, got {number:g}"
     if spec.high is not None and number > spec.high:

@@ -14,6 +14,11 @@ import numpy as np
 import numpy.typing as npt
 
 IntArray = npt.NDArray[np.int64]
+
+# The largest count (layers, heads, widths, GPUs, batch sizes) a scenario may give: no model
+# or cluster comes near, and it keeps the layout arithmetic (tp x pp, micro_batch x dp) within
+# 64-bit integers.
+MAX_COUNT = 10**9
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 

@@ -19,6 +19,10 @@ Model = Callable[[Mapping[str, Num]], Mapping[str, Num]]
 PERCENTILES = (10, 50, 90)
 
 
+class TooManySamples(ValueError):
+    """More samples than the caller allows: refused before any array is drawn."""
+
+
 @dataclass(frozen=True)
 class Percentiles:
     p10: float
@@ -45,10 +49,14 @@ class TornadoBar:
 
 def monte_carlo(model: Model, point: Mapping[str, float],
                 ranges: Mapping[str, tuple[float, float]], *, samples: int,
-                seed: int) -> dict[str, Percentiles]:
-    """P10/P50/P90 of every output over `samples` draws (same seed, same answer)."""
+                seed: int, max_samples: int | None = None) -> dict[str, Percentiles]:
+    """P10/P50/P90 of every output over `samples` draws (same seed, same answer). Memory is
+    8 bytes per sample for each ranged input, output and intermediate array; more than
+    `max_samples` (None: no limit) is refused with TooManySamples."""
     if samples < 1:
         raise ValueError("samples must be at least 1")
+    if max_samples is not None and samples > max_samples:
+        raise TooManySamples(f"{samples:,} samples is more than the limit of {max_samples:,}")
     rng = np.random.default_rng(seed)
     values: dict[str, Num] = dict(point)
     for name in sorted(ranges):  # sorted: the draws do not depend on dict order

@@ -5,11 +5,15 @@ Formulas are those of shared/reference/perf_model.md (sections 3.3, 4.2 and 7).
 
 from __future__ import annotations
 
+import math
+import time
 from dataclasses import replace
 from itertools import pairwise
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from models.c2c.classify import (
     COMMUNICATION_BOUND,
@@ -29,7 +33,14 @@ from models.c2c.memory import (
     state_bytes,
 )
 from models.c2c.spec import ClusterSpec, Framework, Layout, Layouts, Recompute, TransformerSpec
-from models.c2c.sweep import NoValidLayout, sweep
+from models.c2c.sweep import (
+    NoValidLayout,
+    TooManyLayouts,
+    divisors,
+    enumerate_layouts,
+    layout_choices,
+    sweep,
+)
 from models.c2c.validation import A100_SELENE
 
 GiB = 2**30
@@ -303,3 +314,37 @@ def test_sweep_names_memory_when_nothing_fits():
 def test_sweep_on_fewer_gpus_than_tp_times_pp_warns_nothing():
     """tp x pp > gpus leaves dp = 0: such layouts are masked out without a warning."""
     sweep(SMALL, H100, Framework(), 8, 8)
+
+
+@given(st.integers(min_value=1, max_value=5000))
+def test_divisors_are_every_divisor_in_order(n):
+    assert divisors(n) == [d for d in range(1, n + 1) if n % d == 0]
+
+
+def test_divisors_of_a_count_near_a_billion_take_milliseconds():
+    started = time.perf_counter()
+    found = divisors(735_134_400)  # 1,344 divisors: the most of any number below 10^9
+    assert len(found) == 1344 and found[-1] == 735_134_400
+    assert time.perf_counter() - started < 1.0
+
+
+def test_a_search_beyond_its_limit_is_refused_with_its_size_before_any_array():
+    """Every count 720,720 (240 divisors): 1.3 billion candidates, ~150 GiB of arrays."""
+    huge = TransformerSpec(layers=720720, hidden=720720, heads=720720, seq_len=2048,
+                           vocab=51200)
+    started = time.perf_counter()
+    with pytest.raises(TooManyLayouts) as refused:
+        sweep(huge, H100, Framework(), 720720, 720720, max_layouts=2_000_000)
+    assert time.perf_counter() - started < 1.0
+    error = refused.value
+    assert (error.count, error.limit) == (1_327_104_000, 2_000_000)
+    assert error.choices["tp"] == error.choices["pp"] == error.choices["micro_batch"] == 240
+    assert "1,327,104,000 candidate layouts" in str(error) and "bytes of arrays each" in str(error)
+
+
+def test_the_limit_counts_candidates_as_enumerate_layouts_would_make_them():
+    choices = layout_choices(SMALL, Framework(), 8, 8, {"tp": 2})
+    count = math.prod(len(v) for v in choices.values())
+    assert len(enumerate_layouts(SMALL, Framework(), 8, 8, {"tp": 2}, max_layouts=count)) > 0
+    with pytest.raises(TooManyLayouts, match=f"{count:,} candidate layouts"):
+        enumerate_layouts(SMALL, Framework(), 8, 8, {"tp": 2}, max_layouts=count - 1)

@@ -18,7 +18,7 @@ from models.tco.finance import (
 from models.tco.ownership import CapexItem, Comparison, Finance, Option, compare, option_cost
 from models.tco.plans import CapexPlan, ComparisonPlan, OptionPlan
 from models.tco.training_run import TrainingRun, acquisition_date, training_run_cost
-from models.tco.uncertainty import monte_carlo, tornado
+from models.tco.uncertainty import TooManySamples, monte_carlo, tornado
 
 WITHIN_1_PERCENT = 0.01
 
@@ -195,6 +195,14 @@ def test_monte_carlo_is_reproducible_and_brackets_the_point_value():
         plan.evaluate({**point, "finance.electricity": 0.12})
     assert low["out.job_cost_usd"] <= first["out.job_cost_usd"].p10 <= \
         first["out.job_cost_usd"].p90 <= high["out.job_cost_usd"]
+
+
+def test_monte_carlo_refuses_more_samples_than_its_limit_before_drawing():
+    plan, point = two_option_plan()
+    ranges = {"finance.electricity": (0.06, 0.12)}
+    with pytest.raises(TooManySamples, match="1,000,000,000,000 samples .* limit of 1,000"):
+        monte_carlo(plan.evaluate, point, ranges, samples=10**12, seed=1, max_samples=1000)
+    assert monte_carlo(plan.evaluate, point, ranges, samples=1000, seed=1, max_samples=1000)
 
 
 def test_tornado_puts_the_input_that_moves_break_even_most_first():

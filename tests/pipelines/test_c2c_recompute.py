@@ -156,7 +156,7 @@ def test_a_scenario_the_model_cannot_run_fails_alone(ledger, reference, run, sce
     assert sorted(report.computed) == ALL
     assert sorted(report.failed) == ["no-gpu", "tp7"]
     assert report.failed["tp7"].endswith(
-        "tp7.yaml parallel.tp: tp=7 does not divide the 96 attention heads")
+        "tp7.yaml:7 parallel.tp: tp=7 does not divide the 96 attention heads")
     assert report.failed["no-gpu"].startswith(
         "cluster.gpu_specs.peak: the ledger has no peak_dense_bf16 for item 'no-such-gpu'")
     assert stored(ledger)["scenario"].tolist() == ALL

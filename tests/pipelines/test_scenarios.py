@@ -156,3 +156,37 @@ def test_a_ledger_item_without_a_ledger_is_a_missing_spec(write_scenario):
                           .replace('peak: "312 TFLOP/s", ', ""))
     with pytest.raises(MissingSpec, match="cluster.gpu_specs.peak"):
         resolve_cluster(load_scenario(path).cluster, None, on=ON, known=KNOWN)
+
+
+@pytest.mark.parametrize(("old", "new", "field", "reason", "line"), [
+    ("  gpus: 1024", "  gpus: .inf", "cluster.gpus", "expected a finite", 9),
+    ("  gpus: 1024", "  gpus: .nan", "cluster.gpus", "expected a finite", 9),
+    ("  gpus: 1024", "  gpus: inf", "cluster.gpus", "expected a finite", 9),
+    ("  gpus: 1024", "  gpus: 1e12", "cluster.gpus", "must be at most 1,000,000,000", 9),
+    ("  gpus: 1024", "  gpus: 1" + "0" * 400, "cluster.gpus", "expected a finite", 9),
+    ("  gpus: 1024", "  gpus: [1024]", "cluster.gpus", "expected a number, got a list", 9),
+    ("tokens: 300e9", "tokens: inf", "tokens", "expected a finite", 10),
+    ("tokens: 300e9", "tokens: 1e400", "tokens", "expected a finite", 10),
+    ('hbm: "80 GiB"', 'hbm: "1e400 GiB"', "cluster.gpu_specs.hbm", "positive, finite", 6),
+    ('hbm: "80 GiB"', 'hbm: "-80 GiB"', "cluster.gpu_specs.hbm", "positive, finite", 6),
+    ('"312 TFLOP/s"', '"1e300 PFLOP/s"', "cluster.gpu_specs.peak", "positive, finite", 6),
+    ("  gpus: 1024", "  gpus: 1024\n  gpu: [a, b]", "cluster.gpu",
+     "expected the key of a ledger item, got a list of 2", 10),
+    ("nic_rate: ", "item: {key: x}, nic_rate: ", "cluster.scale_out.item",
+     "got a mapping", 8),
+    ("layers: 96", "layers: [96]", "model.layers", "got a list", 2),
+    ("heads: 96", "heads: .nan", "model.heads", "expected a finite", 2),
+    ("vocab: 51200}", "vocab: 51200, kv_heads: 0}", "model.kv_heads", "at least 1", 2),
+    ("domain_gpus: 8", "domain_gpus: 8.5", "cluster.scale_up.domain_gpus", "whole number", 7),
+    ("nics_per_gpu: 1", "nics_per_gpu: 1, efficiency: 1.5", "cluster.scale_out.efficiency",
+     "at most 1", 8),
+    ("global_batch: 64", "global_batch: .inf", "parallel.global_batch", "expected a finite", 3),
+])
+def test_a_non_finite_huge_or_non_scalar_value_names_file_line_and_field(
+        write_scenario, old, new, field, reason, line):
+    path = write_scenario(edited(GPT3_INLINE, old, new))
+    with pytest.raises(ScenarioError) as raised:
+        load_scenario(path)
+    error = raised.value
+    assert (error.path, error.field, error.line) == (str(path), field, line)
+    assert reason in error.reason

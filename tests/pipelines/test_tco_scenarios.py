@@ -7,6 +7,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from pipelines import tco
+from pipelines.limits import InputLimits
 from pipelines.scenarios import ScenarioError, scenario_paths
 from pipelines.tco_scenarios import load_tco_scenario
 from tests.pipelines.conftest import SHIPPED_SCENARIOS, edited
@@ -159,3 +160,61 @@ def test_the_shipped_worked_illustration_reproduces_cost_facts_4_3():
                                                                               rel=0.01)
     assert result["break_even_speedup"] == pytest.approx(1.92, rel=0.01)
     assert (up["job_cost_usd"], out["job_cost_usd"]) == pytest.approx((7.7e6, 24.2e6), rel=0.01)
+
+
+@pytest.mark.parametrize(("old", "new", "line", "field", "reason"), [
+    ('cost: "7.8e6 USD"', 'cost: "1e400 USD"', 9, "options.nvl72.capex.racks.cost",
+     "expected a finite (not inf, nan or beyond 1.8e308) number, got '1e400 USD'"),
+    ('cost: "7.8e6 USD"', 'cost: ["1e6 USD", "1e400 USD"]', 9,
+     "options.nvl72.capex.racks.cost", "expected a finite"),
+    ("pue: 1.15", "pue: .nan", 11, "options.nvl72.pue", "expected a finite"),
+    ("pue: 1.15", "pue: .inf", 11, "options.nvl72.pue", "expected a finite"),
+    ("gpus: 144\n    capex:\n      - {name: racks", "gpus: 1" + "0" * 400
+     + "\n    capex:\n      - {name: racks", 7, "options.nvl72.gpus", "expected a finite"),
+    ("cost_of_capital: 0.08", "cost_of_capital: [0.08]", 3, "finance.cost_of_capital",
+     "a range is [low, high]"),
+    ("pue: 1.15", "pue: {item: x, metric: pue, times: 1e400}", 11, "options.nvl72.pue.times",
+     "expected a finite"),
+    ("pue: 1.15", "pue: {item: x, metric: pue, per: .nan}", 11, "options.nvl72.pue.per",
+     "expected a finite"),
+    ("name: small\n", "name: small\nuncertainty: {samples: 1e12}\n", 2, "uncertainty.samples",
+     "1,000,000,000,000 samples is more than the limit of 1,000,000"),
+    ("name: small\n", "name: small\nuncertainty: {samples: [10]}\n", 2, "uncertainty.samples",
+     "expected a whole number >= 1, got a list of 1"),
+])
+def test_a_non_finite_huge_or_non_scalar_value_names_file_line_and_field(
+        write_scenario, old, new, line, field, reason):
+    path = write_scenario(edited(TWO_OPTIONS, old, new))
+    with pytest.raises(ScenarioError) as caught:
+        run(path)
+    error = caught.value
+    assert (error.path, error.line, error.field) == (str(path), line, field)
+    assert reason in error.reason
+
+
+def test_the_sample_limit_is_an_argument(write_scenario):
+    path = write_scenario(edited(TWO_OPTIONS, "name: small\n",
+                                 "name: small\nuncertainty: {samples: 5000}\n"))
+    with pytest.raises(ScenarioError, match="5,000 samples is more than the limit of 4,999"):
+        load_tco_scenario(path, InputLimits(max_samples=4999))
+    assert load_tco_scenario(path, InputLimits(max_samples=5000)).samples == 5000
+
+
+def test_finite_inputs_whose_costs_overflow_are_an_error_not_inf(write_scenario):
+    path = write_scenario(edited(edited(TWO_OPTIONS, 'cost: "7.8e6 USD"', 'cost: "1e308 USD"'),
+                                 'cost: "3.7e6 USD"', 'cost: ["1e307 USD", "1.7e308 USD"]'))
+    with pytest.raises(ScenarioError, match="the cost model gives no finite") as caught:
+        run(path)
+    assert caught.value.field == "(scenario)" and caught.value.path == str(path)
+
+
+def test_a_scale_out_option_that_costs_nothing_is_an_error_not_a_division_by_zero(
+        write_scenario):
+    free = TWO_OPTIONS.replace('time_cost_per_year: "2e6 USD"', 'time_cost_per_year: "0 USD"')
+    free = edited(edited(edited(free, 'electricity: "0.083 USD/kWh"', 'electricity: '
+                                "\"0 USD/kWh\""), 'cost: "3.7e6 USD"', 'cost: "0 USD"'),
+                  'jct: "60 day"', 'jct: "60 day"\n    colocation: "0 USD/kW/month"')
+    path = write_scenario(free.replace('    colocation: "195 USD/kW/month"\n    jct: "60 day"',
+                                       '    jct: "60 day"'))
+    with pytest.raises(ScenarioError, match="the scale-out option costs nothing a year"):
+        run(path)
