@@ -13,6 +13,8 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
@@ -46,6 +48,17 @@ class LockWait:
         who = self.holder or "another run"
         return f"waited {self.seconds:.1f} s for {who} to finish writing the ledger"
 
+    def then(self, later: LockWait) -> LockWait:
+        """The waits of two steps of one command (a migration, then the write), as one."""
+        if not later.waited:
+            return self
+        if not self.waited:
+            return later
+        return LockWait(True, self.seconds + later.seconds, later.holder or self.holder)
+
+
+NO_WAIT = LockWait(False, 0.0)
+
 
 def application_name() -> str:
     """How this process appears to PostgreSQL (and so to a run waiting for its lock)."""
@@ -74,13 +87,15 @@ def make_engine(url: str, lock_timeout_seconds: float = 60.0) -> Engine:
     return engine
 
 
-def _configure_sqlite(engine: Engine, lock_timeout_seconds: float) -> None:
+def _configure_sqlite(engine: Engine, lock_timeout_seconds: float,
+                      foreign_keys: bool = True) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # Take transaction control from pysqlite so BEGIN IMMEDIATE can be issued.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA foreign_keys=ON")
+        if foreign_keys:
+            cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA busy_timeout={int(lock_timeout_seconds * 1000)}")
         cursor.close()
 
@@ -100,7 +115,7 @@ def _begin_immediate(conn: Connection, lock_timeout_seconds: float) -> LockWait:
     conn.exec_driver_sql("PRAGMA busy_timeout=0")
     try:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
-        return LockWait(False, 0.0)
+        return NO_WAIT
     except OperationalError as exc:
         if not _is_lock_timeout(exc):
             raise
@@ -126,11 +141,14 @@ def write_session(engine: Engine, lock_timeout_seconds: float = 60.0) -> Iterato
                     session.flush()
         except OperationalError as exc:
             if _is_lock_timeout(exc):
-                raise LedgerBusyError(
-                    f"the ledger is being written by another run and stayed locked for more than "
-                    f"{lock_timeout_seconds:g} s; try again when it has finished"
-                ) from exc
+                raise _busy(lock_timeout_seconds) from exc
             raise
+
+
+def _busy(lock_timeout_seconds: float) -> LedgerBusyError:
+    return LedgerBusyError(
+        f"the ledger is being written by another run and stayed locked for more than "
+        f"{lock_timeout_seconds:g} s; try again when it has finished")
 
 
 @contextmanager
@@ -146,19 +164,21 @@ def writing(target: Engine | Session, lock_timeout_seconds: float = 60.0) -> Ite
 
 def lock_wait_of(session: Session) -> LockWait:
     """How the write session got its lock (at once for sessions not made by write_session)."""
-    return session.info.get("lock_wait") or LockWait(False, 0.0)
+    return session.info.get("lock_wait") or NO_WAIT
 
 
 def _take_write_lock(conn: Connection, lock_timeout_seconds: float) -> LockWait:
     if conn.dialect.name != "postgresql":
-        return conn.info.pop("lock_wait", LockWait(False, 0.0))  # set by BEGIN IMMEDIATE
+        return conn.info.pop("lock_wait", NO_WAIT)  # set by BEGIN IMMEDIATE
     conn.execute(text(f"SET LOCAL lock_timeout = '{int(lock_timeout_seconds * 1000)}ms'"))
     if conn.execute(text("SELECT pg_try_advisory_xact_lock(:key)"),
                     {"key": LEDGER_LOCK_KEY}).scalar():
-        return LockWait(False, 0.0)
+        return NO_WAIT
     holder = conn.execute(text(
         "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
-        "WHERE l.locktype = 'advisory' AND l.granted AND l.objid::bigint = :key"),
+        "WHERE l.locktype = 'advisory' AND l.granted AND l.objid::bigint = :key "
+        # Advisory locks are per database: a writer of another ledger on the server is not it.
+        "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"),
         {"key": LEDGER_LOCK_KEY}).scalar()
     started = time.monotonic()
     conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": LEDGER_LOCK_KEY})
@@ -196,9 +216,67 @@ def alembic_config(url: str) -> Config:
     return config
 
 
-def upgrade(url: str, revision: str = "head") -> None:
-    """Bring the ledger at `url` to `revision` (creating it if needed)."""
-    if make_url(url).get_backend_name() == "sqlite":
-        make_engine(url).dispose()  # creates the parent folder
-    command.upgrade(alembic_config(url), revision)
+def upgrade(url: str, revision: str = "head", lock_timeout_seconds: float = 60.0) -> LockWait:
+    """Bring the ledger at `url` to `revision` (creating it if needed); returns how long it
+    waited for other writers. A ledger already at head is only read; otherwise the migration
+    runs in one transaction holding the ledger's write lock, so concurrent upgrades and writers
+    queue. Either way it waits up to `lock_timeout_seconds`, like every other writer."""
+    config = alembic_config(url)
+    engine = _migration_engine(url, lock_timeout_seconds)
+    try:
+        with engine.connect() as conn:
+            waited = _wait_to_read(conn, lock_timeout_seconds)
+            current = set(MigrationContext.configure(conn).get_current_heads())
+            conn.rollback()  # release the read lock before queueing for the write lock
+            if revision == "head" and current == set(ScriptDirectory.from_config(config)
+                                                     .get_heads()):
+                return waited
+            conn.execution_options(sqlite_begin="IMMEDIATE")
+            with conn.begin():
+                waited = waited.then(_take_write_lock(conn, lock_timeout_seconds))
+                # db/migrations/env.py runs the migrations on this connection, in this
+                # transaction, so they hold the lock; Alembic reads the version again inside it.
+                config.attributes["connection"] = conn
+                command.upgrade(config, revision)
+            return waited
+    except OperationalError as exc:
+        if _is_lock_timeout(exc):
+            raise _busy(lock_timeout_seconds) from exc
+        raise
+    finally:
+        engine.dispose()
 
+
+def _migration_engine(url: str, lock_timeout_seconds: float) -> Engine:
+    """make_engine's engine, but without SQLite's foreign-key enforcement: batch migrations
+    rebuild tables that others reference (Alembic's own engine never enforced it either)."""
+    parsed = make_url(normalize_url(url))
+    if parsed.get_backend_name() != "sqlite":
+        return make_engine(url, lock_timeout_seconds)
+    if parsed.database and parsed.database != ":memory:":
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(parsed, connect_args={"timeout": lock_timeout_seconds})
+    _configure_sqlite(engine, lock_timeout_seconds, foreign_keys=False)
+    return engine
+
+
+def _wait_to_read(conn: Connection, lock_timeout_seconds: float) -> LockWait:
+    """Read the SQLite ledger's schema, first without waiting, so we know whether a writer
+    holding it exclusively (committing, or spilling a large transaction) made us wait. Only
+    the PostgreSQL write lock is advisory: reading never waits for it."""
+    if conn.dialect.name != "sqlite":
+        return NO_WAIT
+    probe = "SELECT count(*) FROM sqlite_master"
+    conn.exec_driver_sql("PRAGMA busy_timeout=0")
+    try:
+        conn.exec_driver_sql(probe).all()
+        return NO_WAIT
+    except OperationalError as exc:
+        if not _is_lock_timeout(exc):
+            raise
+        conn.rollback()
+    finally:
+        conn.exec_driver_sql(f"PRAGMA busy_timeout={int(lock_timeout_seconds * 1000)}")
+    started = time.monotonic()
+    conn.exec_driver_sql(probe).all()
+    return LockWait(True, time.monotonic() - started)

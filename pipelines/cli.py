@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sys
@@ -15,16 +14,15 @@ from typing import Annotated, Any
 
 import typer
 from rich import box
-from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
+from rich.text import Text
 
 from db import queries
-from db.engine import LedgerBusyError, Session, is_connection_lost
-from db.redact import database_error, redact, redact_url, secrets_of
+from db.engine import LedgerBusyError, LockWait, Session, is_connection_lost
+from db.redact import database_error, redact, redact_url
 from models.resolve import CONFLICT_TOLERANCE
-from pipelines import cli_c2c, cli_tco, jobs
+from pipelines import cli_c2c, cli_ledger, cli_tco, jobs
 from pipelines.adapters.registry import SOURCE_PACK
 from pipelines.ingest import FileReport, IngestReport, expand_paths
 from pipelines.resolved import ResolvedValue, conflicts, resolved_value
@@ -35,13 +33,15 @@ from pipelines.serving import (
     schedule_timezone,
 )
 from pipelines.settings import Settings
+from pipelines.terminal import label, plain_console, write_json
 
 EXIT_REJECTED, EXIT_NO_VALUE = 1, 3
 
 app = typer.Typer(help="specledger: a dated, source-tagged ledger of AI-infrastructure specs.",
                   no_args_is_help=True, add_completion=False)
-console = Console()
-errors = Console(stderr=True)
+# Markup off: ledger text, paths and messages print as written (pipelines/terminal.py).
+console = plain_console()
+errors = plain_console(stderr=True)
 
 HomeOption = Annotated[Path | None, typer.Option(
     "--home", envvar="SPECLEDGER_HOME",
@@ -50,7 +50,7 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object 
 
 
 def _settings(home: Path | None) -> Settings:
-    return Settings(home=home) if home is not None else Settings()
+    return cli_ledger.settings_for(home)
 
 
 def _parse_day(text: str | None, name: str) -> date | None:
@@ -83,18 +83,19 @@ def run(home: HomeOption = None,
     _quiet_prefect(settings.home)
     from pipelines.weekly_briefing import weekly_briefing  # Prefect loads settings on import
 
-    with console.status(f"weekly-briefing {day}: ingest, publish, render (Prefect flow)…"):
+    with console.status(Text(f"weekly-briefing {day}: ingest, publish, render (Prefect "
+                             "flow)…")):
         result = weekly_briefing(as_of=day, home=settings.home,
                                  sources_dir=settings.sources_dir,
                                  scenarios_dir=settings.scenarios_dir)
-    if result.lock_wait.waited:
-        console.print(f"[yellow]waited[/]     {result.lock_wait.describe()}", highlight=False)
+    _print_wait(result.lock_wait)
     _print_ingest(result.ingest)
-    for label, report in (("c2c", result.c2c), ("tco", result.tco)):
-        console.print(f"{label:<10} {len(report.computed)} computed, {len(report.reused)} reused "
+    for model, report in (("c2c", result.c2c), ("tco", result.tco)):
+        console.print(f"{model:<10} {len(report.computed)} computed, {len(report.reused)} reused "
                       f"(inputs unchanged), {len(report.unchanged)} already stored")
         for name, reason in report.failed.items():
-            errors.print(f"[red]scenario failed[/] {name}: {reason}", highlight=False)
+            errors.print(label("scenario failed", "red", f"{name}: {reason}"),
+                         highlight=False)
     flagged = ("already computed for this version" if result.flags.already_stored
                else f"{result.flags.stored} raised")
     console.print(f"flags      {flagged}")
@@ -116,8 +117,8 @@ def report(home: HomeOption = None,
     try:
         rendered = jobs.report(settings, as_of=day, target=output)
     except jobs.NoDatasetVersion as exc:
-        errors.print(f"[red]error[/] {exc}; run `specledger run` or `specledger ingest` first",
-                     highlight=False)
+        errors.print(label("error", "red", f"{exc}; run `specledger run` or `specledger "
+                                           "ingest` first"), highlight=False)
         raise typer.Exit(3) from exc
     console.print(f"briefing   {rendered.path}")
     console.print(f"version    {rendered.dataset_version}")
@@ -150,19 +151,24 @@ def ingest(paths: Annotated[list[Path], typer.Argument(
     day = _parse_day(as_of, "--as-of")
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
-        errors.print(f"[red]error:[/] no such file or folder: {', '.join(missing)}")
+        errors.print(label("error:", "red", f"no such file or folder: {', '.join(missing)}"),
+                     highlight=False, soft_wrap=True)
         raise typer.Exit(2)
     files = expand_paths(paths)
+    waits: list[LockWait] = []
     try:
         with _file_progress(len(files), enabled=not as_json) as advance:
             report = jobs.ingest(settings, paths, today=jobs.utc_now().date(), on_file=advance,
-                                 item=item, as_of=day)
+                                 item=item, as_of=day, on_wait=waits.append)
     except LedgerBusyError as exc:
-        errors.print(f"[red]error:[/] {exc}")
+        errors.print(label("error:", "red", _busy_message(exc)), highlight=False,
+                     soft_wrap=True)
         raise typer.Exit(4) from exc
     if as_json:
-        print(json.dumps(report.to_json(), indent=2))  # noqa: T201 - machine output
+        write_json(report.to_json())
+        _print_wait(waits[0], errors)  # standard output holds the JSON alone
     else:
+        _print_wait(waits[0])
         _print_ingest(report)
     if report.total("rejected") and not allow_rejects:
         raise typer.Exit(EXIT_REJECTED)
@@ -172,7 +178,8 @@ def ingest(paths: Annotated[list[Path], typer.Argument(
 def _file_progress(total: int, enabled: bool) -> Iterator[Callable[[FileReport], None]]:
     """A rich progress bar over files; yields the callback that advances it."""
     progress = Progress(TextColumn("ingest"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("{task.description}"), console=errors, transient=True,
+                        TextColumn("{task.description}", markup=False), console=errors,
+                        transient=True,
                         disable=not enabled)
     task = progress.add_task("", total=total)
     with progress:
@@ -200,11 +207,21 @@ def _print_ingest(report: IngestReport) -> None:
                           soft_wrap=True)
         for e in f.errors:
             where = f"{f.path}:{e.line}" if e.line else f.path
-            errors.print(f"[red]rejected[/] {where} [bold]{e.field}[/]: {e.reason}",
-                         highlight=False, soft_wrap=True)
+            errors.print(label("rejected", "red", f"{where} ", (e.field, "bold"),
+                               f": {e.reason}"), highlight=False, soft_wrap=True)
     state = "new" if report.dataset_changed else "unchanged"
     console.print(f"dataset version {report.dataset_version} ({state}) "
                   f"{report.dataset_hash[:12]}")
+
+
+def _print_wait(wait: LockWait, to: Any = None) -> None:
+    """Say how long the command waited for another run's write lock, when it did."""
+    if wait.waited:
+        (to or console).print(label("waited    ", "yellow", wait.describe()), highlight=False)
+
+
+def _busy_message(exc: LedgerBusyError) -> str:
+    return f"{exc} (ledger {_ledger()})"
 
 
 def _shown_path(path: str) -> str:
@@ -246,16 +263,18 @@ def value(item: str, metric: str, home: HomeOption = None,
     engine.dispose()
     if resolved is None:
         if as_json:
-            print(json.dumps({"item": item, "metric": metric, "value": None}))  # noqa: T201
+            write_json({"item": item, "metric": metric, "value": None}, indent=None)
         errors.print(f"no value for {item} {metric} valid on {day} as known at "
                      f"{moment.isoformat()}")
         raise typer.Exit(EXIT_NO_VALUE)
     payload = value_json(resolved)
     if as_json:
-        print(json.dumps(payload, indent=2, default=str))  # noqa: T201
+        write_json(payload)
         return
-    console.print(f"{item} {metric} = [bold]{_shown(payload)}[/] {payload['unit']}  "
-                  f"(as of {payload['as_of']}, {payload['source']}, status {payload['status']})")
+    console.print(Text.assemble(
+        f"{item} {metric} = ", (_shown(payload), "bold"),
+        f" {payload['unit']}  (as of {payload['as_of']}, {payload['source']}, "
+        f"status {payload['status']})"))
     console.print(f"rule: {payload['reason']}", style="dim")
     for alternative in payload["alternatives"]:
         console.print(f"  alt: {_shown(alternative)} {alternative['unit']} "
@@ -298,9 +317,7 @@ def review(home: HomeOption = None, as_json: JsonOption = False,
         conflicting = conflicts(session, on=now.date(), known=now, tolerance=tolerance)
     engine.dispose()
     if as_json:
-        print(json.dumps({"rejected": rejected,  # noqa: T201
-                          "conflicts": [value_json(c) for c in conflicting]},
-                         indent=2, default=str))
+        write_json({"rejected": rejected, "conflicts": [value_json(c) for c in conflicting]})
         return
     table = Table(title=f"{len(rejected)} rejected rows", title_justify="left")
     for column in ("file", "line", "field", "reason"):
@@ -333,7 +350,7 @@ def serve(home: HomeOption = None,
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--timezone") from exc
     if not prefect_api_url():
-        errors.print(NO_SERVER_HELP, highlight=False)
+        errors.print(NO_SERVER_HELP, highlight=False, markup=True)  # our own text
         raise typer.Exit(2)
     settings = _settings(home)
     from prefect import serve as prefect_serve
@@ -388,10 +405,11 @@ EXIT_FAILED = 5  # a step of the command failed; the message names it
 def main() -> None:
     """Run the CLI. A failure prints one paragraph, not a traceback (SPECLEDGER_TRACEBACK=1
     shows it): the command and step that failed, why, and no database password."""
+    cli_ledger.forget()
     try:
         app()
     except LedgerBusyError as exc:
-        _fail(str(exc), 4)
+        _fail(_busy_message(exc), 4)
     except LookupError as exc:
         _fail(str(exc), 2)
     except Exception as exc:  # the CLI's last word on anything a step raised
@@ -401,7 +419,7 @@ def main() -> None:
 
 
 def _fail(message: str, code: int) -> None:
-    errors.print(f"[red]error:[/] {escape(redact(message, _known_secrets()))}",
+    errors.print(label("error:", "red", redact(message, _known_secrets())),
                  highlight=False, soft_wrap=True)
     sys.exit(code)
 
@@ -429,21 +447,12 @@ def _one_line(text: str) -> str:
 
 
 def _ledger() -> str:
-    """The ledger's URL as it may be shown (password masked)."""
-    try:
-        return redact_url(Settings().resolved_database_url)
-    except Exception:  # settings that do not even load: say less rather than fail again
-        return "(SPECLEDGER_DATABASE_URL)"
+    """The URL of the ledger the command used (--home's, not the default's), password masked."""
+    return cli_ledger.ledger_shown()
 
 
 def _known_secrets() -> list[str]:
-    """Passwords of the configured ledger URL, to mask wherever they appear."""
-    urls = [os.environ.get("SPECLEDGER_DATABASE_URL")]
-    try:
-        urls.append(Settings().resolved_database_url)
-    except Exception:  # the environment alone then
-        pass
-    return [secret for url in urls for secret in secrets_of(url)]
+    return cli_ledger.known_secrets()
 
 
 def _command() -> str:

@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich import box
-from rich.console import Console
 from rich.table import Table
 
 from models.c2c.sweep import NoValidLayout
-from pipelines import c2c
+from pipelines import c2c, cli_ledger
 from pipelines.cluster_specs import MissingSpec
 from pipelines.ledger_view import scenario_specs
 from pipelines.recompute import MissingInput
 from pipelines.scenarios import ScenarioError, load_scenario
+from pipelines.terminal import label, plain_console, write_json
 
 EXIT_BAD_SCENARIO = 2
-console = Console()
-errors = Console(stderr=True)
+# Markup off: scenario names, units and messages print as written (pipelines/terminal.py).
+console = plain_console()
+errors = plain_console(stderr=True)
 ScenarioArgument = Annotated[Path, typer.Argument(help="A scenario YAML file.",
                                                   exists=True, dir_okay=False)]
 HomeOption = Annotated[Path | None, typer.Option(
@@ -33,7 +33,10 @@ def run_reporting_errors(action: Any) -> Any:
     try:
         return action()
     except (ScenarioError, MissingSpec, MissingInput, NoValidLayout, ValueError) as exc:
-        errors.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        message = str(exc)
+        if "the ledger" in message:  # which one: --home's, SPECLEDGER_HOME's or the URL's
+            message += f" (ledger {cli_ledger.ledger_shown()})"
+        errors.print(label("error:", "red", message), highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_BAD_SCENARIO) from exc
 
 
@@ -41,12 +44,13 @@ def estimate(scenario_file: ScenarioArgument, home: HomeOption = None,
              as_json: JsonOption = False) -> None:
     """Iteration time, C2C and the fabric it points to, for the scenario's own layout."""
     def act() -> dict[str, Any]:
-        scenario = load_scenario(scenario_file)
+        limits = cli_ledger.settings_for(home).input_limits  # also the ledger, for messages
+        scenario = load_scenario(scenario_file, limits)
         hw, used, version = scenario_specs(scenario, home)
         return c2c.estimate(scenario, (hw, used), version)
     result = run_reporting_errors(act)
     if as_json:
-        print(json.dumps(result, indent=2))  # noqa: T201 - machine output
+        write_json(result)
         return
     _print_estimates([result], title=f"{result['scenario']} on {result['gpus']} GPUs")
     _print_specs(result["specs"])
@@ -57,12 +61,14 @@ def sweep(scenario_file: ScenarioArgument, home: HomeOption = None,
           = 5, as_json: JsonOption = False) -> None:
     """Search every valid parallel layout on cluster.gpus; the fastest that fit in memory."""
     def act() -> dict[str, Any]:
-        scenario = load_scenario(scenario_file)
+        limits = cli_ledger.settings_for(home).input_limits  # also the ledger, for messages
+        scenario = load_scenario(scenario_file, limits)
         hw, used, version = scenario_specs(scenario, home)
-        return c2c.sweep_scenario(scenario, (hw, used), top, version)
+        return c2c.sweep_scenario(scenario, (hw, used), top, version,
+                                  max_layouts=limits.sweep_max_layouts)
     result = run_reporting_errors(act)
     if as_json:
-        print(json.dumps(result, indent=2))  # noqa: T201 - machine output
+        write_json(result)
         return
     _print_estimates(result["best"], title=(
         f"{result['scenario']}: {result['evaluated']:,} layouts, {result['valid']:,} fit, "

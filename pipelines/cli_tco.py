@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import typer
 from rich import box
 from rich.table import Table
 
-from pipelines import tco
+from pipelines import cli_ledger, tco
 from pipelines.cli_c2c import (
     HomeOption,
     JsonOption,
@@ -18,8 +17,8 @@ from pipelines.cli_c2c import (
     run_reporting_errors,
 )
 from pipelines.ledger_view import newest_version
-from pipelines.settings import Settings
 from pipelines.tco_scenarios import load_tco_scenario
+from pipelines.terminal import write_json
 
 _FIGURES = (("annual_capex_usd", "capex/yr", 1e6), ("annual_opex_usd", "opex/yr", 1e6),
             ("annual_total_usd", "total/yr", 1e6), ("usd_per_gpu_hour", "$/GPU-h", 1.0),
@@ -31,17 +30,18 @@ def tco_command(scenario_file: ScenarioArgument, home: HomeOption = None,
     """Cost per year, per GPU-hour and per job of each option, and the break-even speed-up
     of the scale-up option; or a training run's cost by Epoch AI's method."""
     def act() -> dict[str, Any]:
-        scenario = load_tco_scenario(scenario_file)
-        settings = Settings(home=home) if home is not None else Settings()
+        settings = cli_ledger.settings_for(home)
+        scenario = load_tco_scenario(scenario_file, settings.input_limits)
         needs_ledger = (any(s.ref is not None for s in scenario.inputs.values())
                         or bool(scenario.c2c_links))
         with newest_version(settings, needs_ledger) as view:
             resolved = tco.resolve_inputs(scenario, view.session, on=view.on, known=view.known,
-                                          scenarios_dir=settings.scenarios_dir)
+                                          scenarios_dir=settings.scenarios_dir,
+                                          limits=settings.input_limits)
             return tco.evaluate(scenario, resolved, view.dataset_version)
     result = run_reporting_errors(act)
     if as_json:
-        print(json.dumps(result, indent=2))  # noqa: T201 - machine output
+        write_json(result)
         return
     if result["mode"] == "comparison":
         _print_comparison(result)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -11,7 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from db import outputs, queries
-from db.engine import Engine, LockWait, Session, make_engine, upgrade, write_session
+from db.engine import (
+    Engine,
+    LockWait,
+    Session,
+    lock_wait_of,
+    make_engine,
+    upgrade,
+    write_session,
+)
 from db.warehouse import WarehouseMeta, publish_warehouse
 from models.resolve import SOURCE_KIND_RANK
 from models.trends import TrendParams
@@ -73,8 +82,15 @@ class RunResult:
 
 def open_ledger(settings: Settings) -> Engine:
     """Migrate the ledger to the current schema and return an engine on it."""
-    upgrade(settings.resolved_database_url)
+    migrate_ledger(settings)
     return connect_ledger(settings)
+
+
+def migrate_ledger(settings: Settings) -> LockWait:
+    """Bring the ledger to the current schema, waiting for other writers as long as a write
+    does (SPECLEDGER_LOCK_TIMEOUT_SECONDS); returns how long that was."""
+    return upgrade(settings.resolved_database_url,
+                   lock_timeout_seconds=settings.lock_timeout_seconds)
 
 
 def connect_ledger(settings: Settings) -> Engine:
@@ -85,18 +101,25 @@ def connect_ledger(settings: Settings) -> Engine:
 def ingest(settings: Settings, paths: list[Path], *, today: date,
            now: Callable[[], datetime] = utc_now,
            on_file: Callable[[FileReport], None] | None = None,
-           item: str | None = None, as_of: date | None = None) -> IngestReport:
-    """Ingest `paths`; `item` and `as_of` say what the files cannot (see AdapterOptions)."""
+           item: str | None = None, as_of: date | None = None,
+           on_wait: Callable[[LockWait], None] | None = None) -> IngestReport:
+    """Ingest `paths`; `item` and `as_of` say what the files cannot (see AdapterOptions).
+    `on_wait` hears how long the migration and the write waited for other writers."""
     options = AdapterOptions(item=item, as_of=as_of, aliases=item_aliases(settings),
                              limits=settings.input_limits)
-    engine = open_ledger(settings)
+    waited = migrate_ledger(settings)
+    engine = connect_ledger(settings)
     try:
-        return ingest_paths(engine, paths, metrics=load_metrics(settings.catalog_path),
-                            today=today, now=now, code_version=code_version(),
-                            lock_timeout_seconds=settings.lock_timeout_seconds, on_file=on_file,
-                            options=options)
+        with write_session(engine, settings.lock_timeout_seconds) as session:
+            waited = waited.then(lock_wait_of(session))
+            report = ingest_paths(session, paths, metrics=load_metrics(settings.catalog_path),
+                                  today=today, now=now, code_version=code_version(),
+                                  on_file=on_file, options=options)
     finally:
         engine.dispose()
+    if on_wait is not None:
+        on_wait(waited)
+    return report
 
 
 def update(settings: Settings, paths: list[Path], *, as_of: date,
@@ -108,14 +131,16 @@ def update(settings: Settings, paths: list[Path], *, as_of: date,
                           metrics=load_metrics(settings.catalog_path), params=_params(settings),
                           options=AdapterOptions(aliases=item_aliases(settings),
                                                  limits=settings.input_limits))
-    engine = open_ledger(settings)
+    waited = migrate_ledger(settings)
+    engine = connect_ledger(settings)
     try:
         # "Future" means after the real today, whatever date the briefing reports on.
-        return update_ledger(engine, inputs, today=now().date(), as_of=as_of, now=now,
-                             code_version=code_version(),
-                             lock_timeout_seconds=settings.lock_timeout_seconds)
+        updated = update_ledger(engine, inputs, today=now().date(), as_of=as_of, now=now,
+                                code_version=code_version(),
+                                lock_timeout_seconds=settings.lock_timeout_seconds)
     finally:
         engine.dispose()
+    return dataclasses.replace(updated, lock_wait=waited.then(updated.lock_wait))
 
 
 def item_aliases(settings: Settings) -> dict[str, str]:
@@ -135,7 +160,8 @@ def recompute(settings: Settings, kind: str, dataset_version: int, *, on: date,
     try:
         return _RECOMPUTE[kind](engine, settings.scenarios_dir, dataset_version, on=on,
                                 now=now(), code_version=code_version(),
-                                lock_timeout_seconds=settings.lock_timeout_seconds)
+                                lock_timeout_seconds=settings.lock_timeout_seconds,
+                                limits=settings.input_limits)
     finally:
         engine.dispose()
 

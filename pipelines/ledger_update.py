@@ -59,10 +59,12 @@ def update_ledger(engine: Engine, inputs: UpdateInputs, *, today: date, as_of: d
         version = ingest.dataset_version
         computed_at = now()
         c2c_report = c2c.recompute(session, inputs.scenarios_dir, version, on=as_of,
-                                   now=computed_at, code_version=code_version)
+                                   now=computed_at, code_version=code_version,
+                                   limits=inputs.options.limits)
         # A TCO scenario that names a C2C scenario runs the C2C model itself on this version.
         tco_report = tco.recompute(session, inputs.scenarios_dir, version, on=as_of,
-                                   now=computed_at, code_version=code_version)
+                                   now=computed_at, code_version=code_version,
+                                   limits=inputs.options.limits)
         flags = compute_flags(session, version, params=inputs.params,
                               code_version=code_version, now=computed_at)
         return LedgerUpdate(ingest, c2c_report, tco_report, flags, lock_wait_of(session))

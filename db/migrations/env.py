@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 from alembic import context
-from sqlalchemy import create_engine, pool
+from sqlalchemy import Connection, create_engine, pool
 
 from db.engine import normalize_url
 from db.schema import Base
@@ -34,17 +34,27 @@ if not url:
 
 
 def run_migrations_online() -> None:
+    # db.engine.upgrade passes its connection, inside the transaction that holds the
+    # ledger's write lock (and waits for it as long as every writer does).
+    given = config.attributes.get("connection")
+    if given is not None:
+        _run_migrations(given)
+        return
     engine = create_engine(normalize_url(url), poolclass=pool.NullPool)
     with engine.connect() as connection:
-        context.configure(
-            connection=connection,
-            target_metadata=Base.metadata,
-            render_as_batch=connection.dialect.name == "sqlite",
-            compare_type=True,
-        )
-        with context.begin_transaction():
-            context.run_migrations()
+        _run_migrations(connection)
     engine.dispose()
+
+
+def _run_migrations(connection: Connection) -> None:
+    context.configure(
+        connection=connection,
+        target_metadata=Base.metadata,
+        render_as_batch=connection.dialect.name == "sqlite",
+        compare_type=True,
+    )
+    with context.begin_transaction():  # a no-op inside the caller's transaction
+        context.run_migrations()
 
 
 if context.is_offline_mode():

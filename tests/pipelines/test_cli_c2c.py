@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from typer.testing import CliRunner
@@ -128,3 +129,67 @@ def test_estimate_reads_a_postgresql_ledger_from_the_database_url(cli, monkeypat
     result = cli("estimate", SHIPPED_HGX, "--json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["dataset_version"] == ingested["dataset_version"]
+
+
+# --- hostile and careless scenarios (issue 15): exit 2 naming file:line field, never a crash
+
+FREE_LAYOUT = edited(GPT3_INLINE, "parallel: {tp: 8, pp: 8, dp: 1, ep: 1, micro_batch: 1, "
+                     "global_batch: 64, interleave: 1,\n           sequence_parallel: false, "
+                     "recompute: full, zero: 1}", "parallel: {global_batch: 64}")
+
+
+def test_a_sweep_of_a_billion_layouts_is_refused_at_once_with_its_size(cli, write_scenario):
+    """Every count 720,720 (240 divisors) once asked numpy for a 9.9 GiB array."""
+    huge = edited(edited(FREE_LAYOUT, "layers: 96, hidden: 12288, heads: 96",
+                         "layers: 720720, hidden: 720720, heads: 720720"),
+                  "global_batch: 64", "global_batch: 720720")
+    path = write_scenario(edited(huge, "gpus: 1024", "gpus: 720720"))
+    started = time.perf_counter()
+    result = cli("sweep", str(path), "--json")
+    assert time.perf_counter() - started < 5
+    assert result.exit_code == 2, (result.output, result.exception)
+    message = " ".join(result.stderr.split())
+    assert message.startswith(f"error: {path}:3 parallel: the search asks for 1,327,104,000 "
+                              "candidate layouts")
+    assert "limit of 2,000,000" in message and "bytes of arrays each" in message
+    assert "fix some of parallel.tp (240 values)" in message
+    assert "SPECLEDGER_SWEEP_MAX_LAYOUTS" in message and result.stdout == ""
+
+
+def test_a_trillion_gpus_is_refused_at_once_naming_the_field(cli, write_scenario):
+    path = write_scenario(edited(FREE_LAYOUT, "gpus: 1024", "gpus: 1e12"))
+    started = time.perf_counter()
+    result = cli("sweep", str(path))
+    assert time.perf_counter() - started < 5
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert f"{path}:8 cluster.gpus: must be at most 1,000,000,000" in result.stderr
+
+
+def test_the_sweep_limit_is_the_sweep_max_layouts_setting(cli, write_scenario, monkeypatch):
+    path = write_scenario(edited(FREE_LAYOUT, "gpus: 1024", "gpus: 64"))
+    monkeypatch.setenv("SPECLEDGER_SWEEP_MAX_LAYOUTS", "100")
+    result = cli("sweep", str(path))
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert "more than the limit of 100 " in " ".join(result.stderr.split())
+    monkeypatch.setenv("SPECLEDGER_SWEEP_MAX_LAYOUTS", "100000")
+    assert cli("sweep", str(path)).exit_code == 0
+
+
+@pytest.mark.parametrize(("command", "old", "new", "where"), [
+    ("sweep", "gpus: 1024", "gpus: .inf", ":8 cluster.gpus: expected a finite"),
+    ("sweep", "gpus: 1024", "gpus: .nan", ":8 cluster.gpus: expected a finite"),
+    ("estimate", "tokens: 300e9", "tokens: inf", ":10 tokens: expected a finite"),
+    ("estimate", 'hbm: "80 GiB"', 'hbm: "1e400 GiB"', ":6 cluster.gpu_specs.hbm: expected a "
+                                                      "positive, finite quantity"),
+    ("estimate", "  gpus: 1024", "  gpus: 1024\n  gpu: [a, b]",
+     ":10 cluster.gpu: expected the key of a ledger item, got a list of 2"),
+    ("estimate", '"312 TFLOP/s"', '"1e-300 TFLOP/s"',
+     ":10 tokens: the model gives no finite time_to_train_days"),
+])
+def test_a_non_finite_or_non_scalar_value_exits_2_with_file_line_and_field(
+        cli, write_scenario, command, old, new, where):
+    path = write_scenario(edited(FREE_LAYOUT if command == "sweep" else GPT3_INLINE, old, new))
+    result = cli(command, str(path), "--json")
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert f"{path}{where}" in " ".join(result.stderr.split())
+    assert result.stdout == ""  # no "Infinity" for a JSON reader to choke on

@@ -81,3 +81,38 @@ def test_a_ledger_default_with_an_empty_ledger_exits_2_naming_the_input(cli):
     result = cli("tco", SEED)
     assert result.exit_code == 2
     assert "finance.electricity: no ledger is open" in flat(result.stderr)
+
+
+# --- hostile and careless scenarios (issue 15): exit 2 naming file:line field, never a crash
+
+def test_a_cost_that_overflows_its_unit_exits_2_naming_it(cli, write_scenario):
+    text = (SHIPPED_SCENARIOS / "tco-worked-illustration.yaml").read_text()
+    path = write_scenario(text.replace('cost: "218.4e6 USD"', 'cost: "1e400 USD"'))
+    result = cli("tco", str(path), "--json")
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert (f"{path}:15 options.nvl72.capex.racks.cost: expected a finite (not inf, nan or "
+            "beyond 1.8e308) number, got '1e400 USD'") in flat(result.stderr)
+    assert result.stdout == ""
+
+
+def test_a_trillion_monte_carlo_samples_are_refused_naming_the_setting(cli, write_scenario):
+    text = (SHIPPED_SCENARIOS / "tco-worked-illustration.yaml").read_text()
+    path = write_scenario(text + "uncertainty: {samples: 1e12, seed: 1}\n")
+    result = cli("tco", str(path))
+    assert result.exit_code == 2, (result.output, result.exception)
+    shown = flat(result.stderr)
+    assert (f"{path}:33 uncertainty.samples: 1,000,000,000,000 samples is more than the limit "
+            "of 1,000,000") in shown
+    assert "SPECLEDGER_MAX_SAMPLES" in shown
+
+
+def test_the_sample_limit_is_the_max_samples_setting(cli, write_scenario, monkeypatch):
+    text = (SHIPPED_SCENARIOS / "tco-worked-illustration.yaml").read_text()
+    path = write_scenario(text.replace('cost: "42e6 USD"', 'cost: ["40e6 USD", "44e6 USD"]')
+                          + "uncertainty: {samples: 2000, seed: 1}\n")
+    monkeypatch.setenv("SPECLEDGER_MAX_SAMPLES", "1000")
+    assert "limit of 1,000" in flat(cli("tco", str(path)).stderr)
+    monkeypatch.setenv("SPECLEDGER_MAX_SAMPLES", "2000")
+    result = cli("tco", str(path), "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["uncertainty"]["samples"] == 2000

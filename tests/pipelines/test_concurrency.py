@@ -86,7 +86,8 @@ def _holds_write_lock(engine, url: str) -> bool:
         return Path(url.removeprefix("sqlite:///") + "-journal").exists()
     with engine.connect() as conn:
         return bool(conn.execute(text(
-            "select count(*) from pg_locks where locktype = 'advisory' and granted")).scalar())
+            "select count(*) from pg_locks where locktype = 'advisory' and granted and database "
+            "= (select oid from pg_database where datname = current_database())")).scalar())
 
 
 def test_a_killed_ingest_leaves_nothing_and_the_next_run_completes(ledger_url, tmp_path):
