@@ -217,7 +217,7 @@ def _print_ingest(report: IngestReport) -> None:
 def _print_wait(wait: LockWait, to: Any = None) -> None:
     """Say how long the command waited for another run's write lock, when it did."""
     if wait.waited:
-        (to or console).print(label("waited    ", "yellow", wait.describe()), highlight=False)
+        (to or console).print(label("lock      ", "yellow", wait.describe()), highlight=False)
 
 
 def _busy_message(exc: LedgerBusyError) -> str:

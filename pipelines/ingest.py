@@ -150,7 +150,7 @@ def _dataset_version(session: Session, cutoff: datetime, run_id: int,
     return store.record_dataset_version(session, digest, count, cutoff, run_id)
 
 
-@dataclass(frozen=True)
+@dataclass
 class _RunContext:
     """What every file of one ingest run shares."""
 
@@ -160,6 +160,27 @@ class _RunContext:
     today: date
     recorded_at: datetime
     options: AdapterOptions
+    # Declarations already written in this run, and ledger ids already looked up: a folder of
+    # many small files of one source writes and asks for the same few rows once, not per file.
+    declared: set[tuple[str, str]] = field(default_factory=set)
+    ids: dict[str, dict[str, int]] = field(default_factory=lambda: {"item": {}, "source": {}})
+
+    def new_declarations(self, kind: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Of these declarations, those not written identically earlier in this run."""
+        fresh = []
+        for row in rows:
+            identity = (kind, json.dumps(row, sort_keys=True, default=str))
+            if identity not in self.declared:
+                self.declared.add(identity)
+                fresh.append(row)
+        return fresh
+
+    def ids_of(self, session: Session, kind: str, keys: set[str]) -> dict[str, int]:
+        known = self.ids[kind]
+        missing = {key for key in keys if key not in known}
+        if missing:
+            known.update(store.ids_of(session, {"item": Item, "source": Source}[kind], missing))
+        return {key: known[key] for key in keys if key in known}
 
 
 def _ingest_file(session: Session, context: _RunContext, path: Path) -> FileReport:
@@ -236,16 +257,17 @@ def _unchanged_file(session: Session, run_id: int, raw_id: int, path: str, sha: 
 def _ingest_parsed(session: Session, context: _RunContext, raw_id: int, path: str, sha: str,
                    parsed: Parsed, options_json: str, is_new: bool) -> FileReport:
     pack = parsed.pack
-    store.upsert_sources(session, [dataclasses.asdict(s) for s in pack.sources],
-                         context.recorded_at)
-    items = [dataclasses.asdict(i) for i in pack.items]
-    if parsed.format == SOURCE_PACK:
+    sources = context.new_declarations("source", [dataclasses.asdict(s) for s in pack.sources])
+    if sources:
+        store.upsert_sources(session, sources, context.recorded_at)
+    items = context.new_declarations(parsed.format, [dataclasses.asdict(i) for i in pack.items])
+    if items and parsed.format == SOURCE_PACK:
         store.upsert_items(session, items)
-    else:  # a file's names never rename the ledger's items; it may add them and their dates
+    elif items:  # a file's names never rename the ledger's items; it may add them and dates
         store.add_items(session, items, dates=("released_on", "announced_on"))
     # Only the keys this file names: the time per file must not grow with the ledger.
-    item_ids = store.ids_of(session, Item, _named(pack.rows, "item"))
-    source_ids = store.ids_of(session, Source, _named(pack.rows, "source"))
+    item_ids = context.ids_of(session, "item", _named(pack.rows, "item"))
+    source_ids = context.ids_of(session, "source", _named(pack.rows, "source"))
     prechecked, to_validate = _precheck(pack)
     appended = _validate_and_append(session, context, to_validate, item_ids, source_ids,
                                     set(source_ids) - set(pack.invalid_sources), raw_id)
