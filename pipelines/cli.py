@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
 from rich import box
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
@@ -412,10 +413,19 @@ def main() -> None:
         _fail(_busy_message(exc), 4)
     except LookupError as exc:
         _fail(str(exc), 2)
+    except ValidationError as exc:  # a setting (environment or .env) out of its range
+        _fail(settings_problem(exc), 2)
     except Exception as exc:  # the CLI's last word on anything a step raised
         if os.environ.get("SPECLEDGER_TRACEBACK"):
             raise
         _fail(failure_message(exc), EXIT_FAILED)
+
+
+def settings_problem(exc: ValidationError) -> str:
+    """`SPECLEDGER_FETCH_TIMEOUT_SECONDS='nan': Input should be a finite number`, per setting."""
+    said = [f"SPECLEDGER_{'_'.join(map(str, e['loc'])).upper()}={e.get('input')!r}: {e['msg']}"
+            for e in exc.errors()]
+    return "invalid setting " + "; ".join(said)
 
 
 def _fail(message: str, code: int) -> None:

@@ -19,7 +19,7 @@ class InputLimits:
 
     # A file read whole (packs, adapters, scenarios): larger files are rejected unread.
     max_file_bytes: int = 256 * MIB
-    # Candidate rows in one file; the rest of a longer file is rejected as one counted row.
+    # Candidate rows in one file; a longer file is a rejected file (split it).
     max_rows_per_file: int = 1_000_000
     # YAML: nesting depth of mappings and lists, and how many nodes aliases may bring in
     # (each alias counts the size of what it refers to: the "billion laughs" defence).

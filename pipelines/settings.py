@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import fields
 from pathlib import Path
 
-from pydantic import SecretStr
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from pipelines.limits import DEFAULT_LIMITS, InputLimits
@@ -26,10 +26,10 @@ class Settings(BaseSettings):
     # Names other files use for the ledger's items (Epoch's "NVIDIA H100 SXM5 80GB" -> h100-sxm5).
     aliases_path: Path = PROJECT_ROOT / "data" / "item_aliases.yaml"
     scenarios_dir: Path = PROJECT_ROOT / "data" / "scenarios"
-    lock_timeout_seconds: float = 60.0
+    lock_timeout_seconds: float = Field(60.0, ge=0, allow_inf_nan=False)
     # A run whose database connection was lost (server restart) retries its ledger update.
-    ledger_retries: int = 2
-    ledger_retry_delay_seconds: float = 15.0
+    ledger_retries: int = Field(2, ge=0)
+    ledger_retry_delay_seconds: float = Field(15.0, ge=0, allow_inf_nan=False)
     # Flags: a value with no observation newer than this is stale; sources disagreeing by more
     # than flag_tolerance (relative) conflict; a break-even speed-up moving by more than
     # result_tolerance (relative) is a result move.
@@ -44,18 +44,18 @@ class Settings(BaseSettings):
     # in all; a failed attempt is retried fetch_retries times, waiting fetch_backoff_seconds,
     # doubled after each retry (capped at a minute).
     remote_sources_path: Path = PROJECT_ROOT / "data" / "remote_sources.yaml"
-    fetch_timeout_seconds: float = 30.0
-    fetch_retries: int = 3
-    fetch_backoff_seconds: float = 2.0
+    fetch_timeout_seconds: float = Field(30.0, gt=0, allow_inf_nan=False)
+    fetch_retries: int = Field(3, ge=0)
+    fetch_backoff_seconds: float = Field(2.0, ge=0, allow_inf_nan=False)
     # Bounds on one input (pipelines/limits.py): larger inputs are refused with a clear reason.
-    max_file_bytes: int = DEFAULT_LIMITS.max_file_bytes
-    max_rows_per_file: int = DEFAULT_LIMITS.max_rows_per_file
-    yaml_max_depth: int = DEFAULT_LIMITS.yaml_max_depth
-    yaml_max_alias_nodes: int = DEFAULT_LIMITS.yaml_max_alias_nodes
-    json_max_depth: int = DEFAULT_LIMITS.json_max_depth
-    fetch_max_bytes: int = DEFAULT_LIMITS.fetch_max_bytes
-    sweep_max_layouts: int = DEFAULT_LIMITS.sweep_max_layouts
-    max_samples: int = DEFAULT_LIMITS.max_samples
+    max_file_bytes: int = Field(DEFAULT_LIMITS.max_file_bytes, gt=0)
+    max_rows_per_file: int = Field(DEFAULT_LIMITS.max_rows_per_file, gt=0)
+    yaml_max_depth: int = Field(DEFAULT_LIMITS.yaml_max_depth, gt=0)
+    yaml_max_alias_nodes: int = Field(DEFAULT_LIMITS.yaml_max_alias_nodes, ge=0)
+    json_max_depth: int = Field(DEFAULT_LIMITS.json_max_depth, gt=0)
+    fetch_max_bytes: int = Field(DEFAULT_LIMITS.fetch_max_bytes, gt=0)
+    sweep_max_layouts: int = Field(DEFAULT_LIMITS.sweep_max_layouts, gt=0)
+    max_samples: int = Field(DEFAULT_LIMITS.max_samples, gt=0)
 
     @property
     def input_limits(self) -> InputLimits:

@@ -1,0 +1,28 @@
+"""Settings refuse values no run could use, with a message that names the variable."""
+
+import pytest
+from pydantic import ValidationError
+
+from pipelines.cli import settings_problem
+from pipelines.limits import InputLimits
+from pipelines.settings import Settings
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("FETCH_TIMEOUT_SECONDS", "nan"), ("FETCH_TIMEOUT_SECONDS", "0"),
+    ("LOCK_TIMEOUT_SECONDS", "inf"), ("MAX_FILE_BYTES", "-1"), ("SWEEP_MAX_LAYOUTS", "0"),
+])
+def test_a_setting_out_of_range_is_refused_by_name(monkeypatch, name, value):
+    monkeypatch.setenv(f"SPECLEDGER_{name}", value)
+    with pytest.raises(ValidationError) as refused:
+        Settings()
+    assert settings_problem(refused.value).startswith(f"invalid setting SPECLEDGER_{name}=")
+
+
+def test_the_limits_reach_the_readers_as_one_plain_value(monkeypatch):
+    monkeypatch.setenv("SPECLEDGER_MAX_ROWS_PER_FILE", "10")
+    monkeypatch.setenv("SPECLEDGER_FETCH_MAX_BYTES", "4096")
+    limits = Settings().input_limits
+    assert isinstance(limits, InputLimits)
+    assert (limits.max_rows_per_file, limits.fetch_max_bytes) == (10, 4096)
+    assert limits.yaml_max_depth == InputLimits().yaml_max_depth
