@@ -74,15 +74,19 @@ class YamlError(ValueError):
 def load_yaml(text: str, limits: InputLimits = DEFAULT_LIMITS) -> Any:
     """The one document in `text` as YamlMap / YamlList / scalars (None for an empty text)."""
     builder = _Builder(limits)
+    parser = _LOADER(text)
     try:
-        for event in yaml.parse(text, Loader=_LOADER):
-            builder.feed(event)
+        feed, next_event = builder.feed, parser.get_event
+        while parser.check_event():  # the parser's own loop: no generator per event
+            feed(next_event())
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         raise YamlError(mark.line + 1 if mark else None,
                         f"malformed YAML: {exc.problem or exc.context}") from exc
     except yaml.YAMLError as exc:
         raise YamlError(None, f"malformed YAML: {exc}") from exc
+    finally:
+        parser.dispose()
     return builder.document
 
 
@@ -109,7 +113,7 @@ class _Builder:
 
     def feed(self, event: yaml.Event) -> None:
         line = event.start_mark.line + 1 if event.start_mark else None
-        if isinstance(event, yaml.ScalarEvent):
+        if type(event) is yaml.ScalarEvent:  # most events: the fast path first
             self._add(_scalar(event, line), 1, line, event.anchor)
         elif isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
             self._open(event, line)
@@ -207,11 +211,18 @@ def _check_tag(tag: str | None, line: int | None) -> None:
 
 
 def _scalar(event: yaml.ScalarEvent, line: int | None) -> Any:
-    _check_tag(event.tag, line)
-    text = event.value
-    plain = event.implicit[0] and not event.style  # libyaml says "" for plain, PyYAML None
-    if event.tag == "tag:yaml.org,2002:str" or not (plain or event.tag in _CORE_TAGS):
-        return text
+    text, tag = event.value, event.tag
+    if tag is None:
+        if event.style:  # quoted or block text (libyaml says "" for plain, PyYAML None)
+            return text
+        first = text[:1]
+        if first.isalpha() and first not in "tTfFnN":  # a word: the commonest plain value
+            return text
+    else:
+        _check_tag(tag, line)
+        if tag == "tag:yaml.org,2002:str" or not (
+                (event.implicit[0] and not event.style) or tag in _CORE_TAGS):
+            return text
     if text in _NULLS:
         return None
     if text in _BOOLS:
