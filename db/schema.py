@@ -4,6 +4,10 @@ Two clocks on every observation (see shared/reference/versioning.md):
 valid time (`as_of`, `valid_to`) says when a figure holds in the world; knowledge time
 (`recorded_at`, `superseded_at`) says when the ledger learned it and when a later
 observation from the same source replaced it. Values are never updated in place.
+
+Text that files and users write (titles, names, keys, units, paths, URLs) is Text, unbounded, so
+PostgreSQL takes whatever SQLite takes; String(n) holds only what the code makes: hashes, code
+versions and the vocabularies the check constraints name.
 """
 
 from __future__ import annotations
@@ -118,7 +122,7 @@ class RawFile(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     sha256: Mapped[str] = mapped_column(String(64), unique=True)
-    file_name: Mapped[str] = mapped_column(String(500))
+    file_name: Mapped[str] = mapped_column(Text)
     size_bytes: Mapped[int]
     content: Mapped[bytes] = mapped_column(LargeBinary)
     recorded_at: Mapped[datetime]
@@ -135,7 +139,7 @@ class IngestFile(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     ingest_run_id: Mapped[int] = mapped_column(ForeignKey("ingest_run.id"), index=True)
     raw_file_id: Mapped[int] = mapped_column(ForeignKey("raw_file.id"), index=True)
-    path: Mapped[str] = mapped_column(String(1000))
+    path: Mapped[str] = mapped_column(Text)
     outcome: Mapped[str] = mapped_column(String(20))  # ingested | unchanged_file | rejected_file
     # The reader and what the user said about the file (--item, --as-of) as canonical JSON:
     # the same bytes read with other options are a different ingest, not an unchanged file.
@@ -157,7 +161,7 @@ class RejectedRow(Base):
     ingest_file_id: Mapped[int] = mapped_column(ForeignKey("ingest_file.id"), index=True)
     raw_file_id: Mapped[int] = mapped_column(ForeignKey("raw_file.id"), index=True)
     line: Mapped[int | None]
-    field: Mapped[str] = mapped_column(String(100))
+    field: Mapped[str] = mapped_column(Text)
     reason: Mapped[str] = mapped_column(Text)
     raw_text: Mapped[str | None] = mapped_column(Text)
 
@@ -169,10 +173,10 @@ class Source(Base):
     __table_args__ = (CheckConstraint(_in("kind", SOURCE_KINDS), name="kind"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    key: Mapped[str] = mapped_column(String(200), unique=True)
-    title: Mapped[str] = mapped_column(String(500))
-    publisher: Mapped[str | None] = mapped_column(String(200))
-    url: Mapped[str | None] = mapped_column(String(1000))
+    key: Mapped[str] = mapped_column(Text, unique=True)
+    title: Mapped[str] = mapped_column(Text)
+    publisher: Mapped[str | None] = mapped_column(Text)
+    url: Mapped[str | None] = mapped_column(Text)
     kind: Mapped[str] = mapped_column(String(30))
     published_on: Mapped[date | None]
     retrieved_on: Mapped[date | None]
@@ -185,11 +189,11 @@ class Item(Base):
     __tablename__ = "item"
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    key: Mapped[str] = mapped_column(String(200), unique=True)
-    name: Mapped[str] = mapped_column(String(300))
-    kind: Mapped[str] = mapped_column(String(50))
-    vendor: Mapped[str | None] = mapped_column(String(100))
-    family: Mapped[str | None] = mapped_column(String(100))
+    key: Mapped[str] = mapped_column(Text, unique=True)
+    name: Mapped[str] = mapped_column(Text)
+    kind: Mapped[str] = mapped_column(Text)
+    vendor: Mapped[str | None] = mapped_column(Text)
+    family: Mapped[str | None] = mapped_column(Text)
     # Three different dates, never merged: announcement, release/availability, and (on each
     # observation) when the ledger recorded it. Epoch's `Release date` is released_on.
     announced_on: Mapped[date | None]
@@ -202,8 +206,8 @@ class Metric(Base):
     __tablename__ = "metric"
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    key: Mapped[str] = mapped_column(String(100), unique=True)
-    unit: Mapped[str] = mapped_column(String(50))
+    key: Mapped[str] = mapped_column(Text, unique=True)
+    unit: Mapped[str] = mapped_column(Text)
     counts: Mapped[str | None] = mapped_column(String(10))  # bits | bytes | NULL
     scope: Mapped[str] = mapped_column(String(30))
     direction: Mapped[str] = mapped_column(String(20))
@@ -223,6 +227,9 @@ class Observation(Base):
         # The two clocks: "valid at D as known at T" reads (item, metric) then both ranges.
         Index("ix_observation_item_metric_clocks", "item_id", "metric_id", "recorded_at", "as_of"),
         Index("ix_observation_source_live", "source_id", "superseded_at"),
+        # An ingest's "what does this source say of these items now": without it the lookup
+        # scans every live row of the source, and the time per file grows with the ledger.
+        Index("ix_observation_source_item_live", "source_id", "item_id", "superseded_at"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -232,8 +239,8 @@ class Observation(Base):
     value: Mapped[float] = mapped_column(Float)  # point value, or the midpoint of a range
     low: Mapped[float] = mapped_column(Float)
     high: Mapped[float] = mapped_column(Float)
-    value_written: Mapped[str] = mapped_column(String(100))
-    unit_written: Mapped[str] = mapped_column(String(50))
+    value_written: Mapped[str] = mapped_column(Text)
+    unit_written: Mapped[str] = mapped_column(Text)
     value_kind: Mapped[str] = mapped_column(String(20))
     status: Mapped[str] = mapped_column(String(1))
     quote: Mapped[str | None] = mapped_column(Text)
@@ -262,16 +269,16 @@ class MeasurementRun(Base):
     ingest_run_id: Mapped[int] = mapped_column(ForeignKey("ingest_run.id"), index=True)
     ingest_file_id: Mapped[int] = mapped_column(ForeignKey("ingest_file.id"), index=True)
     raw_file_id: Mapped[int] = mapped_column(ForeignKey("raw_file.id"), index=True)
-    item_key: Mapped[str | None] = mapped_column(String(200))  # the item measured, if known
+    item_key: Mapped[str | None] = mapped_column(Text)  # the item measured, if known
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
     ranks: Mapped[int | None]
     nodes: Mapped[int | None]
     gpus_per_node: Mapped[int | None]
-    device: Mapped[str | None] = mapped_column(String(200))
-    nccl_version: Mapped[str | None] = mapped_column(String(50))
-    collective: Mapped[str | None] = mapped_column(String(50))
-    benchmark: Mapped[str | None] = mapped_column(String(100))
+    device: Mapped[str | None] = mapped_column(Text)
+    nccl_version: Mapped[str | None] = mapped_column(Text)
+    collective: Mapped[str | None] = mapped_column(Text)
+    benchmark: Mapped[str | None] = mapped_column(Text)
     duration_s: Mapped[float | None] = mapped_column(Float)  # MLPerf: run_stop - run_start
     metadata_json: Mapped[str] = mapped_column(Text)  # command line, parameters, rank map...
 
@@ -286,11 +293,11 @@ class NcclPoint(Base):
     measurement_run_id: Mapped[int] = mapped_column(ForeignKey("measurement_run.id"),
                                                     index=True)
     line: Mapped[int | None]
-    collective: Mapped[str] = mapped_column(String(50))
+    collective: Mapped[str] = mapped_column(Text)
     size_bytes: Mapped[int] = mapped_column(BigInteger)
     count: Mapped[int] = mapped_column(BigInteger)
-    dtype: Mapped[str] = mapped_column(String(20))
-    redop: Mapped[str | None] = mapped_column(String(20))
+    dtype: Mapped[str] = mapped_column(Text)
+    redop: Mapped[str | None] = mapped_column(Text)
     root: Mapped[int | None]
     oop_time_us: Mapped[float] = mapped_column(Float)
     oop_algbw: Mapped[float] = mapped_column(Float)
@@ -324,11 +331,11 @@ class Scenario(Base):
                       UniqueConstraint("name", "content_sha256"))
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(200))
+    name: Mapped[str] = mapped_column(Text)
     kind: Mapped[str] = mapped_column(String(20))
     content_sha256: Mapped[str] = mapped_column(String(64))  # of the canonical definition
     definition: Mapped[str] = mapped_column(Text)  # the scenario as JSON text
-    path: Mapped[str | None] = mapped_column(String(1000))
+    path: Mapped[str | None] = mapped_column(Text)
     recorded_at: Mapped[datetime]
 
 
@@ -393,14 +400,14 @@ class TcoResult(ModelResult, Base):
                       UniqueConstraint("scenario_id", "dataset_version_id"))
 
     mode: Mapped[str] = mapped_column(String(20))
-    scale_up_option: Mapped[str | None] = mapped_column(String(200))
-    scale_out_option: Mapped[str | None] = mapped_column(String(200))
+    scale_up_option: Mapped[str | None] = mapped_column(Text)
+    scale_out_option: Mapped[str | None] = mapped_column(Text)
     break_even_speedup: Mapped[float | None] = mapped_column(Float)
     break_even_p10: Mapped[float | None] = mapped_column(Float)
     break_even_p50: Mapped[float | None] = mapped_column(Float)
     break_even_p90: Mapped[float | None] = mapped_column(Float)
     speedup: Mapped[float | None] = mapped_column(Float)
-    cheaper_option: Mapped[str | None] = mapped_column(String(200))
+    cheaper_option: Mapped[str | None] = mapped_column(Text)
     total_cost_usd: Mapped[float | None] = mapped_column(Float)  # training-run mode, USD
     result_json: Mapped[str] = mapped_column(Text)  # the full result, keys sorted
 
@@ -420,10 +427,10 @@ class Flag(Base):
     dataset_version_id: Mapped[int] = mapped_column(ForeignKey("dataset_version.id"), index=True)
     kind: Mapped[str] = mapped_column(String(40))
     severity: Mapped[str] = mapped_column(String(10))
-    subject: Mapped[str] = mapped_column(String(400))
-    item_key: Mapped[str | None] = mapped_column(String(200))
-    metric_key: Mapped[str | None] = mapped_column(String(100))
-    scenario_name: Mapped[str | None] = mapped_column(String(200))
+    subject: Mapped[str] = mapped_column(Text)
+    item_key: Mapped[str | None] = mapped_column(Text)
+    metric_key: Mapped[str | None] = mapped_column(Text)
+    scenario_name: Mapped[str | None] = mapped_column(Text)
     message: Mapped[str] = mapped_column(Text)
     observation_ids: Mapped[str] = mapped_column(Text)  # JSON list of observation ids
     code_version: Mapped[str] = mapped_column(String(40))
@@ -441,7 +448,7 @@ class Briefing(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     dataset_version_id: Mapped[int] = mapped_column(ForeignKey("dataset_version.id"), index=True)
     as_of: Mapped[date]
-    path: Mapped[str] = mapped_column(String(1000))
+    path: Mapped[str] = mapped_column(Text)
     sha256: Mapped[str] = mapped_column(String(64))
     size_bytes: Mapped[int] = mapped_column(BigInteger)
     pages: Mapped[int | None] = mapped_column(Integer)
@@ -465,14 +472,14 @@ class RemoteFetch(Base):
     __table_args__ = (CheckConstraint(_in("outcome", FETCH_OUTCOMES), name="outcome"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    source_name: Mapped[str] = mapped_column(String(200), index=True)
-    url: Mapped[str] = mapped_column(String(2000))
+    source_name: Mapped[str] = mapped_column(Text, index=True)
+    url: Mapped[str] = mapped_column(Text)
     attempted_at: Mapped[datetime]
     outcome: Mapped[str] = mapped_column(String(20))
     http_status: Mapped[int | None] = mapped_column(Integer)
     sha256: Mapped[str | None] = mapped_column(String(64))
     size_bytes: Mapped[int | None] = mapped_column(BigInteger)
-    etag: Mapped[str | None] = mapped_column(String(500))
-    last_modified: Mapped[str | None] = mapped_column(String(100))
+    etag: Mapped[str | None] = mapped_column(Text)
+    last_modified: Mapped[str | None] = mapped_column(Text)
     attempts: Mapped[int] = mapped_column(Integer)
     error: Mapped[str | None] = mapped_column(Text)

@@ -38,6 +38,7 @@ FORMAT = "epoch-ml-hardware"
 SOURCE_KEY = "epoch-ml-hardware-csv"
 SOURCE_URL = "https://epoch.ai/data/machine-learning-hardware"
 QUOTE_LIMIT = 1000
+KEY_MAX = 150  # characters of an item key made from a chip name (the name itself is kept whole)
 _SNIFF_BYTES = 64 * 1024
 
 
@@ -129,15 +130,19 @@ _SENTENCE_BREAK = re.compile(r"\n+|(?<=[.!?])\s+")
 
 # Words by which Epoch's Notes say a figure was worked out rather than copied from a datasheet.
 _ESTIMATE_MARK = re.compile(
-    r"estimat|deriv|assum|approximat|calculat|\binfer|extrapolat|based on|\bwe use\b.*\bratio"
-    r"|≈|~\s*\$?\d|\s=\s*~?\s*\$?\d|\bround(?:ed)?(?: it)? to\b"
+    r"estimat|deriv|assum|approximat|calculat|\binfer|extrapolat|based on"
+    r"|≈|~\s*\$?\d|\s=\s*(?:~\s*)?\$?\d|\bround(?:ed)?(?: it)? to\b"
     r"|does not (?:officially )?(?:state|disclose|publish|list)|\bno official\b",
     re.IGNORECASE)
 # The quantity such a sentence arrives at ("= ~342 W", "round to 340 W", "estimates 300W"):
 # its unit says which figure was estimated when the sentence names several.
 _RESULT = re.compile(
     r"(?:=|≈|~|\bround(?:ed)?(?: it)? to|\bestimat\w*(?: (?:to be|at|as|of))?|\bapproximately)"
-    r"\s*~?\s*(\$|€)?\s*\d[\d,.]*\s*(?:k\b\s*)?([A-Za-z€$/]+)?")
+    r"\s*(?:~\s*)?(?:(\$|€)\s*)?\d[\d,.]*\s*(?:k\b\s*)?([A-Za-z€$/]+)?")
+# "we use ... ratio" is an estimate too; searched apart, since `we use.*ratio` in one regex
+# rescans the sentence from every "we use" (a hostile cell of them takes minutes).
+_WE_USE = re.compile(r"\bwe use\b", re.IGNORECASE)
+_RATIO = re.compile(r"\bratio", re.IGNORECASE)
 _UNIT_FAMILIES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^k?W$|^watts?$", re.IGNORECASE), "power"),
     (re.compile(r"flop|^t?ops$|op/s", re.IGNORECASE), "performance"),
@@ -159,7 +164,8 @@ _FAMILY_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
 # What `Source for the price` says when the price is not a list price.
 _PRICE_ESTIMATE = re.compile(
     r"\bno (?:official )?msrp\b|estimat|reportedly|approximat|assum|calculat|deriv|based on"
-    r"|≈|~\s*\$?\d|\s=\s*~?\s*\$?\d|\bper (?:gpu|card|chip)\b|bill of materials|\brate of\b",
+    r"|≈|~\s*\$?\d|\s=\s*(?:~\s*)?\$?\d|\bper (?:gpu|card|chip)\b|bill of materials"
+    r"|\brate of\b",
     re.IGNORECASE)
 
 
@@ -417,11 +423,18 @@ def estimated_families(notes: str) -> frozenset[str]:
     """
     families: set[str] = set()
     for sentence in _SENTENCE_BREAK.split(_URL.sub(" ", notes)):
-        if not _ESTIMATE_MARK.search(sentence):
+        if not _marks_estimate(sentence):
             continue
         named = {family for pattern, family in _FAMILY_WORDS if pattern.search(sentence)}
         families.update(_result_families(sentence) or named)
     return frozenset(families)
+
+
+def _marks_estimate(sentence: str) -> bool:
+    if _ESTIMATE_MARK.search(sentence):
+        return True
+    we_use = _WE_USE.search(sentence)
+    return we_use is not None and _RATIO.search(sentence, we_use.end()) is not None
 
 
 def _result_families(sentence: str) -> set[str]:
@@ -461,8 +474,11 @@ def _iso_day(text: str) -> date | None:
 def _slug(name: str) -> str:
     """A ledger key for a chip no alias names: "NVIDIA L2 PCle" -> "nvidia-l2-pcle"."""
     key = slug(name)
+    digest = hashlib.sha1(name.encode("utf-8")).hexdigest()[:12]
+    if len(key) > KEY_MAX:  # a key is indexed: PostgreSQL's index entries hold ~2700 bytes
+        return f"{key[:KEY_MAX - 13].rstrip('-')}-{digest}"
     # A name with no ASCII letter or digit still needs a stable key.
-    return key or "epoch-" + hashlib.sha1(name.encode("utf-8")).hexdigest()[:12]
+    return key or "epoch-" + digest
 
 
 def _first_link(datasheet: str) -> str | None:

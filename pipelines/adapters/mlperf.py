@@ -31,6 +31,8 @@ from pipelines.adapters.base import (
     decode,
     slug,
 )
+from pipelines.adapters.guards import INT32_MAX, json_depth_problem, load_json, whole
+from pipelines.limits import DEFAULT_LIMITS, InputLimits
 from pipelines.packs import ItemDecl, Pack, PackRow, SourceDecl
 
 FORMAT_SYSTEM = "mlperf-system"
@@ -56,6 +58,9 @@ _RATE = re.compile(
     r"(?P<unit>[KMGT](?:b|B)/s(?:ec)?|[KMGT](?:bps|Bps)|[KMGT]bit/s|[KMGT]b[Ee](?![A-Za-z]))")
 _NIC_COUNT = re.compile(r"(?<![\w.])(\d+)\s*[xX×](?=\s|\d)")
 _NIC_GROUPS = re.compile(r"[,;+]")
+# time_ms beyond this is past year 9999 (or before year 1): not a time datetime can hold.
+_MAX_TIME_MS = 253_402_300_799_000 - 24 * 3600 * 1000
+_MIN_TIME_MS = -62_135_596_800_000 + 24 * 3600 * 1000
 
 
 # ---------------------------------------------------------------- sniffing and dispatch
@@ -69,12 +74,13 @@ def detect(name: str, data: bytes) -> str | None:
     return FORMAT_RESULT if _MLLOG in head else None
 
 
-def _looks_like_system(data: bytes, head: str) -> bool:
-    """A top-level `system_name` and a node or accelerator count (a regex when JSON is broken,
-    so that a broken systems JSON still reaches parse() and is reported with its line)."""
+def _looks_like_system(data: bytes, head: str, limits: InputLimits = DEFAULT_LIMITS) -> bool:
+    """A top-level `system_name` and a node or accelerator count (a regex when JSON is broken
+    or nested too deep to parse, so that such a systems JSON still reaches parse() and is
+    reported with its line)."""
     try:
-        document = json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError):
+        document = load_json(data.decode("utf-8-sig"), limits.json_max_depth, "")
+    except (UnicodeDecodeError, AdapterError):
         return bool(re.search(r'"system_name"\s*:', head)
                     and re.search(r'"(accelerators_per_node|number_of_nodes)"\s*:', head))
     return (isinstance(document, dict) and "system_name" in document
@@ -195,11 +201,16 @@ def _read_count(document: dict[str, Any], key: str, metric: str, system: _System
     if not _given(raw):
         return None
     match = None if isinstance(raw, bool | float) else _COUNT.fullmatch(str(raw))
-    if match is None:
+    if match is None or not match.group(1).isascii():
         reading.bad.append((key, f"{key} {raw!r} is not a whole number (expected e.g. \"8\")"))
         return None
+    count = whole(match.group(1), INT32_MAX)
+    if count is None:
+        reading.bad.append((key, f"{key} {match.group(1)} is not a plausible count (at most "
+                                 f"{INT32_MAX})"))
+        return None
     reading.facts.append(_Fact(metric, match.group(1), "count", key, _quote(key, raw, system)))
-    return int(match.group(1))
+    return count
 
 
 def _gpus_per_system(document: dict[str, Any], nodes: int, gpus: int, system: _System) -> _Fact:
@@ -341,7 +352,7 @@ def _declare_item(pack: Pack, item: ItemDecl) -> None:
 
 def _parse_system_file(data: bytes, options: AdapterOptions) -> Parsed:
     text = decode(data)
-    document = _load_object(text)
+    document = _load_object(text, options.limits)
     where = _key_locator(text)
     name = _text(document.get("system_name"))
     if not name:
@@ -353,12 +364,8 @@ def _parse_system_file(data: bytes, options: AdapterOptions) -> Parsed:
     return parsed
 
 
-def _load_object(text: str) -> dict[str, Any]:
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise AdapterError(exc.lineno, f"malformed JSON: {exc.msg} (line {exc.lineno}, column "
-                                       f"{exc.colno}); the systems JSON cannot be read") from exc
+def _load_object(text: str, limits: InputLimits) -> dict[str, Any]:
+    document = load_json(text, limits.json_max_depth, "the systems JSON")
     if not isinstance(document, dict):
         raise AdapterError(1, "expected a JSON object describing one system")
     return document
@@ -393,9 +400,11 @@ class _Event:
 
     @property
     def time_ms(self) -> float | None:
+        """Milliseconds since 1970, when a number within datetime's years (NaN, inf or 1e300
+        is no time)."""
         value = self.body.get("time_ms")
         ok = isinstance(value, int | float) and not isinstance(value, bool)
-        return float(value) if ok else None
+        return float(value) if ok and _MIN_TIME_MS <= value <= _MAX_TIME_MS else None
 
 
 @dataclass
@@ -413,7 +422,7 @@ class _Log:
 
 def _parse_result_log(name: str, data: bytes, options: AdapterOptions) -> Parsed:
     parsed = Parsed(format=FORMAT_RESULT, pack=Pack())
-    log = _read_log(data.decode("utf-8-sig", errors="replace"), parsed)
+    log = _read_log(data.decode("utf-8-sig", errors="replace"), parsed, options.limits)
     if log.events:
         parsed.runs.append(_run(name, log, options, parsed))
     elif not parsed.rejected:
@@ -423,22 +432,38 @@ def _parse_result_log(name: str, data: bytes, options: AdapterOptions) -> Parsed
     return parsed
 
 
-def _read_log(text: str, parsed: Parsed) -> _Log:
+def _read_log(text: str, parsed: Parsed, limits: InputLimits) -> _Log:
     log = _Log()
-    for number, line in enumerate(text.splitlines(), start=1):
+    lines = text.split("\n")  # not splitlines(): \x1c or U+2028 would shift the line numbers
+    if lines[-1] == "":
+        lines.pop()
+    for number, line in enumerate((line.removesuffix("\r") for line in lines), start=1):
         log.last_line, log.last_text = number, line
         if _MLLOG in line:
-            _read_event(number, line, log, parsed)
+            _read_event(number, line, log, parsed, limits)
         elif _SYSJSON in line:
-            _read_sysjson(number, line, log, parsed)
+            _read_sysjson(number, line, log, parsed, limits)
         elif line.strip():
             parsed.skipped_lines += 1  # shell echo, framework output: not results
     return log
 
 
-def _json_after(marker: str, line: str) -> Any:
-    """The JSON after the marker; a prefix before it (rank tag, timestamp) is allowed."""
-    return json.loads(line[line.index(marker) + len(marker):].strip())
+class _TooDeep(ValueError):
+    """JSON nested deeper than the limit: refused before parsing."""
+
+
+def _json_after(marker: str, line: str, limits: InputLimits) -> Any:
+    """The JSON after the marker; a prefix before it (rank tag, timestamp) is allowed.
+    ValueError when it is not JSON or a number in it is too long; _TooDeep when it nests
+    deeper than the limit."""
+    text = line[line.index(marker) + len(marker):].strip()
+    problem = json_depth_problem(text, limits.json_max_depth)
+    if problem is not None:
+        raise _TooDeep(problem[1])
+    try:
+        return json.loads(text)
+    except RecursionError as exc:  # only when the depth limit is set beyond Python's own
+        raise _TooDeep("JSON nested too deep for Python to read") from exc
 
 
 # marker -> (rejection field, what the JSON is, the hint when it does not parse, its shape)
@@ -447,11 +472,15 @@ _MARKED = {_MLLOG: ("row", "the :::MLLOG event", "; expected :::MLLOG {...}",
            _SYSJSON: ("SYSJSON", "the :::SYSJSON system description", "", "a JSON object")}
 
 
-def _json_object(number: int, line: str, marker: str, parsed: Parsed) -> dict[str, Any] | None:
+def _json_object(number: int, line: str, marker: str, parsed: Parsed,
+                 limits: InputLimits) -> dict[str, Any] | None:
     """The JSON object after `marker`, or None with the line rejected saying why."""
     field, what, hint, shape = _MARKED[marker]
     try:
-        body = _json_after(marker, line)
+        body = _json_after(marker, line, limits)
+    except _TooDeep as exc:
+        parsed.rejected.append(Rejected(number, field, f"{what}: {exc}", line))
+        return None
     except ValueError as exc:
         parsed.rejected.append(Rejected(number, field, f"{what} is not valid JSON ({exc}){hint}",
                                         line))
@@ -462,8 +491,8 @@ def _json_object(number: int, line: str, marker: str, parsed: Parsed) -> dict[st
     return body
 
 
-def _read_event(number: int, line: str, log: _Log, parsed: Parsed) -> None:
-    body = _json_object(number, line, _MLLOG, parsed)
+def _read_event(number: int, line: str, log: _Log, parsed: Parsed, limits: InputLimits) -> None:
+    body = _json_object(number, line, _MLLOG, parsed, limits)
     if body is None:
         return
     if not isinstance(body.get("key"), str):
@@ -482,16 +511,18 @@ def _read_event(number: int, line: str, log: _Log, parsed: Parsed) -> None:
 def _read_run_mark(key: str, event: _Event, log: _Log, parsed: Parsed) -> None:
     """The first run_start, and the first run_stop after it (later ranks repeat them)."""
     if event.time_ms is None:
-        parsed.rejected.append(Rejected(event.line, key, f"{key} has no numeric time_ms, so "
-                                                         "the run cannot be timed", event.raw_text))
+        parsed.rejected.append(Rejected(event.line, key, f"{key} has no time_ms that is a time "
+                                        "(milliseconds since 1970), so the run cannot be timed",
+                                        event.raw_text))
     elif key == "run_start" and log.run_start is None:
         log.run_start = event
     elif key == "run_stop" and log.run_stop is None:
         log.run_stop = event
 
 
-def _read_sysjson(number: int, line: str, log: _Log, parsed: Parsed) -> None:
-    body = _json_object(number, line, _SYSJSON, parsed)
+def _read_sysjson(number: int, line: str, log: _Log, parsed: Parsed,
+                  limits: InputLimits) -> None:
+    body = _json_object(number, line, _SYSJSON, parsed, limits)
     if body is None:
         return
     if log.sysjson is None:
@@ -566,7 +597,7 @@ def _run_hardware(document: dict[str, Any]) -> dict[str, Any]:
         raw = document.get(key)
         match = None if isinstance(raw, bool | float) or raw is None else \
             _COUNT.fullmatch(str(raw))
-        return int(match.group(1)) if match else None
+        return whole(match.group(1), INT32_MAX) if match else None  # an Integer column
     stack = document.get("other_software_stack")
     nccl = stack.get("nccl_version") if isinstance(stack, dict) else None
     return {"nodes": count("number_of_nodes"), "gpus_per_node": count("accelerators_per_node"),

@@ -10,7 +10,7 @@ from sqlalchemy import MetaData, func, insert, inspect, select, table, text
 
 from db import outputs
 from db.engine import Engine, Session, alembic_config, make_engine, upgrade, write_session
-from db.schema import Base, C2CResult, Observation, Scenario, TcoResult
+from db.schema import Base, C2CResult, Observation, Scenario, Source, TcoResult
 from pipelines import jobs
 from pipelines.ingest import ingest_paths
 from pipelines.settings import PROJECT_ROOT, Settings
@@ -192,3 +192,22 @@ def test_a_ledger_with_data_at_an_earlier_revision_upgrades_and_keeps_working(
     assert ingest_paths(target, [new], metrics=metrics, today=TODAY, now=clock,
                         code_version="test").total("accepted") == 2
     target.dispose()
+
+
+def test_unbounded_text_goes_down_cut_to_the_old_lengths_and_up_again(ledger_url, clock):
+    """0007 made source text TEXT; going back to 0006 cuts a longer title to 500 characters
+    on PostgreSQL (SQLite never enforced the length), and the ledger upgrades again."""
+    config = alembic_config(ledger_url)
+    engine = make_engine(ledger_url)
+    title = "A title longer than the old column " * 20
+    with write_session(engine) as session:
+        session.add(Source(key="long", title=title, kind="dataset", recorded_at=clock()))
+
+    command.downgrade(config, "0006")
+    with engine.connect() as conn:
+        kept = conn.scalar(text("select title from source"))
+    assert kept == (title[:500] if engine.dialect.name == "postgresql" else title)
+
+    upgrade(ledger_url)
+    command.check(config)
+    engine.dispose()

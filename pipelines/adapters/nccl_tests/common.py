@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pipelines.adapters.base import MeasurementRun, Parsed
+from pipelines.adapters.guards import INT32_MAX, whole
 
 FORMAT = "nccl-tests"
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"  # util.cu TIME_STRING_FORMAT: JSON times and -S timestamps
@@ -49,9 +50,14 @@ def zoned(moment: datetime) -> datetime:
 
 def root_rank(cell: str, column: str) -> int | None:
     """The root rank; -1 (what nccl-tests prints for collectives without one) is None."""
-    if not re.fullmatch(r"-?\d+", cell):
+    if not re.fullmatch(r"-?[0-9]+", cell):
         raise BadCell(column, f"{column} {cell!r} is not a rank number (or -1)")
-    return None if int(cell) < 0 else int(cell)
+    if cell.startswith("-"):
+        return None
+    rank = whole(cell, INT32_MAX)
+    if rank is None:
+        raise BadCell(column, f"{column} {cell} is beyond any rank number (at most {INT32_MAX})")
+    return rank
 
 
 def gpus_per_node(per_host: Counter[str], parsed: Parsed, line: int) -> int:

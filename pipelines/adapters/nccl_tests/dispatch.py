@@ -47,8 +47,10 @@ def parse(name: str, data: bytes, options: AdapterOptions) -> Parsed:
     parsed = Parsed(format=FORMAT, pack=Pack())
     if "\ufffd" in text:
         parsed.notes.append("bytes that are not UTF-8 were replaced by U+FFFD")
-    runs = read_json(text, parsed) if text.lstrip().startswith("{") else read_text(name, text,
-                                                                                   parsed)
+    if text.lstrip().startswith("{"):
+        runs = read_json(text, parsed, options.limits)
+    else:
+        runs = read_text(name, text, parsed)
     source_key = f"nccl-tests-{hashlib.sha256(data).hexdigest()[:12]}"
     for index, run in enumerate(runs):
         key = source_key if index == 0 else f"{source_key}-{index + 1}"

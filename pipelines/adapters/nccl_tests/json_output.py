@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from pipelines.adapters.base import AdapterError, MeasurementRun, NcclPoint, Parsed, Rejected
+from pipelines.adapters.guards import INT32_MAX, INT64_MAX, load_json
 from pipelines.adapters.nccl_tests.common import (
     BINARY,
     FORMAT,
@@ -26,19 +27,17 @@ from pipelines.adapters.nccl_tests.common import (
     version_from_code,
     zoned,
 )
+from pipelines.limits import InputLimits
 
 
-def read_json(text: str, parsed: Parsed) -> list[Run]:
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise AdapterError(exc.lineno, f"malformed JSON: {exc.msg} at column {exc.colno} (a run "
-                                       "that stopped early leaves its -J file unclosed)") from exc
+def read_json(text: str, parsed: Parsed, limits: InputLimits) -> list[Run]:
+    document = load_json(text, limits.json_max_depth, "the nccl-tests -J JSON",
+                         " (a run that stopped early leaves its -J file unclosed)")
     if not isinstance(document, dict) or not isinstance(document.get("results"), list):
         raise AdapterError(1, "no `results` list: not nccl-tests -J output")
     config = document.get("config") if isinstance(document.get("config"), dict) else {}
-    devices = [d for d in config.get("devices") or document.get("devices") or []
-               if isinstance(d, dict)]
+    listed = config.get("devices") or document.get("devices")
+    devices = [d for d in listed if isinstance(d, dict)] if isinstance(listed, list) else []
     collective = _json_collective(document.get("args"), parsed)
     places = _element_places(text, document["results"])
     points, raw = [], {}
@@ -114,6 +113,8 @@ def _json_side(side: dict[str, Any], key: str) -> tuple[float, float, float, int
         number = _json_number(wrong, f"{key}.nwrong")
         if number != int(number):
             raise BadCell(f"{key}.nwrong", f"{key}.nwrong {wrong!r} is not a whole count")
+        if number > INT64_MAX:
+            raise BadCell(f"{key}.nwrong", f"{key}.nwrong {wrong!r} is beyond a 64-bit integer")
         wrong = int(number)
     return values[0], values[1], values[2], wrong
 
@@ -130,6 +131,8 @@ def _json_whole(result: dict[str, Any], key: str) -> int:
     value = result.get(key)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise BadCell(key, f"{key} {value!r} is not a whole number")
+    if value > INT64_MAX:
+        raise BadCell(key, f"{key} {value} is beyond a 64-bit integer (at most {INT64_MAX})")
     return value
 
 
@@ -142,6 +145,10 @@ def _json_run(document: dict[str, Any], config: dict[str, Any], devices: list[di
     ranks = per_process * len(devices) if devices else None
     nodes = len(per_host) or None
     per_node = per_process * gpus_per_node(per_host, parsed, 1) if devices else None
+    if (ranks or 0) > INT32_MAX or (per_node or 0) > INT32_MAX:
+        parsed.notes.append(f"config nthreads x ngpus ({per_process}) is not a plausible rank "
+                            "count: ranks and GPUs per node not recorded")
+        ranks = per_node = None
     run = MeasurementRun(
         kind=FORMAT, item=None,
         started_at=_json_time(document.get("start_time"), "start_time", parsed),
@@ -172,7 +179,9 @@ def _json_metadata(document: dict[str, Any], config: dict[str, Any],
                    devices: list[dict[str, Any]]) -> dict[str, Any]:
     args = document.get("args")
     # Only NCCL's settings: the environment can hold anything, secrets included.
-    env = [e for e in document.get("env") or [] if isinstance(e, str) and e.startswith("NCCL_")]
+    listed = document.get("env")
+    env = [e for e in listed if isinstance(e, str) and e.startswith("NCCL_")] \
+        if isinstance(listed, list) else []
     algorithms = [e.split("=", 1)[1] for e in env if e.startswith("NCCL_ALGO=")]
     for result in document["results"]:
         tuning = result.get("tuning") if isinstance(result, dict) else None

@@ -8,6 +8,7 @@ import math
 from datetime import datetime
 
 from pipelines.adapters.base import NcclPoint, Rejected
+from pipelines.adapters.guards import INT64_MAX, whole
 from pipelines.adapters.nccl_tests.common import INFO, TIME_FORMAT, BadCell, root_rank, zoned
 from pipelines.adapters.nccl_tests.header import Header, Side
 
@@ -85,9 +86,12 @@ def _side(cells: list[str], names: tuple[str, ...], side: Side
 
 
 def _whole(cell: str, column: str, expected: str) -> int:
-    if not cell.isdigit():
+    if not (cell.isascii() and cell.isdigit()):  # str.isdigit() also takes "²", int() does not
         raise BadCell(column, f"{column} {cell!r} is not {expected}")
-    return int(cell)
+    value = whole(cell)
+    if value is None:
+        raise BadCell(column, f"{column} {cell} is beyond a 64-bit integer (at most {INT64_MAX})")
+    return value
 
 
 def _measure(cell: str, column: str, side: str, expected: str) -> float:
@@ -106,6 +110,8 @@ def _wrong(cell: str, column: str, side: str) -> int:
     value = _measure(cell, column, side, "a count of wrong elements, or N/A")
     if value != int(value):
         raise BadCell(column, f"{side} {column} {cell!r} is not a whole count")
+    if value > INT64_MAX:
+        raise BadCell(column, f"{side} {column} {cell} is beyond a 64-bit integer")
     return int(value)
 
 

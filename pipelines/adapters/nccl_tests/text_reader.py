@@ -5,12 +5,14 @@ everything else is counted as skipped."""
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from pipelines.adapters.base import NcclPoint, Rejected
+from pipelines.adapters.guards import whole
 from pipelines.adapters.nccl_tests.common import BINARY, INFO
 from pipelines.adapters.nccl_tests.header import Header, parse_header
 from pipelines.adapters.nccl_tests.rows import read_row
@@ -25,10 +27,13 @@ TESTS_VERSION = re.compile(r"^nccl-tests version (.+?) nccl-headers=(\d+) nccl-l
 _STARTING = re.compile(r"^Collective test starting: (\S+)")
 _CONCLUDED = re.compile(r"^Collective test concluded: (\S+)")
 PARAMS = re.compile(r"^nThread \d+ nGpus \d+")
-_PARAM = re.compile(r"([A-Za-z_]+(?: iters)?):?\s+(\S+)")
+# A name starts a word: tried from inside one, findall would rescan long words (quadratic).
+_PARAM = re.compile(r"(?<![A-Za-z_])([A-Za-z_]+(?: iters)?):?\s+(\S+)")
+# The name is \S...\S, not .+?\s*$: a lazy name before \s*$ rescans every run of spaces
+# (minutes for a hostile line).
 DEVICE = re.compile(
     r"^Rank\s+(?P<rank>\d+)\s+(?:Group\s+(?P<group>\d+)\s+)?Pid\s+(?P<pid>\d+)\s+on\s+(?P<host>\S+)"
-    r"\s+device\s+(?P<device>\d+)\s+\[(?P<bus>[^\]]*)\]\s+(?P<name>.+?)\s*$")
+    r"\s+device\s+(?P<device>\d+)\s+\[(?P<bus>[^\]]*)\]\s+(?P<name>\S(?:.*\S)?)\s*$")
 _OUT_OF_BOUNDS = re.compile(r"^Out of bounds values\s*:\s*(\d+)\s*(\w+)?")
 _AVG_BUSBW = re.compile(r"^Avg bus bandwidth\s*:\s*(\S+)\s*(\w+)?")
 _REDUCED_MAX = re.compile(r"Reducing maxBytes to (\d+)")
@@ -158,7 +163,7 @@ class TextReader:
             return
         if match := TESTS_VERSION.match(comment):
             self._preamble(number).tests_version = match.group(1)
-            self.pending.library_code = int(match.group(3))
+            self.pending.library_code = whole(match.group(3))
         elif match := _STARTING.match(comment):
             self._preamble(number).program = match.group(1)
         elif match := _JSON_OUTPUT.match(comment):
@@ -181,7 +186,7 @@ class TextReader:
         if PARAMS.match(text):
             self._preamble(number).params.update(_parameters(text))
         elif match := _REDUCED_MAX.search(text):  # nccl-tests lowered maxBytes to fit memory
-            self._preamble(number).params["maxBytes"] = int(match.group(1))
+            self._preamble(number).params["maxBytes"] = _number(match.group(1))
         elif match := DEVICE.match(text):
             self._preamble(number).devices.append(_device(match))
         else:
@@ -232,7 +237,7 @@ class TextReader:
 
 def _footer_values(comment: str) -> dict[str, Any] | None:
     if match := _OUT_OF_BOUNDS.match(comment):
-        return {"out_of_bounds_values": int(match.group(1)),
+        return {"out_of_bounds_values": _number(match.group(1)),
                 "out_of_bounds_ok": match.group(2) != "FAILED"}
     if match := _AVG_BUSBW.match(comment):
         values: dict[str, Any] = {"avg_bus_bandwidth": _float_or_text(match.group(1))}
@@ -257,15 +262,15 @@ def _merge(first: Context, second: Context) -> Context:
 
 def _parameters(text: str) -> dict[str, Any]:
     """`nThread 1 nGpus 1 minBytes 8 ... step: 2(factor) warmup iters: 5 ...` as a mapping."""
-    return {key: int(value) if re.fullmatch(r"-?\d+", value) else value
-            for key, value in _PARAM.findall(text)}
+    return {key: _number(value) for key, value in _PARAM.findall(text)}
 
 
 def _device(match: re.Match[str]) -> dict[str, Any]:
-    device = {"rank": int(match["rank"]), "pid": int(match["pid"]), "host": match["host"],
-              "device": int(match["device"]), "bus_id": match["bus"], "name": match["name"]}
+    device = {"rank": _number(match["rank"]), "pid": _number(match["pid"]),
+              "host": match["host"], "device": _number(match["device"]), "bus_id": match["bus"],
+              "name": match["name"]}
     if match["group"] is not None:
-        device["group"] = int(match["group"])
+        device["group"] = _number(match["group"])
     return device
 
 
@@ -277,8 +282,17 @@ def _command(text: str, continued: list[str]) -> str | None:
     return _PROMPT.sub("", " ".join(" ".join([*continued, line]).split()))
 
 
+def _number(text: str) -> int | str:
+    """A whole number as an int when it fits 64 bits; anything else stays the text written."""
+    value = whole(text.removeprefix("-"))
+    if value is None:
+        return text
+    return -value if text.startswith("-") else value
+
+
 def _float_or_text(text: str) -> float | str:
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         return text
+    return value if math.isfinite(value) else text

@@ -4,6 +4,7 @@ topology (ranks, nodes, GPUs per node), its metadata, and notes on what the file
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from dataclasses import replace
@@ -11,6 +12,7 @@ from pathlib import PurePath
 from typing import Any
 
 from pipelines.adapters.base import AdapterError, MeasurementRun, Parsed
+from pipelines.adapters.guards import INT32_MAX, INT64_MAX
 from pipelines.adapters.nccl_tests.common import (
     BINARY,
     FORMAT,
@@ -162,7 +164,8 @@ def _size_arg(text: str) -> int | None:
     if match is None:
         return None
     scale = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}[match.group(2).upper()]
-    return int(float(match.group(1)) * scale)
+    size = float(match.group(1)) * scale
+    return int(size) if size <= INT64_MAX else None  # 1e400 is inf: no size at all
 
 
 def _text_topology(context: Context, facts: dict[str, Any], parsed: Parsed, line: int
@@ -175,7 +178,12 @@ def _text_topology(context: Context, facts: dict[str, Any], parsed: Parsed, line
     processes = facts.get("processes")
     if processes is None:
         return None, None, None
-    ranks = processes * params.get("nThread", 1) * params.get("nGpus", 1)
+    factors = [params.get("nThread", 1), params.get("nGpus", 1)]
+    ranks = processes * math.prod(f if isinstance(f, int) else 1 for f in factors)
+    if not 0 < ranks <= INT32_MAX:
+        parsed.notes.append(f"the run at line {line} gives {ranks} ranks (processes x nThread x "
+                            "nGpus), not a plausible count: its topology is not recorded")
+        return None, None, None
     if facts.get("launcher"):
         return ranks, None, None
     return ranks, 1, ranks  # one process without a launcher runs on one host
