@@ -11,6 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 MIB = 1 << 20
+# Keys and names the ledger indexes as unique (sources, items, scenarios): PostgreSQL cannot
+# index a text much over 2,700 bytes, and no real key comes near this.
+MAX_KEY_LENGTH = 300
 
 
 @dataclass(frozen=True)

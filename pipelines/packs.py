@@ -15,7 +15,7 @@ from typing import Any
 from models.observations import RowError, parse_partial_date
 from models.resolve import SOURCE_KIND_RANK
 from pipelines.csv_records import CsvDamage, csv_records
-from pipelines.limits import DEFAULT_LIMITS, InputLimits
+from pipelines.limits import DEFAULT_LIMITS, MAX_KEY_LENGTH, InputLimits
 from pipelines.yaml_lines import YamlError, YamlList, YamlMap, load_yaml
 
 SOURCE_KINDS = tuple(SOURCE_KIND_RANK)  # in rank order, strongest first
@@ -197,6 +197,9 @@ def _source_decl(raw: dict[str, Any], line: int | None) -> SourceDecl:
     for name in ("key", "title", "publisher", "url"):
         if _has_nul(raw.get(name)):
             raise ValueError(f"{where}: `{name}` contains a NUL character")
+    if len(str(raw["key"]).strip()) > MAX_KEY_LENGTH:
+        raise ValueError(f"{where}: `key` is {len(str(raw['key']).strip()):,} characters; "
+                         f"a key has at most {MAX_KEY_LENGTH}")
     return SourceDecl(
         key=str(raw["key"]).strip(), title=str(raw["title"]).strip(), kind=kind,
         publisher=_text(raw.get("publisher")), url=_text(raw.get("url")),
@@ -224,6 +227,9 @@ def _item_decl(raw: Any, line: int | None) -> ItemDecl:
     if any(_has_nul(raw.get(name)) for name in ("key", "name", "kind", "vendor", "family")):
         raise PackError(line, "an item's text contains a NUL character")
     key = str(raw["key"]).strip()
+    if len(key) > MAX_KEY_LENGTH:
+        raise PackError(line, f"an item's key is {len(key):,} characters; a key has at most "
+                              f"{MAX_KEY_LENGTH}")
     return ItemDecl(key=key, name=_text(raw.get("name")) or key,
                     kind=_text(raw.get("kind")) or "other",
                     vendor=_text(raw.get("vendor")), family=_text(raw.get("family")))

@@ -19,7 +19,7 @@ import yaml
 
 from models.c2c.spec import MAX_COUNT, Framework, Layout, Recompute, TransformerSpec
 from models.units import UnitError, conversion_factor
-from pipelines.limits import DEFAULT_LIMITS, InputLimits
+from pipelines.limits import DEFAULT_LIMITS, MAX_KEY_LENGTH, InputLimits
 from pipelines.yaml_lines import YamlError, check_bounds, read_bounded_text
 
 LINES = "__lines__"  # per mapping: key -> line of that key
@@ -233,6 +233,9 @@ class _Reader(DocumentReader):
         name = self.doc.get("name")
         if not isinstance(name, str) or not name.strip():
             self.fail(None, "name", "name", "missing: every scenario needs a name")
+        if len(name) > MAX_KEY_LENGTH:
+            self.fail(None, "name", "name", f"{len(name):,} characters; a name has at most "
+                                            f"{MAX_KEY_LENGTH}")
         parallel = self.section("parallel")
         layout, fixed = self.layout(parallel)
         tokens = self.doc.get("tokens")

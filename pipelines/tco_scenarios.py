@@ -26,7 +26,7 @@ from typing import Any
 from models.tco.ownership import DEPRECIATION_MODES
 from models.tco.plans import CapexPlan, ComparisonPlan, OptionPlan, TrainingRunPlan
 from models.units import UnitError, conversion_factor
-from pipelines.limits import DEFAULT_LIMITS, InputLimits
+from pipelines.limits import DEFAULT_LIMITS, MAX_KEY_LENGTH, InputLimits
 from pipelines.scenarios import (
     LINES,
     NON_FINITE,
@@ -208,6 +208,9 @@ class _Reader(DocumentReader):
         name = doc.get("name")
         if not isinstance(name, str) or not name.strip():
             self.fail(None, "name", "name", "missing: every scenario needs a name")
+        if len(name) > MAX_KEY_LENGTH:
+            self.fail(None, "name", "name", f"{len(name):,} characters; a name has at most "
+                                            f"{MAX_KEY_LENGTH}")
         if doc.get("kind") != "tco":
             self.fail(None, "kind", "kind", "a TCO scenario says kind: tco")
         has_options, has_run = "options" in doc, "training_run" in doc

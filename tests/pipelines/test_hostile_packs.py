@@ -120,14 +120,26 @@ def test_a_file_beyond_the_row_limit_is_rejected(ledger, ingest, write_pack):
 def test_text_of_any_length_lands_alike_on_both_backends(ledger, ingest, write_pack):
     long = "x" * 5000
     report = ingest(write_pack("long.yaml", f"""
-        source: {{key: s-{long[:300]}, title: {long}, publisher: {long}, kind: analyst}}
-        items: [{{key: k-{long[:300]}, name: {long}, kind: gpu}}]
+        source: {{key: s-{long[:250]}, title: {long}, publisher: {long}, kind: analyst}}
+        items: [{{key: k-{long[:250]}, name: {long}, kind: gpu}}]
         observations:
-          - {{item: k-{long[:300]}, metric: tdp, value: 100, unit: W, as_of: 2024, status: U,
+          - {{item: k-{long[:250]}, metric: tdp, value: 100, unit: W, as_of: 2024, status: U,
              quote: {long}}}
         """))
     assert [e for f in report.files for e in f.errors] == []
     assert report.total("accepted") == 1 and adds_up(report)
+
+
+def test_a_key_too_long_to_index_is_rejected_alike_on_both_backends(ledger, ingest, write_pack):
+    key = "k" * 3000
+    bad_source = write_pack("source.yaml", NVLINK_PACK.replace("key: nvidia-nvlink-page",
+                                                               f"key: {key}"))
+    bad_item = write_pack("item.yaml", PACK_HEAD.replace("key: h100-sxm5", f"key: {key}"))
+    report = ingest(bad_source, bad_item)
+    item_file, source_file = report.files  # in path order
+    assert source_file.accepted == 0 and source_file.rejected == 2
+    assert "a key has at most 300" in source_file.errors[0].reason
+    assert item_file.outcome == "rejected_file" and "at most 300" in item_file.errors[0].reason
 
 
 def test_the_order_of_the_arguments_never_changes_the_ledger(ledger_url, tmp_path, write_pack,
