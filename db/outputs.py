@@ -8,12 +8,12 @@ rendering of a briefing is recorded with the sha256 of its bytes.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import case, func, select
+from sqlalchemy.orm import Session, aliased
 
 from db.schema import Briefing, DatasetVersion, Flag
 
@@ -95,3 +95,32 @@ def previous_version(session: Session, version: DatasetVersion) -> DatasetVersio
                           .order_by(DatasetVersion.cutoff_at.desc(), DatasetVersion.id.desc())
                           .limit(1))
 
+
+
+def flag_counts(session: Session, dataset_version: int) -> dict[str, dict[str, int]]:
+    """A version's flags counted per kind and severity: {kind: {severity: count}}."""
+    rows = session.execute(select(Flag.kind, Flag.severity, func.count())
+                           .where(Flag.dataset_version_id == dataset_version)
+                           .group_by(Flag.kind, Flag.severity))
+    counts: dict[str, dict[str, int]] = {}
+    for kind, severity, count in rows:
+        counts.setdefault(kind, {})[severity] = int(count)
+    return counts
+
+
+def first_flags_per_kind(session: Session, dataset_version: int, per_kind: int,
+                         severities: Sequence[str]) -> list[dict[str, Any]]:
+    """At most `per_kind` flags of each kind, most severe first (in `severities` order), then
+    in the order they were stored; keyed like flags_of. The database numbers the rows, so a
+    version with 200,000 flags costs a few hundred rows here."""
+    rank = case({s: n for n, s in enumerate(severities)}, value=Flag.severity,
+                else_=len(severities))
+    numbered = (select(Flag, func.row_number().over(partition_by=Flag.kind,
+                                                    order_by=(rank, Flag.id)).label("n"))
+                .where(Flag.dataset_version_id == dataset_version).subquery())
+    flag = aliased(Flag, numbered)
+    rows = session.scalars(select(flag).where(numbered.c.n <= per_kind).order_by(flag.id))
+    return [{"kind": r.kind, "severity": r.severity, "subject": r.subject,
+             "message": r.message, "observation_ids": tuple(json.loads(r.observation_ids)),
+             "item": r.item_key, "metric": r.metric_key, "scenario": r.scenario_name}
+            for r in rows]

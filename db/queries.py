@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from datetime import date, datetime
 from typing import Any
 
 import pandas as pd
-from sqlalchemy import Select, and_, or_, select
+from sqlalchemy import Select, and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from db.schema import (
@@ -128,3 +129,33 @@ def measured_run_shape(session: Session, observation_id: int) -> tuple[int, int]
     if row is None or row.nodes is None or row.gpus_per_node is None:
         return None
     return int(row.nodes), int(row.gpus_per_node)
+
+
+def trend_frame(session: Session, metrics: Sequence[str]) -> pd.DataFrame:
+    """The full history (both clocks) of `metrics` only, in observations_frame's columns: what
+    the trends read, without every other observation of a big ledger."""
+    query = (_joined().where(Metric.key.in_(sorted(set(metrics))))
+             .order_by(Item.key, Metric.key, Observation.as_of, Observation.recorded_at,
+                       Observation.id))
+    rows = [dict(row._mapping) for row in session.execute(query)]
+    return pd.DataFrame(rows, columns=[c.key for c in _COLUMNS])
+
+
+def rejected_row_count(session: Session) -> int:
+    """How many rows the ledger's ingests refused (counted by the database)."""
+    return int(session.scalar(select(func.count()).select_from(RejectedRow)) or 0)
+
+
+def sources_by_keys(session: Session, keys: Collection[str]) -> list[dict[str, Any]]:
+    """The sources with these keys, by key, in sources_frame's columns."""
+    wanted = sorted(set(keys))
+    found: list[dict[str, Any]] = []
+    for start in range(0, len(wanted), _IN_BATCH):   # keep each IN list small
+        rows = session.execute(select(Source.key, Source.title, Source.publisher, Source.url,
+                                      Source.kind, Source.published_on, Source.retrieved_on)
+                               .where(Source.key.in_(wanted[start:start + _IN_BATCH])))
+        found += [dict(r._mapping) for r in rows]
+    return sorted(found, key=lambda r: r["key"])
+
+
+_IN_BATCH = 500

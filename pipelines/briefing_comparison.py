@@ -47,6 +47,12 @@ def reference_sources(spec: dict[str, Any]) -> list[SourceLine]:
                        url=ref.get("url")) for ref in spec.get("references", [])]
 
 
+def comparison_pairs(spec: dict[str, Any]) -> set[tuple[str, str]]:
+    """The (item, metric) pairs the table's ledger cells read."""
+    return {(cell["item"], cell["metric"]) for row in spec["rows"] for cell in row["cells"]
+            if cell is not None and "item" in cell and "metric" in cell}
+
+
 def _cell(cell: dict[str, Any] | None, resolved: Resolved, vendors: Mapping[str, str | None],
           references: dict[str, dict[str, Any]]) -> Cited | None:
     if cell is None:

@@ -45,6 +45,14 @@ def tco_line(result: TcoResult, scenario: Scenario) -> TcoLine:
         inputs=tuple(_cited(i) for i in figures.get("inputs", [])))
 
 
+def ledger_pairs(result: C2CResult | TcoResult) -> set[tuple[str, str]]:
+    """The (item, metric) pairs of the ledger a result read: the values its decision rests on."""
+    figures = json.loads(result.result_json)
+    return {(f["item"], f["metric"]) for f in [*figures.get("specs", []),
+                                               *figures.get("inputs", [])]
+            if isinstance(f, dict) and f.get("item") and f.get("metric")}
+
+
 def _workload(definition: dict[str, Any]) -> str:
     model, parallel = definition.get("model", {}), definition.get("parallel", {})
     shape = f"{model.get('layers')} layers x {model.get('hidden')} hidden"

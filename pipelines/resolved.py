@@ -49,9 +49,14 @@ def _candidate(row: dict[str, Any]) -> Candidate:
 def current_values(session: Session, *, on: date, known: datetime) -> list[ResolvedValue]:
     """Every (item, metric) resolved, valid on `on` as known at `known`."""
     frame = observations_frame(session, known=known, on=on)
+    # One pass over plain records: a pandas group per pair costs milliseconds, a minute for
+    # the 36,000 pairs of a 200,000-row change.
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for record in frame.to_dict("records"):
+        groups.setdefault((record["item"], record["metric"]), []).append(record)
     resolved: list[ResolvedValue] = []
-    for _, group in frame.groupby(["item", "metric"], sort=True):
-        rows = group.to_dict("records")
+    for key in sorted(groups):
+        rows = groups[key]
         resolution = resolve([_candidate(row) for row in rows])
         if resolution is not None:
             resolved.append(ResolvedValue(resolution, {r["observation_id"]: r for r in rows}))

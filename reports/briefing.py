@@ -63,13 +63,25 @@ def _plotted(series: Iterable[Series]) -> bool:
 
 def render_html(context: BriefingContext, template: str = "briefing") -> str:
     """The briefing as one HTML document (charts inline)."""
+    sections = views.spec_sections(context.specs)
+    flag_totals = views.flag_totals(context)
+    change_totals = views.change_totals(context)
     return environment(template).get_template("briefing.html.j2").render(
         ctx=context,
         charts=chart_svgs(context),
-        sections=views.spec_sections(context.specs),
-        flag_summary=views.summarise_flags(context.flags),
-        flag_groups=views.flags_by_kind(context.flags),
-        change_counts=views.change_counts(context.changes),
+        sections=sections,
+        section_totals=views.value_totals(context, sections),
+        flag_summary=views.summarise_flags(context.flags, totals=flag_totals),
+        flag_groups=views.flags_by_kind(context.flags, flag_totals),
+        flag_totals=flag_totals,
+        stale_total=(len(context.stale_sources) if context.stale_source_count is None
+                     else context.stale_source_count),
+        change_flag_total=sum(flag_totals.get(kind, 0) for kind in views.CHANGE_KINDS),
+        change_counts={kind: total.observations for kind, total in change_totals.items()},
+        changes_left_out=views.changes_left_out(context),
+        changes_query=views.changes_query(context),
+        flags_query=functools.partial(views.flags_query, context),
+        values_query=views.values_query(context),
         validation=views.summarise_validation(context.validation),
         scenario_inputs=views.number_inputs((s.name, s.inputs) for s in context.scenarios),
         tco_inputs=views.number_inputs((t.name, t.inputs) for t in context.tco),

@@ -136,6 +136,15 @@ class StaleSource:
 
 
 @dataclass(frozen=True)
+class ChangeCount:
+    """How many observations one kind of change touched, across how many items and metrics."""
+
+    observations: int
+    items: int
+    metrics: int
+
+
+@dataclass(frozen=True)
 class BriefingContext:
     as_of: date
     dataset_version: int
@@ -164,3 +173,10 @@ class BriefingContext:
     c2c_thresholds: tuple[float, float] = (0.2, 0.6)
     # Remote sources whose latest fetch known at the briefing failed, by name.
     stale_sources: tuple[StaleSource, ...] = ()
+    # Lists that grow with the ledger hold their most important rows only; these count every
+    # row, so the briefing can say what it leaves out. Empty (or None): the list is complete.
+    change_counts: dict[str, ChangeCount] = field(default_factory=dict)   # kind -> count
+    flag_counts: dict[str, int] = field(default_factory=dict)            # kind -> flags
+    section_counts: dict[str, int] = field(default_factory=dict)         # section -> values
+    source_count: int | None = None        # sources behind the version's resolved values
+    stale_source_count: int | None = None

@@ -71,7 +71,13 @@ def format_number_list(numbers: list[int]) -> str:
     return ", ".join(parts) or "none"
 
 
+def format_count(count: int) -> str:
+    """A count, thousands separated: 199,873."""
+    return f"{count:,}"
+
+
 FILTERS = {
+    "count": format_count,
     "number": format_number,
     "range": format_range,
     "value": format_value,

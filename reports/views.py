@@ -7,11 +7,19 @@ and no layout (that is the template).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from models.trends.types import FLAG_KINDS, Changes, Flag, Series, TrendPoint, by_severity
-from reports.context import Cited, ScenarioLine, SpecLine, ValidationLine
+from reports.context import (
+    BriefingContext,
+    ChangeCount,
+    Cited,
+    ScenarioLine,
+    SpecLine,
+    ValidationLine,
+)
 
 CHANGE_KINDS: tuple[str, ...] = ("added", "changed", "superseded")
 
@@ -29,9 +37,11 @@ class FlagSummary:
         return sum(count for _, count in self.rest_by_kind)
 
 
-def summarise_flags(flags: Sequence[Flag], limit: int = 10, per_kind: int = 3) -> FlagSummary:
+def summarise_flags(flags: Sequence[Flag], limit: int = 10, per_kind: int = 3,
+                    totals: Mapping[str, int] | None = None) -> FlagSummary:
     """The `limit` most severe flags, at most `per_kind` of one kind (so ten "unconfirmed"
-    warnings cannot hide the conflicting sources), and a count per kind of the rest."""
+    warnings cannot hide the conflicting sources), and a count per kind of the rest.
+    `totals` counts every flag per kind when `flags` holds only each kind's most severe."""
     ordered = by_severity(list(flags))
     taken: Counter[str] = Counter()
     shown: list[Flag] = []
@@ -39,9 +49,15 @@ def summarise_flags(flags: Sequence[Flag], limit: int = 10, per_kind: int = 3) -
         if len(shown) < limit and taken[flag.kind] < per_kind:
             shown.append(flag)
             taken[flag.kind] += 1
-    counts = Counter(flag.kind for flag in ordered) - taken
-    rest = [(kind, counts[kind]) for kind in FLAG_KINDS if counts[kind]]
-    return FlagSummary(shown=by_severity(shown), rest_by_kind=rest, total=len(ordered))
+    counts = Counter(totals or Counter(flag.kind for flag in ordered))
+    rest = [(kind, counts[kind] - taken[kind]) for kind in FLAG_KINDS
+            if counts[kind] > taken[kind]]
+    return FlagSummary(shown=by_severity(shown), rest_by_kind=rest, total=sum(counts.values()))
+
+
+def flag_totals(context: BriefingContext) -> dict[str, int]:
+    """Flags of the version per kind, the ones the context leaves out included."""
+    return dict(context.flag_counts) or dict(Counter(flag.kind for flag in context.flags))
 
 
 # A kind with more info-only flags than this prints as a list of subjects, not of messages:
@@ -49,14 +65,21 @@ def summarise_flags(flags: Sequence[Flag], limit: int = 10, per_kind: int = 3) -
 COMPACT_FLAG_GROUP = 20
 
 
-def flags_by_kind(flags: Sequence[Flag]) -> list[tuple[str, list[Flag], bool]]:
+def flags_by_kind(flags: Sequence[Flag], totals: Mapping[str, int] | None = None
+                  ) -> list[tuple[str, list[Flag], bool]]:
     """Flags grouped by kind, most severe first (the kind of the most severe flag leads),
-    each with whether to print it compactly (subjects only)."""
+    each with whether to print it compactly (subjects only). `totals`: every flag per kind,
+    when `flags` holds only each kind's most severe (their severities decide for the rest)."""
     groups: dict[str, list[Flag]] = {}
     for flag in by_severity(list(flags)):
         groups.setdefault(flag.kind, []).append(flag)
-    return [(kind, group, len(group) > COMPACT_FLAG_GROUP
+    return [(kind, group, max(len(group), (totals or {}).get(kind, 0)) > COMPACT_FLAG_GROUP
              and all(f.severity == "info" for f in group)) for kind, group in groups.items()]
+
+
+def compact_flags(severities: Mapping[str, int]) -> bool:
+    """Whether a kind with these flags per severity prints compactly (see flags_by_kind)."""
+    return sum(severities.values()) > COMPACT_FLAG_GROUP and set(severities) <= {"info"}
 
 
 def spec_sections(specs: Iterable[SpecLine]) -> dict[str, list[SpecLine]]:
@@ -71,6 +94,74 @@ def change_counts(changes: Changes) -> dict[str, int]:
     """Observation changes per kind: added, changed, superseded (zeros included)."""
     counts = Counter(change.kind for change in changes.observations)
     return {kind: counts[kind] for kind in CHANGE_KINDS}
+
+
+def change_totals(context: BriefingContext) -> dict[str, ChangeCount]:
+    """Every observation change per kind (zeros included), the ones the context's list
+    leaves out included, with the items and metrics they touch."""
+    if context.change_counts:
+        return {kind: context.change_counts.get(kind, ChangeCount(0, 0, 0))
+                for kind in CHANGE_KINDS}
+    totals = {}
+    for kind in CHANGE_KINDS:
+        rows = [c for c in context.changes.observations if c.kind == kind]
+        totals[kind] = ChangeCount(len(rows), len({c.item for c in rows}),
+                                   len({c.metric for c in rows}))
+    return totals
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """Rows of one kind a bounded list does not print: how many, of how many in all."""
+
+    kind: str
+    count: int
+    total: ChangeCount
+
+
+def changes_left_out(context: BriefingContext) -> list[LeftOut]:
+    """Per kind of change, the observations the changes table does not list."""
+    shown = Counter(change.kind for change in context.changes.observations)
+    return [LeftOut(kind, total.observations - shown[kind], total)
+            for kind, total in change_totals(context).items()
+            if total.observations > shown[kind]]
+
+
+def value_totals(context: BriefingContext, sections: Mapping[str, Sequence[SpecLine]]
+                 ) -> dict[str, int]:
+    """Resolved values per section, the ones the appendix leaves out included."""
+    return {section: context.section_counts.get(section, len(lines))
+            for section, lines in sections.items()}
+
+
+def _instant(moment: datetime) -> str:
+    utc = moment.astimezone(UTC) if moment.tzinfo else moment   # naive: UTC already
+    return f"TIMESTAMPTZ '{utc.strftime('%Y-%m-%d %H:%M:%S.%f')}+00'"
+
+
+def changes_query(context: BriefingContext) -> str:
+    """The warehouse query that lists every observation recorded or superseded between the
+    previous version's cut-off and this one's (the changes the briefing counts)."""
+    if context.previous_cutoff_at is None:
+        return ""
+    start, end = _instant(context.previous_cutoff_at), _instant(context.cutoff_at)
+    return ("select item, metric, source, value, unit, as_of, recorded_at, superseded_at "
+            f"from observation where recorded_at > {start} and recorded_at <= {end} "
+            f"or superseded_at > {start} and superseded_at <= {end} "
+            "order by item, metric, source, as_of")
+
+
+def flags_query(context: BriefingContext, kind: str) -> str:
+    """The warehouse query that lists every flag of one kind of this dataset version."""
+    return ("select severity, subject, message from flag "
+            f"where dataset_version_id = {context.dataset_version} and kind = '{kind}' "
+            "order by id")
+
+
+def values_query(context: BriefingContext) -> str:
+    """The warehouse query that lists every value the appendix would print."""
+    return (f"select * from value_as_of(DATE '{context.as_of.isoformat()}', "
+            f"{_instant(context.cutoff_at)}) order by item, metric")
 
 
 @dataclass(frozen=True)

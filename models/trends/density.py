@@ -23,6 +23,8 @@ RACK_METRIC = "rack_it_power"
 SYSTEM_METRIC = "system_power"
 THRESHOLD_METRIC = "cooling_limit_per_rack"
 _LABELS = {RACK_METRIC: "rack IT power", SYSTEM_METRIC: "system power"}
+# Every metric density_trend reads: a caller may hand it only these observations.
+DENSITY_METRICS = (RACK_METRIC, SYSTEM_METRIC, THRESHOLD_METRIC)
 
 
 def density_trend(obs: pd.DataFrame, *, on: date, cutoff: datetime) -> DensityTrend:

@@ -18,6 +18,9 @@ SCALE_UP_METRIC = "scaleup_bw_per_gpu_bidir"      # GB/s, both directions
 PORT_RATE_METRIC = "port_rate"                    # Gb/s, one direction
 SCALE_OUT_METRIC = "scaleout_bw_per_gpu"          # Gb/s, one direction
 SWITCH_KINDS = ("scaleout_switch", "switch_silicon")
+# Every metric interconnect_trend reads: a caller may hand it only these observations.
+INTERCONNECT_METRICS = (SCALE_UP_METRIC, PORT_RATE_METRIC, SCALE_OUT_METRIC, "switch_capacity",
+                        "switch_capacity_unidir", "switch_capacity_bidir_bytes", "switch_latency")
 SCALE_UP_SWITCH_KIND = "scaleup_switch"
 BITS_PER_BYTE = 8
 

@@ -4,12 +4,16 @@ summaries and numbered inputs."""
 from __future__ import annotations
 
 import dataclasses
+from datetime import UTC, datetime
 
 from models.trends.types import Changes, Flag, ObservationChange
-from reports.context import Cited
+from reports.context import ChangeCount, Cited
 from reports.views import (
     COMPACT_FLAG_GROUP,
     change_counts,
+    change_totals,
+    changes_left_out,
+    changes_query,
     flags_by_kind,
     number_inputs,
     scale_up_share,
@@ -17,7 +21,7 @@ from reports.views import (
     summarise_flags,
     summarise_validation,
 )
-from tests.reports.contexts import D, scenarios, specs, validation_lines
+from tests.reports.contexts import D, full_context, scenarios, specs, validation_lines
 
 
 def flag(kind: str, severity: str, subject: str) -> Flag:
@@ -52,6 +56,41 @@ def test_change_counts_name_every_kind_even_when_zero():
                               (1,))
     assert change_counts(Changes((added, added))) == {"added": 2, "changed": 0, "superseded": 0}
     assert change_counts(Changes()) == {"added": 0, "changed": 0, "superseded": 0}
+
+
+def test_the_summary_counts_the_flags_a_bounded_context_left_out():
+    kept = [flag("single_source", "info", f"s{n}") for n in range(3)] + [
+        flag("conflicting", "warning", "b200 / hbm_bandwidth")]
+    summary = summarise_flags(kept, totals={"single_source": 36_200, "conflicting": 1})
+    assert summary.rest_by_kind == [("single_source", 36_197)]
+    assert summary.total == 36_201
+
+
+def test_a_kind_with_many_info_flags_left_out_still_prints_compactly():
+    few = [flag("single_source", "info", f"s{n}") for n in range(3)]
+    assert [compact for *_, compact in flags_by_kind(few)] == [False]
+    assert [compact for *_, compact in flags_by_kind(few, {"single_source": 500})] == [True]
+
+
+def test_a_bounded_changes_list_says_how_many_of_each_kind_it_leaves_out():
+    added = ObservationChange("added", "tgpu-1", "tdp", "survey", "W", None, 700.0,
+                              D("2026-10-01"), (7,))
+    context = dataclasses.replace(
+        full_context(), changes=Changes((added,) * 3),
+        previous_cutoff_at=datetime(2026, 11, 15, 6, tzinfo=UTC),
+        change_counts={"added": ChangeCount(5_000, 1_000, 5)})
+    assert change_totals(context)["changed"] == ChangeCount(0, 0, 0)
+    left = changes_left_out(context)
+    assert [(x.kind, x.count, x.total.items) for x in left] == [("added", 4_997, 1_000)]
+    assert ("recorded_at > TIMESTAMPTZ '2026-11-15 06:00:00.000000+00'"
+            in changes_query(context))
+
+
+def test_a_complete_changes_list_leaves_nothing_out():
+    context = full_context()
+    assert changes_left_out(context) == []
+    assert change_totals(context)["added"].observations == change_counts(
+        context.changes)["added"]
 
 
 def test_validation_is_summarised_by_absolute_error_per_dataset():
