@@ -16,10 +16,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /app
 
 # Dependencies first, in their own layer: a code change rebuilds in seconds, not minutes.
-COPY pyproject.toml ./
-RUN python -c "import subprocess, sys, tomllib; \
-deps = tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']; \
-subprocess.check_call([sys.executable, '-m', 'pip', 'install', '--no-cache-dir', *deps])"
+# Exactly the locked releases, checked against their hashes (./dev lock writes the file).
+COPY requirements/runtime.lock ./requirements/
+RUN pip install --no-cache-dir --require-hashes -r requirements/runtime.lock
 
 # Editable, so the CLI and the flows run the code in /app, next to data/ (PROJECT_ROOT) and
 # prefect.yaml, whose pull step changes into SPECLEDGER_PROJECT_DIR before a flow run.

@@ -181,8 +181,8 @@ def test_the_image_bakes_in_no_secret_and_runs_as_a_non_root_user():
 
     assert excluded(".env") and excluded(".env.local") and excluded(".git")
     # What the image needs to install and run the flows is sent to the build.
-    needed = ["pyproject.toml", "README.md", "prefect.yaml", "data", "pipelines", "db",
-              "models", "reports"]
+    needed = ["pyproject.toml", "requirements/runtime.lock", "README.md", "prefect.yaml", "data",
+              "pipelines", "db", "models", "reports"]
     assert not [path for path in needed if excluded(path)]
 
 

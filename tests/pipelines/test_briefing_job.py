@@ -3,6 +3,7 @@ rendered from the ledger, recorded with its sha256, and re-rendered byte for byt
 
 from __future__ import annotations
 
+import re
 import subprocess
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -76,6 +77,13 @@ def test_the_briefing_prints_every_section_from_the_ledger(first_week):
     assert "1,800" in text and "nvidia-nvlink-page" in text
     assert "Korthikanti" in text
     assert f"dataset version {version}" in text.lower() or f"version {version}" in text.lower()
+
+
+def test_the_briefing_never_prints_a_missing_value_as_nan_none_or_nat(first_week):
+    text = pdftotext(first_week[3].path)
+    leaked = sorted(set(re.findall(r"\b(?:nan|NaN|None|NaT)\b", text)))
+    assert leaked == [], [line for line in text.splitlines()
+                          if re.search(r"\b(?:nan|NaN|None|NaT)\b", line)][:5]
 
 
 def test_flags_are_stored_once_per_dataset_version(first_week):
