@@ -3,7 +3,7 @@
 For GPT-3 175B (dense) and a 64-expert top-2 MoE, each on 1,024 GPUs, times `sweep()` over
 the full layout space (enumerate + evaluate + rank; median of 5 runs; target <= 10 s) and
 `evaluate()` alone on >= 1,000,000 layouts made by tiling the enumerated ones (target
->= 1,000,000 configurations/s on one core; Calculon does ~74/s, perf_model.md 1.6): once as
+>= 1,000,000 configurations/s on one core; Calculon does ~74/s, docs/c2c-method.md#speed): once as
 one call on the whole array (the target's measure) and once in cache-sized chunks. Also the
 peak memory of a search per candidate layout (tracemalloc), which the sweep_max_layouts limit
 (SPECLEDGER_SWEEP_MAX_LAYOUTS) multiplies: the figure the README's memory bound quotes.
@@ -160,7 +160,7 @@ def report(results: list[Result]) -> None:
             print(f"{label:<66}{value:>16}  {_verdict(ok)}")
             if not ok:
                 misses.append(label)
-    print(f"{'Calculon (perf_model.md 1.6), for scale':<66}{f'~{CALCULON_RATE}/s':>16}  -")
+    print(f"{'Calculon (docs/c2c-method.md#speed), for scale':<66}{f'~{CALCULON_RATE}/s':>16}  -")
     limit = DEFAULT_LIMITS.sweep_max_layouts
     for r in results:
         per = r.peak_bytes / r.candidates

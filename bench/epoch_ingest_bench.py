@@ -1,6 +1,6 @@
 """Epoch AI ml_hardware.csv ingest benchmark: a full-size snapshot into a fresh SQLite ledger.
 
-A full snapshot has ~170 chips x 39 columns (formats.md 1.1). The file is built from the real
+A full snapshot has ~170 chips x 39 columns (December 2025). The file is built from the real
 2025-12-16 rows of the test fixture, repeated under distinct chip names up to `--chips`, so
 its cells, notes, multi-line quotes and numbers are Epoch's own. Times the parse alone, a
 first ingest, a re-ingest of the same bytes (unchanged) and a later snapshot in which every

@@ -1,4 +1,4 @@
-"""TCO Monte Carlo and tornado throughput on the worked illustration of cost_facts.md 4.3,
+"""TCO Monte Carlo and tornado throughput on the worked illustration (docs/tco-method.md),
 with every price, power, PUE, rate and life given a +/-20 % range; and the Monte Carlo's peak
 memory per sample (tracemalloc), which the max_samples limit (SPECLEDGER_MAX_SAMPLES)
 multiplies.

@@ -1,6 +1,6 @@
 """The ledger schema: a bitemporal, append-only record of dated, source-tagged facts.
 
-Two clocks on every observation (see shared/reference/versioning.md):
+Two clocks on every observation (see docs/clocks.md):
 valid time (`as_of`, `valid_to`) says when a figure holds in the world; knowledge time
 (`recorded_at`, `superseded_at`) says when the ledger learned it and when a later
 observation from the same source replaced it. Values are never updated in place.

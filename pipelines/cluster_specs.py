@@ -14,7 +14,7 @@ from models.c2c.spec import ClusterSpec
 from pipelines.resolved import resolved_value
 from pipelines.scenarios import ClusterRequest
 
-PERF_MODEL_REF = "shared/reference/perf_model.md"
+PERF_MODEL_REF = "docs/c2c-method.md#defaults"
 # Peak nccl-tests bus bandwidth per GPU on a fabric item (ingested from nccl-tests output).
 MEASURED_BUSBW = "busbw_measured"
 
@@ -181,12 +181,12 @@ def _efficiencies(look: _Lookup, used: dict[str, SpecUsed]) -> dict[str, SpecUse
     defaults = {
         "scaleup_efficiency": (1.0, "measured bus bandwidth already includes it")
         if measured_up else (cal.SCALEUP_EFFICIENCY, "ring busbw / NVLink line rate, "
-                             f"H100 (nccl-tests #212), {PERF_MODEL_REF} 4.6"),
+                             f"H100 (nccl-tests #212), {PERF_MODEL_REF}"),
         "scaleout_efficiency": (1.0 if measured else cal.SCALEOUT_EFFICIENCY,
                                 "measured bus bandwidth already includes it" if measured else
-                                f"46-48 GB/s of 50 on NDR (nccl-tests #290), {PERF_MODEL_REF} 4.6"),
-        "scaleup_latency": (cal.SCALEUP_LATENCY_S, f"NCCL tuner NVLink step, {PERF_MODEL_REF} 4.3"),
-        "scaleout_latency": (cal.SCALEOUT_LATENCY_S, f"NCCL tuner NET step, {PERF_MODEL_REF} 4.3"),
+                                f"46-48 GB/s of 50 on NDR (nccl-tests #290), {PERF_MODEL_REF}"),
+        "scaleup_latency": (cal.SCALEUP_LATENCY_S, f"NCCL tuner NVLink step, {PERF_MODEL_REF}"),
+        "scaleout_latency": (cal.SCALEOUT_LATENCY_S, f"NCCL tuner NET step, {PERF_MODEL_REF}"),
     }
     keys = {"scaleup_efficiency": "scale_up.efficiency", "scaleout_efficiency":
             "scale_out.efficiency", "scaleup_latency": "scale_up.latency",

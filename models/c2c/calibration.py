@@ -1,6 +1,6 @@
 """Every tuned constant of the C2C model, in one place, with where it comes from.
 
-Fitted once, jointly, on the calibration sets of shared/reference/perf_model.md
+Fitted once, jointly, on the calibration sets of docs/c2c-method.md#calibration-and-error
 (Korthikanti et al. 2022 Table 5 on A100; Megatron-Core's 2024 H100 table) and never per
 configuration: the same numbers serve every GPU, model and layout. tests/models pins the
 resulting errors; bench/ is where their speed is measured.
@@ -40,8 +40,9 @@ GRAD_REDUCE_BYTES: Final = 4  # Megatron reduces bf16 models' gradients in fp32
 USABLE_HBM_FRACTION: Final = 0.90  # CUDA context, NCCL buffers, allocator fragmentation
 
 # --- communication defaults, used when the ledger has no measured bus bandwidth.
-# perf_model.md section 4.6: ring busbw ~0.82 x NVLink line rate (H100, nccl-tests #212);
-# 46-48 GB/s of 50 on NDR (nccl-tests #290), i.e. 0.92-0.96 of NIC line rate.
+# docs/c2c-method.md#communication-defaults: ring busbw ~0.82 x NVLink line rate
+# (H100, nccl-tests #212); 46-48 GB/s of 50 on NDR (nccl-tests #290), i.e. 0.92-0.96 of
+# NIC line rate.
 SCALEUP_EFFICIENCY: Final = 0.82
 SCALEOUT_EFFICIENCY: Final = 0.94
 # NCCL tuner (Simple protocol) per-step latencies: NVLink 3.4 us, network 14 us.
@@ -52,6 +53,7 @@ SCALEOUT_LATENCY_S: Final = 14e-6
 OVERLAP_SLOWDOWN_SCALEUP: Final = 0.15
 OVERLAP_SLOWDOWN_SCALEOUT: Final = 0.02
 
-# --- classes (DESIGN.md): C2C below 0.2 is compute-bound, above 0.6 communication-bound.
+# --- classes (docs/c2c-method.md#classes-and-fabric): C2C below 0.2 is compute-bound,
+# above 0.6 communication-bound.
 COMPUTE_BOUND_BELOW: Final = 0.2
 COMMUNICATION_BOUND_ABOVE: Final = 0.6

@@ -1,4 +1,4 @@
-"""C2C classes and the fabric a result points to (DESIGN.md, perf_model.md section 7.6)."""
+"""C2C classes and the fabric a result points to (docs/c2c-method.md#classes-and-fabric)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 `n` ranks, `size` bytes per rank (the full buffer for all-reduce, the gathered buffer for
 all-gather / reduce-scatter), `bw` the per-GPU one-direction bandwidth the tier achieves
 (line rate x efficiency, or a measured bus bandwidth), `alpha` the per-step latency.
-Formulas: shared/reference/perf_model.md section 4.2.
+Formulas: docs/c2c-method.md#collectives.
 """
 
 from __future__ import annotations

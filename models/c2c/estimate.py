@@ -2,7 +2,7 @@
 
 T_iter = m * t_microbatch + bubble + exposed DP + optimizer, where t_microbatch is the
 slowest (last) stage's compute for one micro-batch plus its exposed TP, EP and PP time
-(shared/reference/perf_model.md section 7). Link (unoverlapped) and exposed times are
+(docs/c2c-method.md#iteration-time). Link (unoverlapped) and exposed times are
 kept apart per dimension and per fabric tier, which is what the C2C ratios are made of.
 """
 

@@ -1,5 +1,5 @@
 """Published measurements the C2C model is calibrated and validated against
-(shared/reference/perf_model.md sections 2.5 and 3). Measured values only; the layouts
+(docs/c2c-method.md#calibration-and-error). Measured values only; the layouts
 are the runs' own (Calculon's execution files for Korthikanti; Megatron-LM's table).
 
 The clusters here describe the published runs' own hardware (Selene, EOS), not a scenario's:

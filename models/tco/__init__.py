@@ -2,5 +2,5 @@
 between a scale-up and a scale-out option, Epoch AI's training-run cost, and uncertainty.
 
 Pure functions over floats or numpy arrays (arrays broadcast, so one call evaluates every
-Monte Carlo sample). Method: shared/reference/cost_facts.md sections 1.2-1.3 and 4.
+Monte Carlo sample). Method: docs/tco-method.md.
 """

@@ -9,10 +9,10 @@ import numpy.typing as npt
 
 Num = float | npt.NDArray[np.float64]
 
-HOURS_PER_YEAR = 8760.0  # cost_facts.md 4.1: energy and $/GPU-hour use 8,760 h per year
-DAYS_PER_YEAR = 365.0  # 4.2: J = (R + K) x JCT / 365
+HOURS_PER_YEAR = 8760.0  # docs/tco-method.md#opex: energy and $/GPU-hour use 8,760 h a year
+DAYS_PER_YEAR = 365.0  # docs/tco-method.md#job-cost-and-break-even: J = (R + K) x JCT / 365
 
-# Epoch AI (cost_facts.md 1.2): ML GPU price-performance improves 0.14 orders of magnitude a
+# Epoch AI (docs/tco-method.md#capex): ML GPU price-performance improves 0.14 orders of magnitude a
 # year, so it is optimal to replace k ln(10) of the fleet's value per year.
 EPOCH_OOMS_PER_YEAR = 0.14
 EPOCH_DAYS_PER_YEAR = 365.25

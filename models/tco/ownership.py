@@ -1,6 +1,6 @@
 """Owning a cluster for a year, per GPU-hour and per job; the break-even speed-up.
 
-cost_facts.md 4.1-4.2:
+docs/tco-method.md (capex, opex, job cost and break-even):
     A = sum_k C_k CRF(r, n_k)                            annualised capex
     O = P_IT u_p PUE 8760 p_elec + colo P_IT 12 + m C_IT + L    opex per year
     R = A + O;  c = R / (N 8760 availability goodput);  J = (R + K) JCT / 365

@@ -1,5 +1,5 @@
 """The cost of one training run by Epoch AI's amortised-hardware-plus-energy method
-(cost_facts.md 1.2-1.3; Cottier et al. 2024, epoch-research/training-cost-trends):
+(docs/tco-method.md#training-run-cost; Cottier et al. 2024, epoch-research/training-cost-trends):
 
     acquired      = max(price date, hardware release + 90 days)
     start value   = price per chip x server overhead x 10^(-0.14 x years from acquired to start)

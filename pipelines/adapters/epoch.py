@@ -74,8 +74,8 @@ FIGURES: dict[str, Figure] = {
 }
 
 # Header names seen in real snapshots, by canonical field. The long names are the December 2025
-# snapshot's; `Memory size per board (Byte)` an earlier one's; the short ones are the layout
-# quoted in formats.md §1.2.
+# snapshot's; `Memory size per board (Byte)` an earlier one's; the short ones are those of a
+# published sample of the joshyou/clod snapshot (fixture formats_md_sample.csv).
 COLUMN_NAMES: dict[str, tuple[str, ...]] = {
     "name": ("Hardware name",),
     "manufacturer": ("Manufacturer",),

@@ -1,6 +1,6 @@
 """How the C2C performance model behaves, as usage examples on small hand-made specs.
 
-Formulas are those of shared/reference/perf_model.md (sections 3.3, 4.2 and 7).
+Formulas are those of docs/c2c-method.md (memory, collectives, iteration time).
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def layouts(*items: Layout) -> Layouts:
     return Layouts.of(items)
 
 
-# --- activation memory (Korthikanti et al. 2022, section 4; perf_model.md 3.3)
+# --- activation memory (Korthikanti et al. 2022, section 4; docs/c2c-method.md#memory)
 
 def test_tp_only_activations_follow_korthikanti_and_give_59_25_gib_for_22b():
     s, b, h, a, t, layers = 2048, 4, 6144, 64, 8, 48
@@ -96,7 +96,7 @@ def test_state_bytes_per_parameter_by_zero_stage(zero, dp, bytes_per_parameter):
     assert state_bytes(SMALL, lay)[0] / (dense + expert)[0] == pytest.approx(bytes_per_parameter)
 
 
-# --- collectives (perf_model.md 4.2)
+# --- collectives (docs/c2c-method.md#collectives)
 
 def test_ring_all_reduce_without_latency_is_2_n_minus_1_over_n_size_over_bandwidth():
     n = np.array([2.0, 4.0, 8.0])
@@ -176,7 +176,8 @@ def test_a_faster_gpu_computes_faster():
 
 def test_sequence_parallel_moves_plain_tp_bytes_plus_two_backward_regathers():
     """SP's 4 all-gathers + 4 reduce-scatters move the bytes of plain TP's 4 all-reduces;
-    Megatron also re-gathers the two sharded GEMM inputs in backward (perf_model.md 7.2)."""
+    Megatron also re-gathers the two sharded GEMM inputs in backward
+    (docs/c2c-method.md#communication-per-dimension)."""
     plain, sp = (Layout(tp=8, global_batch=1, sequence_parallel=flag) for flag in (False, True))
     link = evaluate(SMALL, H100, Framework(), layouts(plain, sp)).link["tp"].total
     activation = 1 * SMALL.seq_len * SMALL.hidden * 2  # b s h, bf16

@@ -1,11 +1,11 @@
-"""The C2C model against published measurements (shared/reference/perf_model.md).
+"""The C2C model against published measurements (docs/c2c-method.md#calibration-and-error).
 
 Nothing here is tuned per point: every prediction comes from the constants in
 models/c2c/calibration.py, fitted once on these same sets.
 
 Korthikanti et al. 2022, Table 5 (A100, 8 points): iteration time within 10 % on every
 point and 5 % on average; the model also beats Calculon's published 3.65 % mean / 8.87 %
-max on the same eight points (perf_model.md sections 1.4 and 8).
+max on the same eight points (docs/c2c-method.md#calibration-and-error).
 
 Megatron-Core 2024 H100 table (9 rows, MFU): six rows are within 3 MFU points, but the
 issue's 3-point target is NOT met on three rows, so this file only asserts 9 points per row
@@ -45,7 +45,7 @@ from models.c2c.validation import (
 
 KORTHIKANTI = korthikanti_table5()
 MCORE = megatron_core_h100()
-# Calculon on the same eight Korthikanti points (perf_model.md 1.4): the bar to beat.
+# Calculon on the same eight Korthikanti points (published): the bar to beat.
 CALCULON_MEAN_ERROR, CALCULON_MAX_ERROR = 0.0365, 0.0887
 
 
@@ -101,12 +101,12 @@ def test_megatron_core_within_3_points_except_the_three_known_rows():
 
 
 def test_default_scaleup_efficiency_reproduces_h100_nvlink_ring_busbw():
-    """~370 GB/s of 450 GB/s line rate (nccl-tests #212, perf_model.md 4.4)."""
+    """~370 GB/s of 450 GB/s line rate (nccl-tests #212, docs/c2c-method.md#defaults)."""
     assert calibration.SCALEUP_EFFICIENCY * 450e9 == pytest.approx(370e9, rel=0.02)
 
 
 def test_default_scaleout_efficiency_reproduces_ndr_nic_busbw():
-    """46-48 GB/s per NDR 400 Gb/s NIC (nccl-tests #290, perf_model.md 4.4)."""
+    """46-48 GB/s per NDR 400 Gb/s NIC (nccl-tests #290, docs/c2c-method.md#defaults)."""
     assert 46e9 <= calibration.SCALEOUT_EFFICIENCY * 50e9 <= 48e9
 
 

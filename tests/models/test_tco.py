@@ -1,4 +1,4 @@
-"""The TCO model against the worked illustration of cost_facts.md 4.3 and Epoch AI's GPT-4
+"""The TCO model against the worked illustration (docs/tco-method.md) and Epoch AI's GPT-4
 figure, and the behaviour of its parts (CRF, depreciation, uncertainty)."""
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ WITHIN_1_PERCENT = 0.01
 
 
 def nvl72(jct_days: float = 30.0) -> Option:
-    """cost_facts.md 4.3, scale-up: 56 NVL72 racks at 3.9 M USD all-in, 0.75 M USD retrofit
-    each, 132 kW per rack, PUE 1.15."""
+    """docs/tco-method.md#worked-illustration, scale-up: 56 NVL72 racks at 3.9 M USD all-in,
+    0.75 M USD retrofit each, 132 kW per rack, PUE 1.15."""
     return Option("nvl72", gpus=4032,
                   capex=(CapexItem("racks", 56 * 3.9e6, 5, it=True),
                          CapexItem("retrofit", 56 * 0.75e6, 10)),
@@ -113,7 +113,7 @@ def test_availability_and_goodput_raise_the_cost_of_a_useful_gpu_hour():
 
 
 def gpt4_run(**changes: object) -> TrainingRun:
-    """Epoch's inputs for GPT-4 (issue 4; cost_facts.md 1.2-1.3)."""
+    """Epoch's inputs for GPT-4 (issue 4; docs/tco-method.md#training-run-cost)."""
     run = TrainingRun(chips=25_000, hours=2_280, price_per_chip=24_875, server_overhead=1.0,
                       released=date(2020, 5, 21), price_date=date(2020, 5, 14),
                       training_start=date(2022, 5, 12), chip_tdp_kw=0.4,

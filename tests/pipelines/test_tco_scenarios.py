@@ -153,7 +153,7 @@ def test_the_shipped_tco_scenarios_all_load():
     assert not set(scenario_paths(SHIPPED_SCENARIOS)) & set(paths)
 
 
-def test_the_shipped_worked_illustration_reproduces_cost_facts_4_3():
+def test_the_shipped_worked_illustration_reproduces_its_hand_calculation():
     result = run(SHIPPED_SCENARIOS / "tco-worked-illustration.yaml")
     up, out = result["options"]
     assert (up["annual_total_usd"], out["annual_total_usd"]) == pytest.approx((94.1e6, 49.0e6),

@@ -1,7 +1,7 @@
 """Briefing contexts built from the dataclasses directly, for the report tests and the bench.
 
 FIXTURE VALUES. The figures, source keys and dates follow the reference packs
-(data/sources/*.yaml, shared/reference/spec_facts.md, perf_model.md §1.4); the C2C, TCO,
+(data/sources/*.yaml, models/c2c/validation.py); the C2C, TCO,
 flag and change figures are made up in the shape models/ gives them. The lead's pipeline
 test renders the real ledger; these only exercise the layout.
 """

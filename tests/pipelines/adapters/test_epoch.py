@@ -18,7 +18,7 @@ from pipelines.settings import PROJECT_ROOT
 FIXTURES = Path(__file__).parent / "fixtures" / "epoch"
 DECEMBER = "ml_hardware_2025-12-16.csv"  # joshyou/clod: the 39 long header names
 EARLIER = "ml_hardware_2025-12-10.csv"  # sr3-k/data: other order, `Memory size per board (Byte)`
-SHORT = "formats_md_sample.csv"  # formats.md §1.2: `Memory bw (byte/s)` and other short names
+SHORT = "formats_md_sample.csv"  # the short header names: `Memory bw (byte/s)` and others
 DEFECTS = "defects.csv"  # constructed: bad cells, garbled records, an unknown column
 FIGURE_COLUMNS = {name for field in epoch.FIGURES for name in epoch.COLUMN_NAMES[field]}
 ALIASES = load_aliases((PROJECT_ROOT / "data" / "item_aliases.yaml").read_text("utf-8"))

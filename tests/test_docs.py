@@ -1,0 +1,127 @@
+"""The documentation ships with the project and nothing shipped points outside it.
+
+Every file the project ships (tracked by git, or new and not ignored) must cite docs/ rather
+than notes that live outside the repository; every relative link in README.md and docs/*.md
+must reach a file; and every `docs/<page>.md#<anchor>` a file cites must name a heading that
+exists, so code can cite a section and the citation cannot silently rot.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+THIS_FILE = Path(__file__).resolve()
+
+# Notes outside the repository that shipped files used to cite.
+OUTSIDE = ("shared/reference", "../shared")
+OUTSIDE_NAMES = re.compile(r"(perf_model|cost_facts|spec_facts|versioning|formats)\.md")
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+FENCE = re.compile(r"^```.*?^```", re.S | re.M)
+CITATION = re.compile(r"\bdocs/([\w-]+\.md)(?:#([\w-]+))?")
+
+
+@cache
+def shipped_files() -> tuple[Path, ...]:
+    """Files git tracks, plus new files it does not ignore (they ship once committed)."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=ROOT, capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout: the shipped files are unknown")
+    paths = (ROOT / name for name in listed.decode("utf-8").split("\0") if name)
+    return tuple(p for p in paths if p.is_file() and p.resolve() != THIS_FILE)
+
+
+def text_of(path: Path) -> str:
+    return path.read_bytes().decode("utf-8", errors="ignore")
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+@cache
+def anchors(page: Path) -> frozenset[str]:
+    headings = re.findall(r"^#{1,6}\s+(.+?)\s*#*\s*$", FENCE.sub("", text_of(page)), re.M)
+    seen: dict[str, int] = {}
+    found = set()
+    for heading in headings:
+        base = slug(heading)
+        count = seen.get(base, 0)
+        found.add(base if count == 0 else f"{base}-{count}")
+        seen[base] = count + 1
+    return frozenset(found)
+
+
+def markdown_pages() -> list[Path]:
+    return [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+
+
+def test_the_documentation_pages_exist():
+    for name in ("README.md", "architecture.md", "clocks.md", "c2c-method.md",
+                 "tco-method.md", "warehouse.md"):
+        assert (DOCS / name).is_file(), f"docs/{name} is missing"
+
+
+def test_no_shipped_file_points_outside_the_repository():
+    found = []
+    for path in shipped_files():
+        for number, line in enumerate(text_of(path).splitlines(), start=1):
+            where = f"{path.relative_to(ROOT)}:{number}"
+            found += [f"{where}: {marker}" for marker in OUTSIDE if marker in line]
+            found += [f"{where}: {m.group(0)}" for m in OUTSIDE_NAMES.finditer(line)
+                      if line[max(m.start() - 5, 0):m.start()] != "docs/"]  # a docs link
+    assert not found, "cite docs/ instead of notes outside the repository:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("page", markdown_pages(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_relative_link_reaches_a_file(page):
+    broken = []
+    for target in LINK.findall(FENCE.sub("", text_of(page))):
+        if re.match(r"[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
+            continue  # a URL, or an anchor on the page itself
+        path, _, anchor = target.partition("#")
+        resolved = (page.parent / path).resolve()
+        if not resolved.exists():
+            broken.append(f"{target}: no such file")
+        elif anchor and resolved.suffix == ".md" and resolved.parent == DOCS \
+                and anchor not in anchors(resolved):
+            broken.append(f"{target}: no heading with anchor #{anchor}")
+    assert not broken, f"{page.relative_to(ROOT)}:\n" + "\n".join(broken)
+
+
+def test_docs_pages_link_to_their_own_headings():
+    broken = [f"docs/{page.name}: #{target[1:]}" for page in sorted(DOCS.glob("*.md"))
+              for target in LINK.findall(FENCE.sub("", text_of(page)))
+              if target.startswith("#") and target[1:] not in anchors(page)]
+    assert not broken, "no such heading:\n" + "\n".join(broken)
+
+
+def test_every_cited_docs_section_exists():
+    """`docs/c2c-method.md#defaults` in a docstring, a comment or a printed string."""
+    broken = []
+    for path in shipped_files():
+        for page, anchor in CITATION.findall(text_of(path)):
+            target = DOCS / page
+            if not target.is_file():
+                broken.append(f"{path.relative_to(ROOT)}: docs/{page} does not exist")
+            elif anchor and anchor not in anchors(target):
+                broken.append(f"{path.relative_to(ROOT)}: docs/{page} has no #{anchor}")
+    assert not broken, "\n".join(broken)
+
+
+def test_the_slug_matches_githubs():
+    assert slug("The analyst warehouse: `warehouse.duckdb`") == \
+        "the-analyst-warehouse-warehouseduckdb"
+    assert slug("Calibration and error") == "calibration-and-error"
+    assert slug('"Valid on D, as known at T"') == "valid-on-d-as-known-at-t"
