@@ -95,7 +95,7 @@ def write_change_pack(path: Path, rows: int, items: int, seed: int = 20260112) -
 def change_bench(args: argparse.Namespace) -> None:
     """Two dataset versions (reference packs; + a generated change), then the second one's
     briefing in a child process with bounded memory and time."""
-    from pipelines import jobs
+    from pipelines.jobs import steps as jobs
     from pipelines.settings import Settings
 
     with tempfile.TemporaryDirectory(prefix="specledger-briefing-bench-") as tmp:
@@ -147,9 +147,9 @@ def render_child(home: Path, version_id: int, as_of: date, max_gb: float) -> Non
     from db import queries
     from db.engine import Session
     from models.trends import TrendParams
-    from pipelines import jobs
-    from pipelines.briefing_comparison import load_comparison
-    from pipelines.briefing_context import BriefingInputs, briefing_context
+    from pipelines.briefing.comparison import load_comparison
+    from pipelines.briefing.context import BriefingInputs, briefing_context
+    from pipelines.jobs import steps as jobs
     from pipelines.settings import Settings
     from reports.briefing import render
 

@@ -44,7 +44,7 @@ from models.c2c.sweep import (  # noqa: E402
     layout_choices,
     sweep,
 )
-from pipelines.limits import DEFAULT_LIMITS  # noqa: E402
+from pipelines.inputs.limits import DEFAULT_LIMITS  # noqa: E402
 
 # Selene-class A100 80GB: NVLink 3 (300 GB/s per direction), one HDR 200 Gb/s NIC per GPU
 # (the same figures as models/c2c/validation.py A100_SELENE).

@@ -22,10 +22,10 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from db.engine import make_engine, upgrade
-from pipelines.adapters import epoch
-from pipelines.adapters.base import AdapterOptions
-from pipelines.catalog import load_metrics
-from pipelines.ingest import IngestReport, ingest_paths
+from pipelines.inputs.adapters import epoch
+from pipelines.inputs.adapters.base import AdapterOptions
+from pipelines.inputs.catalog import load_metrics
+from pipelines.jobs.ingest import IngestReport, ingest_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOT = ROOT / "tests" / "pipelines" / "adapters" / "fixtures" / "epoch" / \

@@ -60,7 +60,7 @@ from db.schema import (
     Scenario,
     TcoResult,
 )
-from pipelines.scenarios import scenario_paths
+from pipelines.inputs.scenarios import scenario_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED_SOURCES = ROOT / "data" / "sources"

@@ -20,8 +20,8 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from db.engine import make_engine, upgrade
-from pipelines.catalog import load_metrics
-from pipelines.ingest import IngestReport, ingest_paths
+from pipelines.inputs.catalog import load_metrics
+from pipelines.jobs.ingest import IngestReport, ingest_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "data" / "catalog.yaml"

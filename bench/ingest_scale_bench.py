@@ -83,8 +83,8 @@ def write_one_row_files(folder: Path, files: int) -> list[Path]:
 def run_case(url: str, paths: list[str]) -> dict[str, float]:
     """In this process: ingest `paths` into `url`; seconds, peak MiB and row counts."""
     from db.engine import make_engine, upgrade
-    from pipelines.catalog import load_metrics
-    from pipelines.ingest import ingest_paths
+    from pipelines.inputs.catalog import load_metrics
+    from pipelines.jobs.ingest import ingest_paths
 
     upgrade(url)
     engine = make_engine(url)

@@ -26,9 +26,9 @@ from sqlalchemy import event, func, select
 
 from db.engine import Engine, Session, make_engine, upgrade
 from db.schema import Observation
-from pipelines.catalog import load_metrics
-from pipelines.ingest import ingest_paths
-from pipelines.resolved import resolved_value
+from pipelines.inputs.catalog import load_metrics
+from pipelines.jobs.ingest import ingest_paths
+from pipelines.ledger.resolved import resolved_value
 
 CACHE = Path("/tmp/specledger-bench")
 BUILD_VERSION = 3  # bump when the generated data changes, to invalidate the cache

@@ -13,8 +13,8 @@ import tracemalloc
 
 from models.tco.plans import CapexPlan, ComparisonPlan, OptionPlan
 from models.tco.uncertainty import monte_carlo, tornado
-from pipelines.limits import DEFAULT_LIMITS
-from pipelines.tco_scenarios import BYTES_PER_SAMPLE
+from pipelines.inputs.limits import DEFAULT_LIMITS
+from pipelines.inputs.tco_scenarios import BYTES_PER_SAMPLE
 
 
 def worked_illustration() -> tuple[ComparisonPlan, dict[str, float]]:

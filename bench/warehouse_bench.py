@@ -36,7 +36,7 @@ from db.schema import SOURCE_KINDS
 from db.warehouse import WarehouseMeta, publish_warehouse
 from db.warehouse_checks import declared_checks, run_checks
 from models.resolve import SOURCE_KIND_RANK
-from pipelines.catalog import load_metrics
+from pipelines.inputs.catalog import load_metrics
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path("/tmp/specledger-bench")

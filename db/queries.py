@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from datetime import date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from sqlalchemy import Select, and_, func, or_, select
 from sqlalchemy.orm import Session
+
+if TYPE_CHECKING:  # pandas costs most of a second to import: only the frames pay it
+    import pandas as pd
 
 from db.schema import (
     DatasetVersion,
@@ -76,6 +78,8 @@ def observations_frame(session: Session, *, known: datetime | None = None,
     query = query.order_by(Item.key, Metric.key, Observation.as_of, Observation.recorded_at,
                            Observation.id)
     rows = [dict(row._mapping) for row in session.execute(query)]
+    import pandas as pd
+
     return pd.DataFrame(rows, columns=[c.key for c in _COLUMNS])
 
 
@@ -97,6 +101,8 @@ def sources_frame(session: Session) -> pd.DataFrame:
     rows = session.execute(select(Source.key, Source.title, Source.publisher, Source.url,
                                   Source.kind, Source.published_on, Source.retrieved_on)
                            .order_by(Source.key))
+    import pandas as pd
+
     return pd.DataFrame([dict(r._mapping) for r in rows],
                         columns=["key", "title", "publisher", "url", "kind", "published_on",
                                  "retrieved_on"])
@@ -138,6 +144,8 @@ def trend_frame(session: Session, metrics: Sequence[str]) -> pd.DataFrame:
              .order_by(Item.key, Metric.key, Observation.as_of, Observation.recorded_at,
                        Observation.id))
     rows = [dict(row._mapping) for row in session.execute(query)]
+    import pandas as pd
+
     return pd.DataFrame(rows, columns=[c.key for c in _COLUMNS])
 
 

@@ -456,7 +456,7 @@ class Briefing(Base):
     rendered_at: Mapped[datetime]
 
 
-# What a remote source's fetch came to (pipelines/remote.py): new bytes, the same bytes again,
+# What a remote source's fetch came to (pipelines/jobs/remote.py): new bytes, the same bytes again,
 # the server's 304, or no usable copy this time.
 FETCH_OUTCOMES = ("fetched", "unchanged", "not_modified", "failed")
 

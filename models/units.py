@@ -10,6 +10,7 @@ Two rules keep numbers honest:
 from __future__ import annotations
 
 import re
+import tokenize
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -53,17 +54,25 @@ def parse_unit(written: str) -> ParsedUnit:
     return _parse_unit(written.strip())
 
 
+_MAX_UNIT_CHARS = 64  # "GB/s per direction per GPU" fits; an essay is not a unit
+_HUGE_POWER = re.compile(r"(\*\*|\^)\s*[-+(]*\s*\d{3,}|(\*\*|\^)[^*^]*(\*\*|\^)")
+
+
 @lru_cache(maxsize=1024)
 def _parse_unit(written: str) -> ParsedUnit:
     if written.lower() in _DIMENSIONLESS:
         return ParsedUnit(_REGISTRY.dimensionless, None)
+    if len(written) > _MAX_UNIT_CHARS or _HUGE_POWER.search(written):
+        # pint evaluates what it parses: "9^9^9" would compute a number of 370 million digits
+        raise UnitError(f"unknown unit {written[:_MAX_UNIT_CHARS]!r}")
     spelled = written
     for pattern, replacement in _SPELL_OUT:
         spelled = pattern.sub(replacement, spelled)
     try:
         unit = _REGISTRY.Unit(spelled)
     except (pint.UndefinedUnitError, pint.DefinitionSyntaxError, AttributeError,
-            ValueError, TypeError, AssertionError) as exc:
+            ValueError, TypeError, AssertionError, SyntaxError, tokenize.TokenError,
+            ArithmeticError, RecursionError) as exc:  # pint tokenizes and evaluates what it reads
         raise UnitError(f"unknown unit {written!r}") from exc
     names = [str(name) for name in unit._units]  # noqa: SLF001 - pint exposes no public accessor
     counts: Counts | None = None

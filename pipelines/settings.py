@@ -8,7 +8,7 @@ from pathlib import Path
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from pipelines.limits import DEFAULT_LIMITS, InputLimits
+from pipelines.inputs.limits import DEFAULT_LIMITS, InputLimits
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,7 +39,7 @@ class Settings(BaseSettings):
     # Per-GPU scale-out bandwidth = NIC rate x this (rail-optimised 8-GPU nodes: one NIC a GPU).
     nics_per_gpu: float = 1.0
     comparison_path: Path = PROJECT_ROOT / "data" / "comparison.yaml"
-    # Remote sources (pipelines/remote.py): files declared by URL, fetched before the ingest.
+    # Remote sources (pipelines/jobs/remote.py): files declared by URL, fetched before the ingest.
     # A missing declaration file means none. Each fetch attempt may take fetch_timeout_seconds
     # in all; a failed attempt is retried fetch_retries times, waiting fetch_backoff_seconds,
     # doubled after each retry (capped at a minute).
@@ -47,7 +47,7 @@ class Settings(BaseSettings):
     fetch_timeout_seconds: float = Field(30.0, gt=0, allow_inf_nan=False)
     fetch_retries: int = Field(3, ge=0)
     fetch_backoff_seconds: float = Field(2.0, ge=0, allow_inf_nan=False)
-    # Bounds on one input (pipelines/limits.py): larger inputs are refused with a clear reason.
+    # Bounds on one input (pipelines/inputs/limits.py): larger inputs are refused, saying why.
     max_file_bytes: int = Field(DEFAULT_LIMITS.max_file_bytes, gt=0)
     max_rows_per_file: int = Field(DEFAULT_LIMITS.max_rows_per_file, gt=0)
     yaml_max_depth: int = Field(DEFAULT_LIMITS.yaml_max_depth, gt=0)

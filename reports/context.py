@@ -1,5 +1,5 @@
 """The briefing's plain context: every number already resolved, with its source and date or
-its formula. pipelines/briefing_context.py fills it from the ledger; reports/ only lays it out.
+its formula. pipelines/briefing/context.py fills it from the ledger; reports/ only lays it out.
 """
 
 from __future__ import annotations

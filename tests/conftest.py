@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import textwrap
 from collections.abc import Callable, Iterator
@@ -11,14 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import text
 
 from db.engine import Engine, make_engine, normalize_url, upgrade
 from models.observations import MetricDef
-from pipelines.adapters.base import AdapterOptions
-from pipelines.catalog import load_metrics
-from pipelines.ingest import IngestReport, ingest_paths
+from pipelines.inputs.adapters.base import AdapterOptions
+from pipelines.inputs.catalog import load_metrics
+from pipelines.jobs.ingest import IngestReport, ingest_paths
 from pipelines.settings import PROJECT_ROOT
+from tests import pg_database
 
 # Quiet, offline Prefect in a throwaway home; set before anything imports prefect.
 for _name, _value in {"PREFECT_HOME": tempfile.mkdtemp(prefix="specledger-prefect-"),
@@ -41,23 +42,47 @@ def pg_url_or_skip() -> str:
 
 
 def reset_pg(url: str) -> None:
-    engine = make_engine(url)
-    with engine.begin() as conn:
-        conn.execute(text("DROP SCHEMA public CASCADE"))
-        conn.execute(text("CREATE SCHEMA public"))
-    engine.dispose()
+    """An empty database: no schema at all (for tests of the migrations or of what migrates)."""
+    pg_database.drop_schema(url)
+
+
+def empty_pg_ledger(url: str) -> str:
+    """The PostgreSQL database at `url` as an empty ledger at head. The Alembic chain runs
+    once per session (and again only after a test changed the schema); otherwise the tables
+    are emptied, which is ~10x faster than dropping the schema and migrating."""
+    pg_database.reset_to_empty_head(url, upgrade)
+    return url
+
+
+class SqliteTemplate:
+    """One SQLite ledger migrated per session; each test gets a byte copy of it."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / "template.sqlite"
+        self.migrated = False
+
+    def copy_to(self, path: Path) -> str:
+        if not self.migrated:
+            upgrade(f"sqlite:///{self.path}")
+            self.migrated = True
+        path.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(self.path, path)
+        return f"sqlite:///{path}"
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> SqliteTemplate:
+    return SqliteTemplate(tmp_path_factory.mktemp("sqlite-template"))
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def ledger_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """An empty, migrated ledger on SQLite (a file) and on PostgreSQL."""
+def ledger_url(request: pytest.FixtureRequest, tmp_path: Path,
+               sqlite_template: SqliteTemplate) -> str:
+    """An empty, migrated ledger on SQLite (a file) and on PostgreSQL (the test database).
+    tests/db/test_migrations.py runs the real chain; here it runs once per session."""
     if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'ledger.sqlite'}"
-    else:
-        url = pg_url_or_skip()
-        reset_pg(url)
-    upgrade(url)
-    return url
+        return sqlite_template.copy_to(tmp_path / "ledger.sqlite")
+    return empty_pg_ledger(pg_url_or_skip())
 
 
 @pytest.fixture

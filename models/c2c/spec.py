@@ -1,7 +1,7 @@
 """What the C2C model is given: a transformer, a cluster's hardware, parallel layouts.
 
 Every quantity is in SI base units (FLOP/s, bytes, bytes/s, seconds); parsing written
-units ("312 TFLOP/s", "200 Gb/s") happens at the edge (pipelines/scenarios.py).
+units ("312 TFLOP/s", "200 Gb/s") happens at the edge (pipelines/inputs/scenarios.py).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from db.engine import Session
-from pipelines.resolved import conflicts, resolved_value
+from pipelines.ledger.resolved import conflicts, resolved_value
 from pipelines.settings import PROJECT_ROOT
 
 SOURCES = PROJECT_ROOT / "data" / "sources"

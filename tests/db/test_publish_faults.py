@@ -24,7 +24,7 @@ from db.engine import Session, make_engine
 from db.schema import Briefing
 from db.warehouse import WarehouseMeta, WarehouseWriteError, publish_warehouse
 from models.resolve import SOURCE_KIND_RANK
-from pipelines import jobs
+from pipelines.jobs import steps as jobs
 from pipelines.settings import PROJECT_ROOT, Settings
 
 pytestmark = pytest.mark.slow
@@ -37,7 +37,7 @@ PUBLISH = """
 import sys
 from datetime import UTC, date, datetime
 from pathlib import Path
-from pipelines import jobs
+from pipelines.jobs import steps as jobs
 from pipelines.settings import Settings
 jobs.publish(Settings(home=Path(sys.argv[1])), int(sys.argv[2]), as_of=date(2026, 11, 22),
              built_at=datetime.now(UTC))

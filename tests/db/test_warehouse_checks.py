@@ -30,8 +30,8 @@ from db.warehouse_checks import (
     run_checks,
 )
 from models.resolve import SOURCE_KIND_RANK
-from pipelines.adapters.base import AdapterOptions
-from pipelines.ingest import ingest_paths
+from pipelines.inputs.adapters.base import AdapterOptions
+from pipelines.jobs.ingest import ingest_paths
 from pipelines.settings import PROJECT_ROOT
 from tests.conftest import NVLINK_PACK, TODAY, Clock
 from tests.db.test_results import add, estimate, scenario

@@ -2,7 +2,7 @@
 spec_known_at (what current_value showed at an instant), on a hand-made ledger where a value
 is recorded and then restated (superseded), another holds only until its valid_to, a weaker
 source disagrees, and of two equal sources the one with a publication date wins. Checked
-against the ledger's own resolution (pipelines.resolved)."""
+against the ledger's own resolution (pipelines.ledger.resolved)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from db.engine import Session
 from db.queries import dataset_version
 from db.warehouse import WarehouseMeta, publish_warehouse
 from models.resolve import SOURCE_KIND_RANK
-from pipelines.resolved import current_values
+from pipelines.ledger.resolved import current_values
 
 VENDOR_V1 = """
 source: {key: vendor, title: Rack A datasheet, kind: vendor_datasheet, published_on: 2024-01-10}

@@ -34,3 +34,9 @@ def test_conversion_factor_between_compatible_units(written, canonical, counts, 
 def test_conversion_factor_refuses_to_guess(written, canonical, counts, message):
     with pytest.raises(UnitError, match=message):
         conversion_factor(written, canonical, counts)
+
+
+@pytest.mark.parametrize("written", [")", "(", "1/0", "9^9^9", "m**999", "kW**kW**kW", "x" * 65])
+def test_a_hostile_unit_is_an_unknown_unit_quickly(written):
+    with pytest.raises(UnitError, match="unknown unit"):
+        conversion_factor(written, "W", None)

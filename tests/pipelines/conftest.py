@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pipelines.cli import app
+from pipelines.cli.app import app
 from pipelines.settings import PROJECT_ROOT
 
 SOURCES = PROJECT_ROOT / "data" / "sources"

@@ -16,9 +16,9 @@ import pytest
 from db import queries
 from db.engine import Session, make_engine
 from models.trends import TrendParams
-from pipelines import jobs
-from pipelines.briefing_comparison import load_comparison
-from pipelines.briefing_context import BriefingBounds, BriefingInputs, briefing_context
+from pipelines.briefing.comparison import load_comparison
+from pipelines.briefing.context import BriefingBounds, BriefingInputs, briefing_context
+from pipelines.jobs import steps as jobs
 from pipelines.settings import Settings
 from reports.briefing import render
 from reports.context import BriefingContext, ChangeCount

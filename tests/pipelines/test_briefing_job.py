@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import re
 import subprocess
+import textwrap
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
@@ -13,8 +16,10 @@ from sqlalchemy import select
 
 from db.engine import Session, make_engine
 from db.schema import Briefing, Flag
-from pipelines import jobs
+from pipelines.jobs import steps as jobs
 from pipelines.settings import PROJECT_ROOT, Settings
+from tests import pg_database
+from tests.conftest import pg_url_or_skip
 
 pytestmark = pytest.mark.slow
 DAY = date(2026, 11, 22)
@@ -32,6 +37,24 @@ class Clock:
 @pytest.fixture
 def settings(ledger_url: str, tmp_path: Path) -> Settings:
     return Settings(home=tmp_path / "home", database_url=ledger_url)
+
+
+@pytest.fixture(scope="module",
+                params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def module_ledgers(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+                   ) -> Iterator[Callable[[str], Settings]]:
+    """Homes with their own ledgers (a SQLite file; a PostgreSQL database beside the test
+    one, dropped at the end), built once per module and dialect for the tests that read them."""
+    with ExitStack() as stack:
+
+        def make(name: str) -> Settings:
+            home = tmp_path_factory.mktemp(name) / "home"
+            if request.param == "sqlite":
+                return Settings(home=home)
+            url = stack.enter_context(pg_database.extra_database(pg_url_or_skip(), name))
+            return Settings(home=home, database_url=url)
+
+        yield make
 
 
 def weekly(settings: Settings, clock: Clock, sources: list[Path], day: date = DAY
@@ -58,11 +81,30 @@ def stored(settings: Settings, table: type) -> list:
         engine.dispose()
 
 
-@pytest.fixture
-def first_week(settings: Settings) -> tuple[Settings, Clock, int, jobs.RenderedBriefing]:
-    clock = Clock()
+Week = tuple[Settings, Clock, int, jobs.RenderedBriefing]
+
+
+@pytest.fixture(scope="module")
+def first_week(module_ledgers: Callable[[str], Settings]) -> Week:
+    """The shipped week, built once per dialect; its tests only read it (flags again finds
+    them stored and changes nothing)."""
+    settings, clock = module_ledgers("first_week"), Clock()
     version, rendered = weekly(settings, clock, [settings.sources_dir])
     return settings, clock, version, rendered
+
+
+@pytest.fixture(scope="module")
+def two_weeks(module_ledgers: Callable[[str], Settings]) -> tuple[Week, Week]:
+    """The shipped week, then a later week with a new figure, in a ledger of their own: the
+    ledger has moved on since the first briefing."""
+    settings, clock = module_ledgers("two_weeks"), Clock()
+    version, rendered = weekly(settings, clock, [settings.sources_dir])
+    pack = settings.home.parent / "packs" / "later.yaml"
+    pack.parent.mkdir()
+    pack.write_text(textwrap.dedent(LATER_PACK).lstrip(), encoding="utf-8")
+    later_version, later = weekly(settings, clock, [settings.sources_dir, pack],
+                                  day=DAY + timedelta(days=7))
+    return (settings, clock, version, rendered), (settings, clock, later_version, later)
 
 
 def test_the_briefing_prints_every_section_from_the_ledger(first_week):
@@ -103,13 +145,10 @@ def test_each_rendering_is_recorded_with_its_sha256(first_week):
     assert row.pages is not None and row.pages >= 8
 
 
-def test_report_re_renders_a_past_briefing_byte_for_byte(first_week, write_pack):
-    settings, clock, version, first = first_week
+def test_report_re_renders_a_past_briefing_byte_for_byte(two_weeks):
+    (settings, clock, version, first), (_, _, later_version, _) = two_weeks
     original = first.path.read_bytes()
-    # The ledger moves on: a new figure, a new version, a later briefing.
-    pack = write_pack("later.yaml", LATER_PACK)
-    later_version, _ = weekly(settings, clock, [settings.sources_dir, pack],
-                              day=DAY + timedelta(days=7))
+    # The ledger moved on: a new figure, a new version, a later briefing.
     assert later_version != version
 
     again = jobs.report(settings, as_of=DAY, target=first.path.with_name("again.pdf"), now=clock)
@@ -119,11 +158,8 @@ def test_report_re_renders_a_past_briefing_byte_for_byte(first_week, write_pack)
     assert [b.sha256 for b in stored(settings, Briefing)].count(first.sha256) == 2
 
 
-def test_the_next_weeks_briefing_lists_what_changed(first_week, write_pack):
-    settings, clock, version, _ = first_week
-    pack = write_pack("later.yaml", LATER_PACK)
-    later_version, rendered = weekly(settings, clock, [settings.sources_dir, pack],
-                                     day=DAY + timedelta(days=7))
+def test_the_next_weeks_briefing_lists_what_changed(two_weeks):
+    _, (settings, _, later_version, rendered) = two_weeks
     text = pdftotext(rendered.path)
     assert "later-rack-press" in text
     kinds = {f.kind for f in stored(settings, Flag) if f.dataset_version_id == later_version}
@@ -151,7 +187,7 @@ observations:
 def test_every_comparison_cell_names_a_shipped_item_and_metric():
     import yaml
 
-    from pipelines.briefing_comparison import load_comparison
+    from pipelines.briefing.comparison import load_comparison
 
     spec = load_comparison(PROJECT_ROOT / "data" / "comparison.yaml")
     items = {item["key"] for pack in (PROJECT_ROOT / "data" / "sources").glob("*.yaml")

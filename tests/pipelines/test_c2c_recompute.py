@@ -14,9 +14,9 @@ from sqlalchemy import select
 from db.engine import Session
 from db.results import c2c_results_frame
 from db.schema import Scenario
-from pipelines.c2c import recompute
-from pipelines.cluster_specs import resolve_cluster
-from pipelines.scenarios import load_scenario
+from pipelines.inputs.scenarios import load_scenario
+from pipelines.jobs.c2c import recompute
+from pipelines.ledger.cluster_specs import resolve_cluster
 from tests.pipelines.conftest import B200_TDP_PACK, SHIPPED_SCENARIOS, SOURCES, edited
 
 ON = date(2026, 11, 22)

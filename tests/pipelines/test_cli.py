@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 from typer.testing import CliRunner
 
-from pipelines.cli import app
+from pipelines.cli.app import app
 from tests.conftest import NVLINK_PACK, pg_url_or_skip, reset_pg
 
 BAD_ROW = """\

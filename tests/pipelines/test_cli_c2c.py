@@ -8,7 +8,7 @@ import time
 import pytest
 from typer.testing import CliRunner
 
-from pipelines.cli import app
+from pipelines.cli.app import app
 from tests.conftest import pg_url_or_skip, reset_pg
 from tests.pipelines.conftest import GPT3_INLINE, SHIPPED_SCENARIOS, SOURCES, edited
 

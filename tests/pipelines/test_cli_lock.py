@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from db.engine import upgrade
-from pipelines.cli import app
+from pipelines.cli.app import app
 from tests.conftest import NVLINK_PACK, pg_url_or_skip, reset_pg
 from tests.db.lock_holder import HOLDER_NAME, lock_held
 

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipelines import cli
-from pipelines.terminal import json_text
+from pipelines.cli import app as cli
+from pipelines.cli.terminal import json_text
 from tests.pipelines.conftest import GPT3_INLINE, edited
 
 HOSTILE_PACK = """

@@ -15,7 +15,7 @@ from sqlalchemy import func, select, text
 
 from db.engine import LedgerBusyError, Session, make_engine, write_session
 from db.schema import IngestRun, Observation, RawFile, RejectedRow
-from pipelines.ingest import ingest_paths
+from pipelines.jobs.ingest import ingest_paths
 from tests.conftest import TODAY
 
 pytestmark = pytest.mark.slow
@@ -25,9 +25,9 @@ import sys
 from datetime import UTC, date, datetime
 from pathlib import Path
 from db.engine import make_engine
-from pipelines.catalog import load_metrics
+from pipelines.inputs.catalog import load_metrics
 from pipelines.settings import PROJECT_ROOT
-from pipelines.ingest import ingest_paths
+from pipelines.jobs.ingest import ingest_paths
 report = ingest_paths(make_engine(sys.argv[1]), [Path(p) for p in sys.argv[2:]],
                       metrics=load_metrics(PROJECT_ROOT / "data" / "catalog.yaml"),
                       today=date(2026, 11, 22), now=lambda: datetime.now(UTC),

@@ -1,6 +1,6 @@
 """CSV records with their first line; damage stays on the line where it starts."""
 
-from pipelines.csv_records import CsvDamage, csv_records
+from pipelines.inputs.csv_records import CsvDamage, csv_records
 
 
 def test_an_unterminated_quote_damages_one_line_and_the_rows_after_it_are_read():

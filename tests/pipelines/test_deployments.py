@@ -11,8 +11,8 @@ from prefect.cli.deploy._models import PrefectYamlModel
 from prefect.settings import PREFECT_API_URL, temporary_settings
 from typer.testing import CliRunner
 
-from pipelines.cli import app
-from pipelines.serving import WEEKLY_CRON, schedule_timezone
+from pipelines.cli.app import app
+from pipelines.cli.serving import WEEKLY_CRON, schedule_timezone
 from pipelines.settings import PROJECT_ROOT
 
 PREFECT_YAML = PROJECT_ROOT / "prefect.yaml"
@@ -72,7 +72,7 @@ def test_schedule_time_zones_are_iana_names():
 
 def test_the_on_demand_ingest_flow_ingests_into_the_ledger_its_settings_name(
         tmp_path, write_pack, monkeypatch):
-    from pipelines.ingest_flow import ingest_files
+    from pipelines.flows.ingest_files import ingest_files
     from tests.conftest import NVLINK_PACK
 
     monkeypatch.delenv("SPECLEDGER_DATABASE_URL", raising=False)

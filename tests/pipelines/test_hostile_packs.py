@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 
 from db.engine import Session
 from db.schema import MeasurementRun, Observation, RejectedRow
-from pipelines.limits import InputLimits
+from pipelines.inputs.limits import InputLimits
 from tests.conftest import NVLINK_PACK
 from tests.pipelines.test_yaml_lines import BILLION_LAUGHS
 
@@ -146,7 +146,7 @@ def test_a_key_too_long_to_index_is_rejected_alike_on_both_backends(ledger, inge
 def test_the_order_of_the_arguments_never_changes_the_ledger(ledger_url, tmp_path, write_pack,
                                                              metrics):
     from db.engine import make_engine
-    from pipelines.ingest import ingest_paths
+    from pipelines.jobs.ingest import ingest_paths
 
     first = write_pack("a.yaml", NVLINK_PACK)
     second = write_pack("b.yaml", NVLINK_PACK.replace("value: 1.8,", "value: 1.9,"))

@@ -10,8 +10,8 @@ from db.engine import Session, make_engine, upgrade
 from db.queries import live_digests, observations_frame
 from db.schema import IngestFile, IngestRun, Observation, RawFile, RejectedRow
 from models.digest import EMPTY_DIGEST, combine
-from pipelines.ingest import ingest_paths
-from pipelines.resolved import resolved_value
+from pipelines.jobs.ingest import ingest_paths
+from pipelines.ledger.resolved import resolved_value
 from tests.conftest import NVLINK_PACK, pg_url_or_skip, reset_pg
 
 ON = date(2026, 11, 22)

@@ -16,10 +16,10 @@ from db.queries import dataset_version
 from db.schema import IngestFile, Item, MeasurementRun, NcclPoint, RawFile, RejectedRow
 from db.warehouse import WarehouseMeta, publish_warehouse
 from models.resolve import SOURCE_KIND_RANK
-from pipelines.adapters.registry import load_aliases
-from pipelines.cluster_specs import resolve_cluster
-from pipelines.resolved import conflicts, resolved_value
-from pipelines.scenarios import load_scenario
+from pipelines.inputs.adapters.registry import load_aliases
+from pipelines.inputs.scenarios import load_scenario
+from pipelines.ledger.cluster_specs import resolve_cluster
+from pipelines.ledger.resolved import conflicts, resolved_value
 from pipelines.settings import PROJECT_ROOT
 from tests.pipelines.conftest import SHIPPED_SCENARIOS, SOURCES
 

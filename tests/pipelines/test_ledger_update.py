@@ -14,9 +14,9 @@ from sqlalchemy import func, select
 from db.engine import Session, make_engine, write_session
 from db.schema import C2CResult, DatasetVersion, Flag, IngestRun, Observation, TcoResult
 from models.trends import TrendParams
-from pipelines.adapters.base import AdapterOptions
-from pipelines.ledger_update import LedgerUpdate, UpdateInputs, update_ledger
-from pipelines.scenarios import scenario_paths
+from pipelines.inputs.adapters.base import AdapterOptions
+from pipelines.inputs.scenarios import scenario_paths
+from pipelines.jobs.ledger_update import LedgerUpdate, UpdateInputs, update_ledger
 from tests.conftest import TODAY
 from tests.pipelines.conftest import SHIPPED_SCENARIOS, SOURCES
 

@@ -1,6 +1,6 @@
 import pytest
 
-from pipelines.packs import PackError, parse_pack
+from pipelines.inputs.packs import PackError, parse_pack
 
 
 def test_yaml_rows_carry_their_line_and_their_source():

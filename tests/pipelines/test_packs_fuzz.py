@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 
 from db.engine import make_engine, upgrade
 from models.observations import validate_rows
-from pipelines.catalog import load_metrics
-from pipelines.ingest import _precheck, ingest_paths
-from pipelines.limits import InputLimits
-from pipelines.packs import PackError, parse_pack
+from pipelines.inputs.catalog import load_metrics
+from pipelines.inputs.limits import InputLimits
+from pipelines.inputs.packs import PackError, parse_pack
+from pipelines.jobs.ingest import _precheck, ingest_paths
 from pipelines.settings import PROJECT_ROOT
 
 METRICS = load_metrics(PROJECT_ROOT / "data" / "catalog.yaml")
@@ -33,7 +33,8 @@ HEADER = ["source", "source_title", "source_kind", "item", "item_kind", "metric"
 hostile_text = st.one_of(
     st.sampled_from(["", " ", "700", "1.8", "[1, 2]", "[1, 2, 3]", "0x2BC", "7_00", "1e400",
                      "nan", "-inf", "2024-02-30", "0000-01-01", "2024-01-01 10:00:00", "2024",
-                     "[/bold]", "a\x00b", '"', "'", "&a", "*a", "{", "- 42", "W", "TB/s",
+                     "[/bold]", "a\x00b", '"', "'", "&a", "*a", "{", "- 42", "W", "TB/s", ")",
+                     "9^9^9", "1/0",
                      "h100-sxm5", "tdp", "C", "analyst", "1" + "0" * 400]),
     st.text(max_size=30))
 valid_row = st.fixed_dictionaries({

@@ -20,9 +20,9 @@ from sqlalchemy import select
 from db.engine import Session
 from db.schema import Observation, Source
 from db.store import latest_dataset_version
-from pipelines.briefing_context import stale_known_at, stale_sources
-from pipelines.remote import Attempt, Fetcher, attempt_get
-from pipelines.remote_guard import Guard, address_problem, guarded_client, resolve
+from pipelines.briefing.context import stale_known_at, stale_sources
+from pipelines.jobs.remote import Attempt, Fetcher, attempt_get
+from pipelines.jobs.remote_guard import Guard, address_problem, guarded_client, resolve
 from pipelines.settings import Settings
 from tests.conftest import NVLINK_PACK
 from tests.pipelines.test_remote_sources import (

@@ -23,24 +23,26 @@ from db.engine import Session, make_engine
 from db.schema import Observation, RemoteFetch, Source
 from db.store import latest_dataset_version
 from models.trends import TrendParams
-from pipelines.briefing_comparison import load_comparison
-from pipelines.briefing_context import (
+from pipelines.briefing.comparison import load_comparison
+from pipelines.briefing.context import (
     BriefingInputs,
     briefing_context,
     stale_known_at,
     stale_sources,
 )
-from pipelines.remote import (
-    FetchReport,
+from pipelines.inputs.remote_sources import (
     RemoteSourceError,
+    default_file_name,
+    load_remote_sources,
+    without_userinfo,
+)
+from pipelines.jobs.remote import (
+    FetchReport,
     backoff_delays,
     conditional_headers,
     decide_outcome,
-    default_file_name,
     fetch_remote_sources,
-    load_remote_sources,
     retry_after_seconds,
-    without_userinfo,
 )
 from pipelines.settings import PROJECT_ROOT, Settings
 from reports.briefing import render_html

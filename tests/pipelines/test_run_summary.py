@@ -6,12 +6,12 @@ from pathlib import Path
 
 from db.engine import LockWait
 from models.observations import RowError
-from pipelines.flags import FlagReport
-from pipelines.ingest import FileReport, IngestReport
-from pipelines.jobs import RunResult
-from pipelines.ledger_update import LedgerUpdate
-from pipelines.recompute import RecomputeReport
-from pipelines.run_summary import MAX_REJECTED_ROWS, rejected_rows_table, summary_markdown
+from pipelines.flows.run_summary import MAX_REJECTED_ROWS, rejected_rows_table, summary_markdown
+from pipelines.jobs.flags import FlagReport
+from pipelines.jobs.ingest import FileReport, IngestReport
+from pipelines.jobs.ledger_update import LedgerUpdate
+from pipelines.jobs.recompute import RecomputeReport
+from pipelines.jobs.steps import RunResult
 
 AT_ONCE = LockWait(False, 0.0)
 

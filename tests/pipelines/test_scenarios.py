@@ -8,9 +8,9 @@ from datetime import UTC, date, datetime
 import pytest
 
 from models.c2c.spec import Recompute
-from pipelines.c2c import check_layout
-from pipelines.cluster_specs import MissingSpec, resolve_cluster
-from pipelines.scenarios import ScenarioError, load_scenario, load_scenarios
+from pipelines.inputs.scenarios import ScenarioError, load_scenario, load_scenarios
+from pipelines.jobs.c2c import check_layout
+from pipelines.ledger.cluster_specs import MissingSpec, resolve_cluster
 from tests.pipelines.conftest import GPT3_INLINE, SHIPPED_SCENARIOS, edited
 
 ON = date(2026, 11, 22)

@@ -3,8 +3,8 @@
 import pytest
 from pydantic import ValidationError
 
-from pipelines.cli import settings_problem
-from pipelines.limits import InputLimits
+from pipelines.cli.app import settings_problem
+from pipelines.inputs.limits import InputLimits
 from pipelines.settings import Settings
 
 

@@ -7,10 +7,10 @@ from prefect import get_client
 from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
 from prefect.testing.utilities import prefect_test_harness
 
-from pipelines import c2c
-from pipelines.ledger_view import scenario_specs
-from pipelines.scenarios import load_scenario
-from pipelines.sweep_flow import c2c_sweep
+from pipelines.flows.c2c_sweep import c2c_sweep
+from pipelines.inputs.scenarios import load_scenario
+from pipelines.jobs import c2c
+from pipelines.ledger.view import scenario_specs
 from tests.pipelines.conftest import GPT3_INLINE
 
 pytestmark = pytest.mark.slow

@@ -12,8 +12,8 @@ import pytest
 
 from db.engine import Session
 from db.results import c2c_results_frame, tco_results_frame
-from pipelines import c2c, tco
-from pipelines.tco_scenarios import load_tco_scenario
+from pipelines.inputs.tco_scenarios import load_tco_scenario
+from pipelines.jobs import c2c, tco
 from tests.pipelines.conftest import B200_TDP_PACK, SHIPPED_SCENARIOS, SOURCES
 
 ON = date(2026, 11, 22)

@@ -6,10 +6,10 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from pipelines import tco
-from pipelines.limits import InputLimits
-from pipelines.scenarios import ScenarioError, scenario_paths
-from pipelines.tco_scenarios import load_tco_scenario
+from pipelines.inputs.limits import InputLimits
+from pipelines.inputs.scenarios import ScenarioError, scenario_paths
+from pipelines.inputs.tco_scenarios import load_tco_scenario
+from pipelines.jobs import tco
 from tests.pipelines.conftest import SHIPPED_SCENARIOS, edited
 
 TODAY, NOW = date(2026, 11, 22), datetime(2026, 11, 22, tzinfo=UTC)

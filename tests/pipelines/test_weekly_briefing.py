@@ -18,10 +18,10 @@ from prefect import get_client
 from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
 from prefect.testing.utilities import prefect_test_harness
 
-from pipelines.artifacts import REJECTED_KEY, SUMMARY_KEY
-from pipelines.scenarios import scenario_paths
+from pipelines.flows.artifacts import REJECTED_KEY, SUMMARY_KEY
+from pipelines.flows.weekly_briefing import weekly_briefing
+from pipelines.inputs.scenarios import scenario_paths
 from pipelines.settings import PROJECT_ROOT
-from pipelines.weekly_briefing import weekly_briefing
 from tests.conftest import NVLINK_PACK
 
 pytestmark = pytest.mark.slow

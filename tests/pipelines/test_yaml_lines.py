@@ -4,8 +4,8 @@ import time
 
 import pytest
 
-from pipelines.limits import InputLimits
-from pipelines.yaml_lines import YamlError, YamlList, YamlMap, load_yaml
+from pipelines.inputs.limits import InputLimits
+from pipelines.inputs.yaml_lines import YamlError, YamlList, YamlMap, load_yaml
 
 BILLION_LAUGHS = "\n".join(
     ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]

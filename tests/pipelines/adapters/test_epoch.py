@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.adapters import epoch
-from pipelines.adapters.base import AdapterError, AdapterOptions, Parsed
-from pipelines.adapters.registry import load_aliases
-from pipelines.packs import PackRow, parse_pack
+from pipelines.inputs.adapters import epoch
+from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, Parsed
+from pipelines.inputs.adapters.registry import load_aliases
+from pipelines.inputs.packs import PackRow, parse_pack
 from pipelines.settings import PROJECT_ROOT
 
 FIXTURES = Path(__file__).parent / "fixtures" / "epoch"

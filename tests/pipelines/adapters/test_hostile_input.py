@@ -14,12 +14,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipelines.adapters import mlperf, nccl_tests
-from pipelines.adapters.base import AdapterError, AdapterOptions, Parsed
-from pipelines.adapters.epoch import estimated_families, price_is_estimate
-from pipelines.adapters.guards import INT64_MAX, json_depth_problem, storable, whole
-from pipelines.adapters.registry import read_file
-from pipelines.limits import InputLimits
+from pipelines.inputs.adapters import mlperf, nccl_tests
+from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, Parsed
+from pipelines.inputs.adapters.epoch import estimated_families, price_is_estimate
+from pipelines.inputs.adapters.guards import INT64_MAX, json_depth_problem, storable, whole
+from pipelines.inputs.adapters.registry import read_file
+from pipelines.inputs.limits import InputLimits
 
 FIXTURES = Path(__file__).parent / "fixtures"
 NCCL_JSON = (FIXTURES / "nccl" / "json_h200_single_node.json").read_text()

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from models.observations import validate_rows
-from pipelines.adapters.base import AdapterError, AdapterOptions, Parsed
-from pipelines.adapters.mlperf import detect, parse
+from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, Parsed
+from pipelines.inputs.adapters.mlperf import detect, parse
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mlperf"
 EOS_N8 = "training_v4.0_NVIDIA_eos_n8_ngc24.04_pytorch.json"

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from models.observations import CleanObservation, validate_rows
-from pipelines.adapters.base import AdapterError, AdapterOptions, NcclPoint, Parsed
-from pipelines.adapters.nccl_tests import detect, parse
+from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, NcclPoint, Parsed
+from pipelines.inputs.adapters.nccl_tests import detect, parse
 
 FIXTURES = Path(__file__).parent / "fixtures" / "nccl"
 LEGACY = "a_legacy_allreduce_v100_2node.txt"  # A: nccl-tests#107, 2 nodes x 1 V100

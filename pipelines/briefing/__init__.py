@@ -1,0 +1,1 @@
+"""Assembling the briefing's plain context from the ledger (reports/ lays it out)."""

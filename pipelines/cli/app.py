@@ -1,0 +1,516 @@
+"""The `specledger` command line: a thin shell over pipelines.jobs.steps and the ledger queries."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from pydantic import ValidationError
+from rich import box
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.table import Table
+from rich.text import Text
+
+from db import queries
+from db.engine import LedgerBusyError, LockWait, Session, is_connection_lost
+from db.redact import database_error, redact, redact_url
+from models.resolve import CONFLICT_TOLERANCE
+from pipelines.cli import c2c as cli_c2c
+from pipelines.cli import ledger as cli_ledger
+from pipelines.cli import tco as cli_tco
+from pipelines.cli.serving import (
+    NO_SERVER_HELP,
+    WEEKLY_CRON,
+    prefect_api_url,
+    schedule_timezone,
+)
+from pipelines.cli.terminal import label, plain_console, write_json
+from pipelines.inputs.adapters.registry import SOURCE_PACK
+from pipelines.jobs import steps as jobs
+from pipelines.jobs.ingest import FileReport, IngestReport, expand_paths
+from pipelines.ledger.resolved import ResolvedValue, conflicts, resolved_value
+from pipelines.settings import Settings
+
+EXIT_REJECTED, EXIT_NO_VALUE = 1, 3
+
+app = typer.Typer(help="specledger: a dated, source-tagged ledger of AI-infrastructure specs.",
+                  no_args_is_help=True, add_completion=False)
+# Markup off: ledger text, paths and messages print as written (pipelines/cli/terminal.py).
+console = plain_console()
+errors = plain_console(stderr=True)
+
+HomeOption = Annotated[Path | None, typer.Option(
+    "--home", envvar="SPECLEDGER_HOME",
+    help="Folder for the SQLite ledger, warehouse.duckdb and briefings/ [default: ./var]")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object instead.")]
+
+
+def _settings(home: Path | None) -> Settings:
+    return cli_ledger.settings_for(home)
+
+
+def _parse_day(text: str | None, name: str) -> date | None:
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError as exc:
+        raise typer.BadParameter(f"{text!r} is not a date (YYYY-MM-DD)", param_hint=name) from exc
+
+
+def _parse_moment(text: str | None) -> datetime | None:
+    if text is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise typer.BadParameter(f"{text!r} is not an ISO timestamp",
+                                 param_hint="--known-at") from exc
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+@app.command()
+def run(home: HomeOption = None,
+        as_of: Annotated[str | None, typer.Option(
+            "--as-of", help="Briefing date YYYY-MM-DD [default: today, UTC]")] = None) -> None:
+    """The main job: ingest data/sources, publish warehouse.duckdb, render the PDF briefing."""
+    settings = _settings(home)
+    day = _parse_day(as_of, "--as-of") or jobs.utc_now().date()
+    _quiet_prefect(settings.home)
+    from pipelines.flows.weekly_briefing import weekly_briefing  # Prefect loads settings on import
+
+    with console.status(Text(f"weekly-briefing {day}: ingest, publish, render (Prefect "
+                             "flow)…")):
+        result = weekly_briefing(as_of=day, home=settings.home,
+                                 sources_dir=settings.sources_dir,
+                                 scenarios_dir=settings.scenarios_dir)
+    _print_wait(result.lock_wait)
+    _print_ingest(result.ingest)
+    for model, report in (("c2c", result.c2c), ("tco", result.tco)):
+        console.print(f"{model:<10} {len(report.computed)} computed, {len(report.reused)} reused "
+                      f"(inputs unchanged), {len(report.unchanged)} already stored")
+        for name, reason in report.failed.items():
+            errors.print(label("scenario failed", "red", f"{name}: {reason}"),
+                         highlight=False)
+    flagged = ("already computed for this version" if result.flags.already_stored
+               else f"{result.flags.stored} raised")
+    console.print(f"flags      {flagged}")
+    console.print(f"warehouse  {result.warehouse}")
+    console.print(f"briefing   {result.briefing}")
+
+
+@app.command()
+def report(home: HomeOption = None,
+           as_of: Annotated[str | None, typer.Option(
+               "--as-of", help="Briefing date YYYY-MM-DD [default: today, UTC]")] = None,
+           output: Annotated[Path | None, typer.Option(
+               "--output", help="Where to write the PDF [default: "
+                                "briefings/briefing-<date>.pdf under --home]")] = None) -> None:
+    """Re-render the briefing of a past date from the ledger (same dataset version, same
+    bytes as the first briefing of that date when the code version is the same)."""
+    settings = _settings(home)
+    day = _parse_day(as_of, "--as-of") or jobs.utc_now().date()
+    try:
+        rendered = jobs.report(settings, as_of=day, target=output)
+    except jobs.NoDatasetVersion as exc:
+        errors.print(label("error", "red", f"{exc}; run `specledger run` or `specledger "
+                                           "ingest` first"), highlight=False)
+        raise typer.Exit(3) from exc
+    console.print(f"briefing   {rendered.path}")
+    console.print(f"version    {rendered.dataset_version}")
+    console.print(f"sha256     {rendered.sha256}")
+    if rendered.reproduces_first is None:
+        console.print("first briefing recorded for this date")
+    elif rendered.reproduces_first:
+        console.print("identical to the first briefing recorded for this date")
+    else:
+        console.print(f"differs from the first briefing recorded for this date "
+                      f"({rendered.first_sha256}): the code version or the template changed")
+
+
+@app.command()
+def ingest(paths: Annotated[list[Path], typer.Argument(
+               help="Source packs, Epoch ml_hardware.csv, nccl-tests output, MLPerf "
+                    "systems/*.json or result_*.txt files, or folders of them.")],
+           home: HomeOption = None, as_json: JsonOption = False,
+           item: Annotated[str | None, typer.Option(
+               "--item", help="Ledger item a measurement is of, when the file cannot say "
+                              "(e.g. ib-ndr for a multi-node nccl-tests run).")] = None,
+           as_of: Annotated[str | None, typer.Option(
+               "--as-of", help="Date of the file's facts when the file has none: an "
+                               "nccl-tests text log, an MLPerf round, an Epoch snapshot.")]
+           = None,
+           allow_rejects: Annotated[bool, typer.Option(
+               "--allow-rejects", help="Exit 0 even when rows were rejected.")] = False) -> None:
+    """Ingest files, recognised by content. Exit 1 when rows were rejected."""
+    settings = _settings(home)
+    day = _parse_day(as_of, "--as-of")
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        errors.print(label("error:", "red", f"no such file or folder: {', '.join(missing)}"),
+                     highlight=False, soft_wrap=True)
+        raise typer.Exit(2)
+    files = expand_paths(paths)
+    waits: list[LockWait] = []
+    try:
+        with _file_progress(len(files), enabled=not as_json) as advance:
+            report = jobs.ingest(settings, paths, today=jobs.utc_now().date(), on_file=advance,
+                                 item=item, as_of=day, on_wait=waits.append)
+    except LedgerBusyError as exc:
+        errors.print(label("error:", "red", _busy_message(exc)), highlight=False,
+                     soft_wrap=True)
+        raise typer.Exit(4) from exc
+    if as_json:
+        write_json(report.to_json())
+        _print_wait(waits[0], errors)  # standard output holds the JSON alone
+    else:
+        _print_wait(waits[0])
+        _print_ingest(report)
+    if report.total("rejected") and not allow_rejects:
+        raise typer.Exit(EXIT_REJECTED)
+
+
+@contextmanager
+def _file_progress(total: int, enabled: bool) -> Iterator[Callable[[FileReport], None]]:
+    """A rich progress bar over files; yields the callback that advances it."""
+    progress = Progress(TextColumn("ingest"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("{task.description}", markup=False), console=errors,
+                        transient=True,
+                        disable=not enabled)
+    task = progress.add_task("", total=total)
+    with progress:
+        yield lambda report: progress.update(task, advance=1, description=Path(report.path).name)
+
+
+def _print_ingest(report: IngestReport) -> None:
+    table = Table(title=f"ingest run {report.run_id}", title_justify="left", box=box.SIMPLE)
+    # File names only: the table fits 80 columns; the lines below it give full paths.
+    names = [Path(f.path).name for f in report.files]
+    table.add_column("file", overflow="fold", min_width=min(20, max(map(len, names), default=4)))
+    for column in ("read", "accepted", "unchanged", "rejected"):
+        table.add_column(column, justify="right", no_wrap=True)
+    table.add_column("note", overflow="fold", min_width=16)
+    for f in report.files:
+        counts = (f.read, f.accepted, f.unchanged, f.rejected)
+        table.add_row(Path(f.path).name, *map(str, counts), _note(f))
+    console.print(table)
+    for f in report.files:
+        if f.outcome == "unchanged_file":
+            console.print(f"{_shown_path(f.path)}: already ingested (sha256 {f.sha256[:12]}), "
+                          "nothing changed", highlight=False, soft_wrap=True)
+        for note in f.notes:
+            console.print(f"{_shown_path(f.path)}: {note}", style="dim", highlight=False,
+                          soft_wrap=True)
+        for e in f.errors:
+            where = f"{f.path}:{e.line}" if e.line else f.path
+            errors.print(label("rejected", "red", f"{where} ", (e.field, "bold"),
+                               f": {e.reason}"), highlight=False, soft_wrap=True)
+    state = "new" if report.dataset_changed else "unchanged"
+    console.print(f"dataset version {report.dataset_version} ({state}) "
+                  f"{report.dataset_hash[:12]}")
+
+
+def _print_wait(wait: LockWait, to: Any = None) -> None:
+    """Say how long the command waited for another run's write lock, when it did."""
+    if wait.waited:
+        (to or console).print(label("lock      ", "yellow", wait.describe()), highlight=False)
+
+
+def _busy_message(exc: LedgerBusyError) -> str:
+    return f"{exc} (ledger {_ledger()})"
+
+
+def _shown_path(path: str) -> str:
+    """A path relative to the working folder when it lies below it (tables stay narrow)."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return path
+
+
+def _note(report: FileReport) -> str:
+    if report.outcome == "unchanged_file":
+        return "same bytes"
+    if report.outcome == "rejected_file":
+        return "file rejected whole"
+    notes = [] if report.format in (SOURCE_PACK, "unknown") else [report.format]
+    if report.superseded:
+        notes.append(f"{report.superseded} superseded")
+    if report.measured_runs:
+        notes.append(f"{report.measured_runs} run" + "s" * (report.measured_runs > 1))
+    return ", ".join(notes)
+
+
+@app.command()
+def value(item: str, metric: str, home: HomeOption = None,
+          as_of: Annotated[str | None, typer.Option(
+              "--as-of", help="Valid on this date [default: today]")] = None,
+          known_at: Annotated[str | None, typer.Option(
+              "--known-at", help="As the ledger knew it at this ISO timestamp [default: now]")]
+          = None,
+          as_json: JsonOption = False) -> None:
+    """The resolved value of ITEM METRIC, with the rule that chose it. Exit 3 if none."""
+    settings = _settings(home)
+    day = _parse_day(as_of, "--as-of") or jobs.utc_now().date()
+    moment = _parse_moment(known_at) or jobs.utc_now()
+    engine = jobs.open_ledger(settings)
+    with Session(engine) as session:
+        resolved = resolved_value(session, item, metric, on=day, known=moment)
+    engine.dispose()
+    if resolved is None:
+        if as_json:
+            write_json({"item": item, "metric": metric, "value": None}, indent=None)
+        errors.print(f"no value for {item} {metric} valid on {day} as known at "
+                     f"{moment.isoformat()}")
+        raise typer.Exit(EXIT_NO_VALUE)
+    payload = value_json(resolved)
+    if as_json:
+        write_json(payload)
+        return
+    console.print(Text.assemble(
+        f"{item} {metric} = ", (_shown(payload), "bold"),
+        f" {payload['unit']}  (as of {payload['as_of']}, {payload['source']}, "
+        f"status {payload['status']})"))
+    console.print(f"rule: {payload['reason']}", style="dim")
+    for alternative in payload["alternatives"]:
+        console.print(f"  alt: {_shown(alternative)} {alternative['unit']} "
+                      f"(as of {alternative['as_of']}, {alternative['source']})", style="dim")
+
+
+def _shown(row: dict[str, Any]) -> str:
+    low, high = row["low"], row["high"]
+    return f"{low:g}" if low == high else f"{low:g}–{high:g}"
+
+
+def _observation_json(row: dict[str, Any]) -> dict[str, Any]:
+    return {"value": row["value"], "low": row["low"], "high": row["high"], "unit": row["unit"],
+            "value_written": row["value_written"], "unit_written": row["unit_written"],
+            "as_of": row["as_of"].isoformat(), "source": row["source"],
+            "source_kind": row["source_kind"], "status": row["status"],
+            "value_kind": row["value_kind"], "quote": row["quote"],
+            "recorded_at": row["recorded_at"].isoformat()}
+
+
+def value_json(resolved: ResolvedValue) -> dict[str, Any]:
+    winner = resolved.winner
+    return {"item": winner["item"], "metric": winner["metric"], **_observation_json(winner),
+            "reason": resolved.resolution.reason,
+            "alternatives": [_observation_json(a) for a in resolved.alternatives]}
+
+
+@app.command()
+def review(home: HomeOption = None, as_json: JsonOption = False,
+           tolerance: Annotated[float, typer.Option(
+               "--tolerance", min=0.0, help="Relative difference below which two sources "
+                                            "agree (0.01 = 1 %).")] = CONFLICT_TOLERANCE
+           ) -> None:
+    """Rejected rows (with file, line, field, reason) and live values that disagree."""
+    settings = _settings(home)
+    engine = jobs.open_ledger(settings)
+    now = jobs.utc_now()
+    with Session(engine) as session:
+        rejected = queries.rejected_rows(session)
+        conflicting = conflicts(session, on=now.date(), known=now, tolerance=tolerance)
+    engine.dispose()
+    if as_json:
+        write_json({"rejected": rejected, "conflicts": [value_json(c) for c in conflicting]})
+        return
+    table = Table(title=f"{len(rejected)} rejected rows", title_justify="left")
+    for column in ("file", "line", "field", "reason"):
+        table.add_column(column, overflow="fold")
+    for row in rejected:
+        table.add_row(row["path"], str(row["line"] or ""), row["field"], row["reason"])
+    console.print(table)
+    table = Table(title=f"{len(conflicting)} conflicting values", title_justify="left")
+    for column in ("item", "metric", "chosen", "alternatives", "rule"):
+        table.add_column(column, overflow="fold")
+    for c in conflicting:
+        payload = value_json(c)
+        table.add_row(payload["item"], payload["metric"],
+                      f"{_shown(payload)} {payload['unit']} ({payload['source']})",
+                      "; ".join(f"{_shown(a)} ({a['source']})" for a in payload["alternatives"]),
+                      payload["reason"])
+    console.print(table)
+
+
+@app.command()
+def serve(home: HomeOption = None,
+          cron: Annotated[str, typer.Option(
+              "--cron", help="When the weekly briefing runs")] = WEEKLY_CRON,
+          timezone: Annotated[str, typer.Option(
+              "--timezone", help="IANA time zone the cron is read in")] = "UTC") -> None:
+    """Serve the weekly briefing (on its schedule) and the on-demand ingest from this process,
+    against the Prefect server PREFECT_API_URL names."""
+    try:
+        schedule_timezone(timezone)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--timezone") from exc
+    if not prefect_api_url():
+        errors.print(NO_SERVER_HELP, highlight=False, markup=True)  # our own text
+        raise typer.Exit(2)
+    settings = _settings(home)
+    from prefect import serve as prefect_serve
+    from prefect.schedules import Cron
+
+    from pipelines.flows.ingest_files import ingest_files
+    from pipelines.flows.weekly_briefing import weekly_briefing
+
+    weekly = weekly_briefing.to_deployment(
+        name="weekly", schedules=[Cron(cron, timezone=timezone)], concurrency_limit=1,
+        parameters={"home": str(settings.home.resolve())})
+    ingest = ingest_files.to_deployment(name="ingest",
+                                        parameters={"home": str(settings.home.resolve())})
+    console.print(f"serving weekly-briefing/weekly ({cron}, {timezone}) and "
+                  f"ingest-files/ingest on {prefect_api_url()}; Ctrl-C stops")
+    prefect_serve(weekly, ingest)
+
+
+@app.command()
+def migrate(home: HomeOption = None) -> None:
+    """Bring the ledger's schema to the latest migration (run and ingest do this too)."""
+    settings = _settings(home)
+    jobs.open_ledger(settings).dispose()
+    console.print(f"ledger at head: {redact_url(settings.resolved_database_url)}")
+
+
+def _quiet_prefect(home: Path) -> None:
+    """Offline, quiet Prefect with its state under home (unless the operator set it)."""
+    prefect_home = (home / ".prefect").resolve()
+    # Prefect does not create missing parents of PREFECT_HOME; its ephemeral server then
+    # never comes up and the run times out, so create the folder first.
+    prefect_home.mkdir(parents=True, exist_ok=True)
+    defaults = {"PREFECT_HOME": str(prefect_home),
+                "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1",
+                "PREFECT_LOGGING_LEVEL": "WARNING",
+                "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "60"}
+    for name, value_ in defaults.items():
+        os.environ.setdefault(name, value_)
+    if not os.environ.get("SPECLEDGER_TRACEBACK"):
+        _console_without_tracebacks()
+
+
+cli_c2c.register(app)
+cli_tco.register(app)
+
+
+# --- failures: one paragraph that says what failed and why, credentials masked --------------
+
+EXIT_FAILED = 5  # a step of the command failed; the message names it
+
+
+def main() -> None:
+    """Run the CLI. A failure prints one paragraph, not a traceback (SPECLEDGER_TRACEBACK=1
+    shows it): the command and step that failed, why, and no database password."""
+    cli_ledger.forget()
+    try:
+        app()
+    except LedgerBusyError as exc:
+        _fail(_busy_message(exc), 4)
+    except LookupError as exc:
+        _fail(str(exc), 2)
+    except ValidationError as exc:  # a setting (environment or .env) out of its range
+        _fail(settings_problem(exc), 2)
+    except Exception as exc:  # the CLI's last word on anything a step raised
+        if os.environ.get("SPECLEDGER_TRACEBACK"):
+            raise
+        _fail(failure_message(exc), EXIT_FAILED)
+
+
+def settings_problem(exc: ValidationError) -> str:
+    """`SPECLEDGER_FETCH_TIMEOUT_SECONDS='nan': Input should be a finite number`, per setting."""
+    said = [f"SPECLEDGER_{'_'.join(map(str, e['loc'])).upper()}={e.get('input')!r}: {e['msg']}"
+            for e in exc.errors()]
+    return "invalid setting " + "; ".join(said)
+
+
+def _fail(message: str, code: int) -> None:
+    errors.print(label("error:", "red", redact(message, _known_secrets())),
+                 highlight=False, soft_wrap=True)
+    sys.exit(code)
+
+
+def failure_message(exc: BaseException) -> str:
+    """`specledger <command> failed [at step <task>]: <why>`, on one line."""
+    step = _failed_step(exc)
+    where = f"specledger {_command()} failed" + (f" at step {step}" if step else "")
+    return f"{where}: {_reason(exc)}"
+
+
+def _reason(exc: BaseException) -> str:
+    if (said := database_error(exc)) is not None:
+        if is_connection_lost(exc):
+            return (f"the connection to the ledger database {_ledger()} failed or was lost "
+                    f"({said}); run it again once the database is reachable")
+        return f"the ledger database {_ledger()} reported {said}"
+    if isinstance(exc, OSError) and exc.filename:
+        return f"{exc.filename}: {exc.strerror or _one_line(str(exc))}"
+    return f"{type(exc).__name__}: {_one_line(str(exc))}"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _ledger() -> str:
+    """The URL of the ledger the command used (--home's, not the default's), password masked."""
+    return cli_ledger.ledger_shown()
+
+
+def _known_secrets() -> list[str]:
+    return cli_ledger.known_secrets()
+
+
+def _command() -> str:
+    return next((a for a in sys.argv[1:] if not a.startswith("-")), "")
+
+
+def _failed_step(exc: BaseException) -> str | None:
+    """The Prefect task the exception came from (the innermost one on its traceback)."""
+    tasks = {}
+    for name, module in list(sys.modules.items()):
+        if name.startswith("pipelines.") and module is not None:
+            for value in vars(module).values():
+                fn = getattr(value, "fn", None)
+                if type(value).__name__ == "Task" and hasattr(fn, "__code__"):
+                    tasks[fn.__code__] = value.name
+    found = None
+    for frame, _line in traceback.walk_tb(exc.__traceback__):
+        found = tasks.get(frame.f_code, found)
+    return found
+
+
+class _WithoutTraceback(logging.Formatter):
+    """Prefect's console format minus tracebacks (the CLI explains a failure itself; the
+    Prefect server keeps the full log), with the ledger password masked."""
+
+    def __init__(self, inner: logging.Formatter, secrets: list[str]) -> None:
+        super().__init__()
+        self.inner, self.secrets = inner, secrets
+
+    def format(self, record: logging.LogRecord) -> str:
+        saved = record.exc_info, record.exc_text, record.stack_info
+        record.exc_info, record.exc_text, record.stack_info = None, None, None
+        try:
+            return redact(self.inner.format(record), self.secrets)
+        finally:
+            record.exc_info, record.exc_text, record.stack_info = saved
+
+
+def _console_without_tracebacks() -> None:
+    """Prefect's console handler prints no tracebacks."""
+    # Configure Prefect's logging now (from the PREFECT_* defaults just set), not lazily in the
+    # flow, so that its console handler exists to be changed; later set-ups are incremental.
+    from prefect.logging.configuration import ensure_logging_setup
+
+    ensure_logging_setup()
+    for handler in logging.getLogger().handlers:
+        if type(handler).__name__ == "PrefectConsoleHandler" and handler.formatter:
+            handler.setFormatter(_WithoutTraceback(handler.formatter, _known_secrets()))

@@ -1,0 +1,116 @@
+"""`specledger estimate` and `specledger sweep`: the C2C model on one scenario file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich import box
+from rich.table import Table
+
+from models.c2c.sweep import NoValidLayout
+from pipelines.cli import ledger as cli_ledger
+from pipelines.cli.terminal import label, plain_console, write_json
+from pipelines.inputs.scenarios import ScenarioError, load_scenario
+from pipelines.jobs import c2c
+from pipelines.jobs.recompute import MissingInput
+from pipelines.ledger.cluster_specs import MissingSpec
+from pipelines.ledger.view import scenario_specs
+
+EXIT_BAD_SCENARIO = 2
+# Markup off: scenario names, units and messages print as written (pipelines/cli/terminal.py).
+console = plain_console()
+errors = plain_console(stderr=True)
+ScenarioArgument = Annotated[Path, typer.Argument(help="A scenario YAML file.",
+                                                  exists=True, dir_okay=False)]
+HomeOption = Annotated[Path | None, typer.Option(
+    "--home", envvar="SPECLEDGER_HOME", help="Folder holding the SQLite ledger [default: ./var]")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object instead.")]
+
+
+def run_reporting_errors(action: Any) -> Any:
+    """Run `action`; a bad scenario or a figure nobody gives exits 2 with its message."""
+    try:
+        return action()
+    except (ScenarioError, MissingSpec, MissingInput, NoValidLayout, ValueError) as exc:
+        message = str(exc)
+        if "the ledger" in message:  # which one: --home's, SPECLEDGER_HOME's or the URL's
+            message += f" (ledger {cli_ledger.ledger_shown()})"
+        errors.print(label("error:", "red", message), highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_BAD_SCENARIO) from exc
+
+
+def estimate(scenario_file: ScenarioArgument, home: HomeOption = None,
+             as_json: JsonOption = False) -> None:
+    """Iteration time, C2C and the fabric it points to, for the scenario's own layout."""
+    def act() -> dict[str, Any]:
+        limits = cli_ledger.settings_for(home).input_limits  # also the ledger, for messages
+        scenario = load_scenario(scenario_file, limits)
+        hw, used, version = scenario_specs(scenario, home)
+        return c2c.estimate(scenario, (hw, used), version)
+    result = run_reporting_errors(act)
+    if as_json:
+        write_json(result)
+        return
+    _print_estimates([result], title=f"{result['scenario']} on {result['gpus']} GPUs")
+    _print_specs(result["specs"])
+
+
+def sweep(scenario_file: ScenarioArgument, home: HomeOption = None,
+          top: Annotated[int, typer.Option("--top", min=1, help="How many layouts to show.")]
+          = 5, as_json: JsonOption = False) -> None:
+    """Search every valid parallel layout on cluster.gpus; the fastest that fit in memory."""
+    def act() -> dict[str, Any]:
+        limits = cli_ledger.settings_for(home).input_limits  # also the ledger, for messages
+        scenario = load_scenario(scenario_file, limits)
+        hw, used, version = scenario_specs(scenario, home)
+        return c2c.sweep_scenario(scenario, (hw, used), top, version,
+                                  max_layouts=limits.sweep_max_layouts)
+    result = run_reporting_errors(act)
+    if as_json:
+        write_json(result)
+        return
+    _print_estimates(result["best"], title=(
+        f"{result['scenario']}: {result['evaluated']:,} layouts, {result['valid']:,} fit, "
+        f"{result['seconds']:.2f} s"))
+    _print_specs(result["specs"])
+
+
+def _print_estimates(rows: list[dict[str, Any]], title: str) -> None:
+    table = Table(title=title, title_justify="left", box=box.SIMPLE)
+    for column in ("layout", "s/iter", "C2C up", "C2C out", "class", "fabric", "MFU", "GiB"):
+        table.add_column(column, justify="left" if column in ("layout", "class", "fabric")
+                         else "right")
+    for row in rows:
+        p = row["parallel"]
+        layout = (f"tp{p['tp']} pp{p['pp']} dp{p['dp']} ep{p['ep']} mb{p['micro_batch']} "
+                  f"v{p['interleave']}{' sp' if p['sequence_parallel'] else ''} "
+                  f"rc:{p['recompute']} z{p['zero']}")
+        table.add_row(layout, f"{row['t_iter_s']:.3f}", f"{row['c2c_scale_up']:.2f}",
+                      f"{row['c2c_scale_out']:.2f}", row["class"], row["recommended_fabric"],
+                      f"{row['mfu']:.1%}",
+                      f"{row['memory_gib_per_gpu']:.1f}{'' if row['fits'] else ' ✗'}")
+    console.print(table)
+    first = rows[0]
+    stack = ", ".join(f"{k} {v:.3f}" for k, v in first["t_comm_exposed_s"].items())
+    console.print(f"time stack (s/iter): compute {first['t_compute_s']:.3f}, bubble "
+                  f"{first['t_bubble_s']:.3f}, exposed {stack}", highlight=False)
+    if first["time_to_train_days"] is not None:
+        console.print(f"time to train: {first['time_to_train_days']:.1f} days", highlight=False)
+
+
+def _print_specs(specs: list[dict[str, Any]]) -> None:
+    table = Table(title="figures used", title_justify="left", box=box.SIMPLE)
+    for column in ("figure", "value", "origin", "source / note"):
+        table.add_column(column, overflow="fold")
+    for s in specs:
+        origin = s["origin"] + (f" {s['item']}.{s['metric']}" if s["item"] else "")
+        note = f"{s['source']} ({s['as_of']})" if s["source"] else (s["note"] or "")
+        table.add_row(s["name"], f"{s['value']:.4g} {s['unit']}", origin, note)
+    console.print(table)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(estimate)
+    app.command()(sweep)

@@ -1,0 +1,1 @@
+"""Prefect flows and tasks, thin wrappers over jobs/: the only room that imports Prefect."""

@@ -1,0 +1,97 @@
+"""The `weekly-briefing` flow: fetch the sources declared by URL, update the ledger (ingest,
+recompute, flag: one transaction), render the PDF, publish the warehouse, leave a summary for
+the Prefect UI.
+
+Tasks are thin wrappers over pipelines.jobs.steps; settings come from the worker's SPECLEDGER_*
+environment (never a flow parameter: a database URL would show in the UI).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+from prefect.client.schemas.objects import TaskRun
+from prefect.runtime import flow_run
+from prefect.states import State
+
+from db.engine import is_connection_lost
+from pipelines.flows.artifacts import publish_run_artifacts
+from pipelines.jobs import remote
+from pipelines.jobs import steps as jobs
+from pipelines.jobs.ledger_update import LedgerUpdate
+from pipelines.jobs.remote import FetchReport
+from pipelines.settings import Settings
+
+
+def retry_on_lost_connection(_task: Any, _run: TaskRun, state: State) -> bool:
+    """Retry a ledger update whose database connection dropped (the transaction rolled back,
+    so a retry starts clean); anything else fails at once."""
+    exc = state.result(raise_on_failure=False)
+    return isinstance(exc, BaseException) and is_connection_lost(exc)
+
+
+@task(name="fetch-remote-sources", cache_policy=NO_CACHE)
+def fetch_remote_sources(settings: Settings) -> FetchReport:
+    fetched = remote.fetch_remote_sources(settings, now=jobs.utc_now())
+    for source in fetched.failed:  # the run goes on; the briefing lists the source as stale
+        get_run_logger().warning("Remote source not fetched: %s", source.describe())
+    return fetched
+
+
+@task(name="update-ledger", cache_policy=NO_CACHE, retry_condition_fn=retry_on_lost_connection)
+def update_ledger(settings: Settings, paths: list[Path], as_of: date) -> LedgerUpdate:
+    update = jobs.update(settings, paths, as_of=as_of)
+    if update.lock_wait.waited:
+        get_run_logger().warning("%s", update.lock_wait.describe().capitalize())
+    return update
+
+
+@task(name="render-briefing", cache_policy=NO_CACHE, retry_condition_fn=retry_on_lost_connection)
+def render_briefing(settings: Settings, dataset_version: int, as_of: date) -> Path:
+    return jobs.render_briefing(settings, dataset_version, as_of=as_of).path
+
+
+@task(name="publish-warehouse", cache_policy=NO_CACHE,
+      retry_condition_fn=retry_on_lost_connection)
+def publish_warehouse(settings: Settings, dataset_version: int, as_of: date) -> Path:
+    return jobs.publish(settings, dataset_version, as_of=as_of, built_at=jobs.utc_now())
+
+
+@task(name="run-summary", cache_policy=NO_CACHE)
+def run_summary(settings: Settings, result: jobs.RunResult) -> None:
+    publish_run_artifacts(result, jobs.stored_flags(settings, result.ingest.dataset_version))
+
+
+def run_name() -> str:
+    """A scheduled run passes no date: it reports on the day it runs (UTC)."""
+    as_of = flow_run.parameters.get("as_of") or jobs.utc_now().date()
+    return f"weekly-briefing {as_of}"
+
+
+@flow(name="weekly-briefing", flow_run_name=run_name)
+def weekly_briefing(as_of: date | None = None, home: Path | None = None,
+                    sources_dir: Path | None = None,
+                    scenarios_dir: Path | None = None) -> jobs.RunResult:
+    """Ingest the source packs, recompute the C2C and TCO scenarios and compute the flags (one
+    ledger transaction), render the briefing and publish the warehouse for the resulting
+    dataset version. Parameters left out come from the worker's SPECLEDGER_* environment;
+    `as_of` defaults to today (UTC)."""
+    as_of = as_of or jobs.utc_now().date()
+    given = (("home", home), ("sources_dir", sources_dir), ("scenarios_dir", scenarios_dir))
+    settings = Settings(**{k: v for k, v in given if v is not None})
+    fetched = fetch_remote_sources(settings)
+    # The steps that read or write the ledger retry a lost connection (all are safe to repeat).
+    update, render, publish = (t.with_options(
+        retries=settings.ledger_retries, retry_delay_seconds=settings.ledger_retry_delay_seconds)
+        for t in (update_ledger, render_briefing, publish_warehouse))
+    ledger = update(settings, [settings.sources_dir, *fetched.paths_to_ingest], as_of)
+    # Render before publishing, so the warehouse's briefing table lists this briefing too.
+    briefing = render(settings, ledger.dataset_version, as_of)
+    warehouse = publish(settings, ledger.dataset_version, as_of)
+    result = jobs.RunResult(ledger, warehouse, briefing, fetched)
+    run_summary(settings, result)
+    return result

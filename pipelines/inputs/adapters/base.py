@@ -1,0 +1,125 @@
+"""What every adapter returns, and the options the user can give on the command line.
+
+An adapter is a pure function `parse(name, data, options) -> Parsed`: bytes in, rows out, no
+database and no clock. Accounting is by row: every candidate observation (a PackRow), every
+measured point and every rejected line counts once in `read`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+
+from pipelines.inputs.limits import DEFAULT_LIMITS, InputLimits
+from pipelines.inputs.packs import Pack, PackError, decode_text
+
+_SLUG_GAP = re.compile(r"[^a-z0-9]+")
+
+
+class AdapterError(PackError):
+    """The whole file is unusable (wrong format, truncated before any result, bad JSON)."""
+
+
+def decode(data: bytes) -> str:
+    """The file's text, or AdapterError naming the line of the first byte that is not UTF-8."""
+    return decode_text(data, AdapterError)
+
+
+def slug(text: str) -> str:
+    """A ledger key from a name: "NVIDIA L2 PCle" -> "nvidia-l2-pcle"."""
+    return _SLUG_GAP.sub("-", text.casefold()).strip("-")
+
+
+@dataclass(frozen=True)
+class AdapterOptions:
+    """What the user said about the file (`specledger ingest --item ... --as-of ...`).
+
+    Part of a file's identity for re-ingest: the same bytes with other options are read again.
+    """
+
+    item: str | None = None  # the ledger item a measurement is tied to, when the file cannot say
+    as_of: date | None = None  # the date of the file's facts (a snapshot, a run, a round)
+    aliases: dict[str, str] = field(default_factory=dict)  # name in the file -> ledger item key
+    limits: InputLimits = DEFAULT_LIMITS  # bounds the reader checks (not part of the identity)
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A line of the file that could not be read as a result, kept with its text for review."""
+
+    line: int | None
+    field: str
+    reason: str
+    raw_text: str
+
+
+@dataclass(frozen=True)
+class NcclPoint:
+    """One measured size of an nccl-tests run (out-of-place and in-place sides).
+
+    Times in microseconds; algbw/busbw in GB/s (1e9 bytes/s) as nccl-tests reports them;
+    `*_wrong` is the #wrong count (None when not given: legacy `error` floats, `N/A`)."""
+
+    line: int | None
+    collective: str
+    size_bytes: int
+    count: int
+    dtype: str
+    redop: str | None
+    root: int | None
+    oop_time_us: float
+    oop_algbw: float
+    oop_busbw: float
+    oop_wrong: int | None
+    ip_time_us: float | None
+    ip_algbw: float | None
+    ip_busbw: float | None
+    ip_wrong: int | None
+
+
+@dataclass(frozen=True)
+class MeasurementRun:
+    """A measurement run described by one file: an nccl-tests run or an MLPerf result.
+
+    `metadata` holds what the file says about the run (command line, nThread/nGpus/..., the
+    rank -> host -> device map, NCCL version, MLPerf benchmark and system) as JSON-able data.
+    """
+
+    kind: str  # "nccl-tests" | "mlperf-result"
+    item: str | None  # the ledger item measured, when known
+    started_at: datetime | None
+    finished_at: datetime | None
+    ranks: int | None = None
+    nodes: int | None = None
+    gpus_per_node: int | None = None
+    device: str | None = None
+    nccl_version: str | None = None
+    collective: str | None = None
+    benchmark: str | None = None
+    duration_s: float | None = None  # MLPerf time to train (run_stop - run_start)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    points: list[NcclPoint] = field(default_factory=list)
+
+
+@dataclass
+class Parsed:
+    """What an adapter read from one file."""
+
+    format: str  # "epoch-ml-hardware" | "nccl-tests" | "mlperf-system" | "mlperf-result"
+    pack: Pack  # sources, items and candidate observation rows (validated by the ingest)
+    runs: list[MeasurementRun] = field(default_factory=list)
+    rejected: list[Rejected] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # e.g. "unknown column 'Foo' ignored"
+    skipped_lines: int = 0  # lines that are not results (NCCL INFO, warnings): not rows
+
+    @property
+    def measured_rows(self) -> int:
+        """Measured rows stored beside the observations: an nccl-tests run's size points, or
+        the run itself when it has none (an MLPerf result's time to train)."""
+        return sum(len(r.points) or 1 for r in self.runs)
+
+    @property
+    def read(self) -> int:
+        return len(self.pack.rows) + self.measured_rows + len(self.rejected)

@@ -1,0 +1,76 @@
+"""Which reader a file needs, by its content: a source pack, or one of the adapters.
+
+A file's name only breaks ties (a `.yaml` file is a pack); the content decides, so an Epoch
+export saved as `hardware-2025-12.csv` or an nccl-tests log saved as `run.out` is recognised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import PurePath
+from typing import Any
+
+import yaml
+
+from pipelines.inputs.adapters import epoch, mlperf, nccl_tests
+from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, Parsed
+from pipelines.inputs.adapters.guards import storable
+from pipelines.inputs.packs import parse_pack
+
+PACK_SUFFIXES = (".yaml", ".yml", ".csv")
+# Suffixes a folder is searched for (a named file is always read, whatever its suffix).
+FOLDER_SUFFIXES = (*PACK_SUFFIXES, ".json", ".txt", ".log", ".out")
+SOURCE_PACK = "source-pack"
+
+# Most specific first: a CSV is Epoch's only when its header says so, else it is a pack.
+_DETECTORS: tuple[Callable[[str, bytes], str | None], ...] = (
+    mlperf.detect, nccl_tests.detect, epoch.detect)
+_PARSERS: dict[str, Callable[[str, bytes, AdapterOptions], Parsed]] = {
+    "epoch-ml-hardware": epoch.parse,
+    "nccl-tests": nccl_tests.parse,
+    "mlperf-system": mlperf.parse,
+    "mlperf-result": mlperf.parse,
+}
+
+
+def detect_format(name: str, data: bytes) -> str:
+    """The format of a file, by its content; raise AdapterError when nothing reads it."""
+    if PurePath(name).suffix.lower() in (".yaml", ".yml"):
+        return SOURCE_PACK
+    for detect in _DETECTORS:
+        found = detect(name, data)
+        if found is not None:
+            return found
+    if PurePath(name).suffix.lower() in PACK_SUFFIXES:
+        return SOURCE_PACK
+    raise AdapterError(None, "unrecognised file: not a source pack (YAML, or CSV with source, "
+                             "item, metric, unit, as_of), an Epoch AI ml_hardware.csv, "
+                             "nccl-tests output (text or -J JSON), an MLPerf systems/*.json "
+                             "or an MLPerf result_*.txt log")
+
+
+def read_file(name: str, data: bytes, options: AdapterOptions) -> Parsed:
+    """Parse a file with the reader its content needs (PackError/AdapterError if it cannot)."""
+    file_format = detect_format(name, data)
+    if file_format == SOURCE_PACK:
+        return Parsed(SOURCE_PACK, parse_pack(name, data, options.limits))
+    return storable(_PARSERS[file_format](name, data, options))
+
+
+def load_aliases(text: str) -> dict[str, str]:
+    """Every section of data/item_aliases.yaml (epoch:, mlperf:, ...) merged: name -> item."""
+    try:
+        document: Any = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        raise ValueError(f"item aliases: malformed YAML: {exc}") from exc
+    if not isinstance(document, dict):
+        raise ValueError("item aliases: expected a mapping of sections (epoch:, mlperf:)")
+    merged: dict[str, str] = {}
+    for section, names in document.items():
+        if not isinstance(names or {}, dict):
+            raise ValueError(f"item aliases: `{section}` must map names to item keys")
+        for name, key in (names or {}).items():
+            if not str(key or "").strip():
+                raise ValueError(f"item aliases: {section} name {name!r} has no item key")
+            merged[str(name).strip()] = str(key).strip()
+    return merged

@@ -1,0 +1,137 @@
+"""Remote-source declarations (data/remote_sources.yaml): which files to fetch by URL.
+
+Reading the declaration file only; fetching is pipelines/jobs/remote.py. Every error names the
+file, the line and the field, as every reader's errors do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+import httpx
+import yaml
+
+from pipelines.inputs.errors import InputError
+from pipelines.inputs.scenarios import LINES, LineLoader
+from pipelines.inputs.yaml_lines import YamlError, check_bounds, read_bounded_text
+
+ALLOWED_KEYS = ("name", "url", "file_name", "local")
+# Sane lengths for what the ledger's remote_fetch log keeps: a longer name or URL is a
+# declaration error.
+MAX_NAME, MAX_URL = 200, 2000
+
+
+class RemoteSourceError(InputError):
+    """The declaration file cannot be used; says where and what (`path:line field: reason`,
+    as a scenario file's errors do)."""
+
+
+@dataclass(frozen=True)
+class RemoteSource:
+    name: str
+    url: str          # as declared: may hold credentials, never printed or stored as is
+    file_name: str    # what the ingest sees (it picks the reader)
+    line: int | None = None
+    local: bool = False  # may reach loopback, link-local and private addresses
+
+
+# --- declarations -----------------------------------------------------------------------------
+
+def load_remote_sources(path: Path) -> list[RemoteSource]:
+    """The sources a declaration file lists; a missing file lists none."""
+    if not path.exists():
+        return []
+    shown = str(path)
+    try:
+        text = read_bounded_text(path)
+        check_bounds(text)  # alias bombs and deep nesting refused before PyYAML recurses
+        document = yaml.load(text, Loader=LineLoader)  # noqa: S506
+    except YamlError as exc:
+        raise RemoteSourceError(shown, exc.line, "(file)", exc.reason.replace(
+            "malformed YAML", "not valid YAML", 1)) from exc
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise RemoteSourceError(shown, mark.line + 1 if mark else None, "(file)",
+                                f"not valid YAML: {getattr(exc, 'problem', exc)}") from exc
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError; an int beyond 4,300 digits
+        raise RemoteSourceError(shown, None, "(file)", str(exc)) from exc
+    if document is None:
+        return []
+    if not isinstance(document, dict) or not isinstance(document.get("sources") or [], list):
+        raise RemoteSourceError(shown, 1, "sources", "expected `sources:` with a list of "
+                                                     "{name, url, file_name}")
+    sources: list[RemoteSource] = []
+    for number, entry in enumerate(document.get("sources") or [], start=1):
+        source = _source(shown, number, entry, document[LINES].get("sources"))
+        if any(s.name == source.name for s in sources):
+            raise RemoteSourceError(shown, source.line, f"sources[{number}].name",
+                                    f"{source.name!r} is declared twice; names must be unique")
+        sources.append(source)
+    return sources
+
+
+def _source(path: str, number: int, entry: Any, list_line: int | None) -> RemoteSource:
+    where = f"sources[{number}]"
+    if not isinstance(entry, dict):
+        raise RemoteSourceError(path, list_line, where, "expected a mapping with name and url")
+    lines = entry[LINES]
+
+    def fail(key: str, reason: str) -> RemoteSourceError:
+        return RemoteSourceError(path, lines.get(key) or lines[""], f"{where}.{key}", reason)
+
+    for key in entry:
+        if key != LINES and key not in ALLOWED_KEYS:
+            raise fail(str(key), f"unknown field; expected {', '.join(ALLOWED_KEYS)}")
+    for key in ("name", "url"):
+        if not isinstance(entry.get(key), str) or not entry[key].strip():
+            raise fail(key, "required, a non-empty string")
+    name, url = entry["name"].strip(), entry["url"].strip()
+    if len(name) > MAX_NAME:
+        raise fail("name", f"longer than {MAX_NAME} characters")
+    if len(without_userinfo(url)) > MAX_URL:
+        raise fail("url", f"longer than {MAX_URL} characters")
+    if not _http_url(url):
+        raise fail("url", f"{without_userinfo(url)!r} is not an http:// or https:// URL "
+                          "with a host")
+    local = entry.get("local", False)
+    if not isinstance(local, bool):
+        raise fail("local", f"{local!r} is not true or false")
+    file_name = entry.get("file_name")
+    if file_name is None:
+        file_name = default_file_name(url)
+        if not file_name:
+            raise fail("url", "its path has no file name to read it by; give file_name")
+    if not isinstance(file_name, str) or not _plain_name(file_name):
+        raise fail("file_name", f"{file_name!r} is not a plain file name (no folders)")
+    return RemoteSource(name, url, file_name, lines[""], local)
+
+
+def _http_url(url: str) -> bool:
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, ValueError):  # a bad port, a space in the host, ...
+        return False
+    return parsed.scheme in ("http", "https") and bool(parsed.host)
+
+
+def _plain_name(name: str) -> bool:
+    return bool(name.strip()) and name not in (".", "..") and not any(c in name for c in "/\\\0")
+
+
+
+# --- URL helpers ---------------------------------------------------------------------------------
+
+def without_userinfo(url: str) -> str:
+    """The URL without its user:password@ part (the rest kept as declared)."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
+def default_file_name(url: str) -> str:
+    """The URL path's last segment, percent-decoded ("" when the path ends in a folder)."""
+    return unquote(PurePosixPath(urlsplit(url).path).name) if not url.endswith("/") else ""

@@ -1,0 +1,241 @@
+"""C2C jobs: estimate or sweep one scenario, and recompute every scenario for a dataset
+version (reusing a result when neither the scenario nor any figure it reads changed)."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterator, Sequence
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from db import results
+from db.engine import Engine, Session
+from db.schema import DatasetVersion
+from models.c2c.estimate import DIMENSIONS, Estimates, evaluate
+from models.c2c.spec import Layouts
+from models.c2c.sweep import (
+    NoValidLayout,
+    SweepResult,
+    TooManyLayouts,
+    check_layout_count,
+    layout_choices,
+    merge_shares,
+    sweep_share,
+)
+from pipelines.inputs.limits import DEFAULT_LIMITS, InputLimits
+from pipelines.inputs.scenarios import (
+    Scenario,
+    ScenarioError,
+    canonical_json,
+    load_scenario,
+    scenario_paths,
+)
+from pipelines.jobs.recompute import Outcome, RecomputeReport, inputs_digest, recompute_each
+from pipelines.ledger.cluster_specs import SpecUsed, resolve_cluster
+
+GIB = 2**30
+
+
+def estimate_row(estimates: Estimates, i: int) -> dict[str, Any]:
+    """One layout's results as the JSON object `specledger estimate --json` prints."""
+    layout = estimates.layouts.layout(i)
+    ttt = estimates.time_to_train_s
+    return {
+        "gpus": int(layout.gpus), "t_iter_s": float(estimates.t_iter[i]),
+        "t_compute_s": float(estimates.t_compute[i]), "t_bubble_s": float(estimates.t_bubble[i]),
+        "t_comm_link_s": {d: float(estimates.link[d].total[i]) for d in DIMENSIONS},
+        "t_comm_exposed_s": {d: float(estimates.exposed[d].total[i]) for d in DIMENSIONS},
+        "t_comm_exposed_by_tier_s": {
+            tier: {d: float(getattr(estimates.exposed[d], tier)[i]) for d in DIMENSIONS}
+            for tier in ("scale_up", "scale_out")},
+        "c2c": float(estimates.c2c[i]), "c2c_link": float(estimates.c2c_link[i]),
+        "c2c_scale_up": float(estimates.c2c_scale_up[i]),
+        "c2c_scale_out": float(estimates.c2c_scale_out[i]),
+        "class": str(estimates.c2c_class[i]),
+        "recommended_fabric": str(estimates.recommended_fabric[i]),
+        "model_tflops_per_gpu": float(estimates.model_flops_per_gpu[i]) / 1e12,
+        "hw_tflops_per_gpu": float(estimates.hw_flops_per_gpu[i]) / 1e12,
+        "mfu": float(estimates.mfu[i]),
+        "memory_gib_per_gpu": float(estimates.memory_bytes[i]) / GIB,
+        "fits": bool(estimates.fits[i]),
+        "time_to_train_days": None if ttt is None else float(ttt[i]) / 86400,
+        "parallel": {"tp": layout.tp, "pp": layout.pp, "dp": layout.dp, "ep": layout.ep,
+                     "micro_batch": layout.micro_batch, "global_batch": layout.global_batch,
+                     "interleave": layout.interleave,
+                     "sequence_parallel": layout.sequence_parallel,
+                     "recompute": layout.recompute.name.lower(), "zero": layout.zero},
+    }
+
+
+def check_layout(scenario: Scenario) -> None:
+    """The constraints a fixed layout must meet, each named in its error."""
+    m, lay = scenario.model, scenario.layout
+    rules = [
+        (m.heads % lay.tp == 0, "parallel.tp", f"tp={lay.tp} does not divide the {m.heads} "
+                                               "attention heads"),
+        (m.groups % lay.tp == 0, "parallel.tp", f"tp={lay.tp} does not divide the "
+                                                f"{m.groups} KV heads"),
+        (m.layers % (lay.pp * lay.interleave) == 0, "parallel.pp",
+         f"pp x interleave = {lay.pp * lay.interleave} does not divide the {m.layers} layers"),
+        (lay.global_batch % (lay.micro_batch * lay.dp) == 0, "parallel.global_batch",
+         f"global_batch {lay.global_batch} is not a multiple of micro_batch x dp = "
+         f"{lay.micro_batch * lay.dp}"),
+        (lay.dp % lay.ep == 0 and m.experts % lay.ep == 0, "parallel.ep",
+         f"ep={lay.ep} must divide dp={lay.dp} and the {m.experts} experts"),
+        (lay.interleave == 1 or (lay.pp > 1 and (lay.global_batch // (lay.micro_batch * lay.dp))
+                                 % lay.pp == 0), "parallel.interleave",
+         "interleaving needs pp > 1 and a number of micro-batches divisible by pp"),
+    ]
+    for ok, name, reason in rules:
+        if not ok:
+            raise ScenarioError(scenario.path, scenario.lines.get(name), name, reason)
+
+
+def non_finite(value: Any, path: str = "") -> Iterator[str]:
+    """Where a result holds a non-finite number ("best[0].t_iter_s"): dicts and lists walked."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield from non_finite(inner, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list | tuple):
+        for index, inner in enumerate(value):
+            yield from non_finite(inner, f"{path}[{index}]")
+    elif isinstance(value, float) and not math.isfinite(value):
+        yield path
+
+
+def check_finite(scenario: Scenario, row: dict[str, Any]) -> None:
+    """A result must be finite numbers: figures that overflow the model (a huge token budget,
+    a vanishing bandwidth) are the scenario's error, never "inf days" or Infinity in JSON."""
+    bad = list(non_finite(row))
+    if not bad:
+        return
+    name = "tokens" if bad == ["time_to_train_days"] else "(scenario)"
+    raise ScenarioError(scenario.path, scenario.lines.get(name), name,
+                        f"the model gives no finite {', '.join(bad[:3])}: a figure of the "
+                        "scenario is too large or too small for it")
+
+
+def estimate(scenario: Scenario, specs: tuple[Any, list[SpecUsed]],
+             dataset_version: int | None) -> dict[str, Any]:
+    """Evaluate the scenario's own layout; the JSON object with its specs' origins."""
+    check_layout(scenario)
+    hw, used = specs
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # check_finite says
+        estimates = evaluate(scenario.model, hw, scenario.framework,
+                             Layouts.of([scenario.layout]), scenario.tokens)
+    row = estimate_row(estimates, 0)
+    check_finite(scenario, row)
+    return {"scenario": scenario.name, **row,
+            "dataset_version": dataset_version, "specs": [s.to_json() for s in used]}
+
+
+ShareMap = Callable[[Callable[[int], SweepResult], Sequence[int]], list[SweepResult]]
+
+
+def in_this_process(share: Callable[[int], SweepResult], parts: Sequence[int]) -> list[SweepResult]:
+    return [share(part) for part in parts]
+
+
+def sweep_scenario(scenario: Scenario, specs: tuple[Any, list[SpecUsed]], top: int,
+                   dataset_version: int | None, *, parts: int = 1,
+                   map_shares: ShareMap = in_this_process,
+                   max_layouts: int = DEFAULT_LIMITS.sweep_max_layouts) -> dict[str, Any]:
+    """Search every layout on cluster.gpus GPUs, keeping the scenario's fixed choices. The
+    search is cut into `parts` shares that `map_shares` runs (one after the other here; as
+    Prefect tasks in the c2c-sweep flow) and merged; the result does not depend on `parts`.
+    A search of more than `max_layouts` candidate layouts is refused before it starts (each
+    share enumerates them all: about ENUMERATION_BYTES_PER_LAYOUT bytes each)."""
+    gpus = scenario.cluster.gpus
+    if gpus is None:
+        raise ScenarioError(scenario.path, scenario.lines.get("cluster.gpus"), "cluster.gpus",
+                            "sweep needs the GPU count to search on")
+    hw, used = specs
+    fixed = {k: v for k, v in scenario.fixed.items() if k != "global_batch"}
+    global_batch = int(scenario.fixed["global_batch"])
+    check_sweep_size(scenario, gpus, global_batch, fixed, max_layouts)
+
+    def share(part: int) -> SweepResult:
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # check_finite says
+            return sweep_share(scenario.model, hw, scenario.framework, gpus, global_batch,
+                               fixed=fixed, top=top, tokens=scenario.tokens, part=part,
+                               parts=parts, max_layouts=max_layouts)
+    started = time.perf_counter()
+    try:
+        found = merge_shares(map_shares(share, range(parts)), hw, top)
+    except NoValidLayout as exc:
+        raise ScenarioError(scenario.path, None, "parallel", str(exc)) from exc
+    seconds = time.perf_counter() - started
+    rows = [estimate_row(found.best, i) for i in range(len(found.best.t_iter))]
+    for row in rows:
+        check_finite(scenario, row)
+    best = [{"scenario": scenario.name, **row, "dataset_version": dataset_version}
+            for row in rows]
+    return {"scenario": scenario.name, "evaluated": found.evaluated, "valid": found.valid,
+            "seconds": seconds, "ranked_by": found.ranked_by, "best": best,
+            "specs": [s.to_json() for s in used]}
+
+
+def check_sweep_size(scenario: Scenario, gpus: int, global_batch: int,
+                     fixed: dict[str, int | bool], max_layouts: int) -> None:
+    """Count the search's candidate layouts (no array yet) and refuse more than `max_layouts`,
+    saying which parallel choices to fix to narrow it."""
+    choices = layout_choices(scenario.model, scenario.framework, gpus, global_batch, fixed)
+    try:
+        check_layout_count(choices, max_layouts)
+    except TooManyLayouts as exc:
+        widest = sorted((n, name) for name, n in exc.choices.items() if n > 1)[::-1][:3]
+        narrow = ", ".join(f"parallel.{name} ({n:,} values)" for n, name in widest)
+        raise ScenarioError(scenario.path, scenario.lines.get("parallel"), "parallel",
+                            f"{exc}; fix some of {narrow} in the scenario, or use fewer "
+                            "cluster.gpus, to narrow it (or raise the limit: "
+                            "SPECLEDGER_SWEEP_MAX_LAYOUTS)") from exc
+
+
+def inputs_sha256(scenario: Scenario, used: list[SpecUsed], code_version: str) -> str:
+    """What a result depends on: the scenario, every figure it read, the code."""
+    return inputs_digest(scenario.definition,
+                         [(s.name, s.value, s.origin, s.observation_id) for s in used],
+                         code_version)
+
+
+def recompute(target: Engine | Session, scenarios_dir: Path, dataset_version: int, *, on: date,
+              now: datetime, code_version: str, lock_timeout_seconds: float = 60.0,
+              limits: InputLimits = DEFAULT_LIMITS) -> RecomputeReport:
+    """Store a c2c_result for every C2C scenario in `scenarios_dir` for `dataset_version`
+    (each file read within `limits`)."""
+    def compute(session: Session, scenario: Scenario, version: DatasetVersion) -> Outcome:
+        return _recompute_one(session, scenario, version.id, version.cutoff_at, on, now,
+                              code_version)
+    return recompute_each(target, scenario_paths(scenarios_dir), dataset_version,
+                          load=lambda path: load_scenario(path, limits), compute=compute,
+                          name_of=lambda s: s.name,
+                          lock_timeout_seconds=lock_timeout_seconds)
+
+
+def _recompute_one(session: Session, scenario: Scenario, version_id: int, known: datetime,
+                   on: date, now: datetime, code_version: str) -> Outcome:
+    row = results.record_scenario(session, name=scenario.name, kind="c2c",
+                                  definition=canonical_json(scenario.definition),
+                                  content_sha256=scenario.content_sha256, path=scenario.path,
+                                  recorded_at=now)
+    if results.result_for(session, row.id, version_id) is not None:
+        return "unchanged"
+    specs = resolve_cluster(scenario.cluster, session, on=on, known=known)
+    digest = inputs_sha256(scenario, specs[1], code_version)
+    earlier = results.latest_result_with_inputs(session, scenario.name, digest)
+    if earlier is not None:
+        results.add_c2c_result(session, scenario=row, dataset_version_id=version_id,
+                               estimate={}, inputs_sha256=digest, code_version=code_version,
+                               computed_at=now, reused_from=earlier)
+        return "reused"
+    payload = estimate(scenario, specs, version_id)
+    if not np.isfinite(payload["t_iter_s"]):
+        raise ValueError(f"{scenario.name}: the model produced no finite iteration time")
+    results.add_c2c_result(session, scenario=row, dataset_version_id=version_id,
+                           estimate=payload, inputs_sha256=digest, code_version=code_version,
+                           computed_at=now)
+    return "computed"

@@ -1,0 +1,417 @@
+"""Ingest files into the ledger: one transaction per run, nothing lost.
+
+For every file: keep its bytes (sha256), read it with the reader its content needs (a source
+pack, or an adapter for Epoch AI, nccl-tests or MLPerf files), validate every row, append what
+is new, supersede what the same source changed, store measured runs, and keep every rejected
+row with its line, field and reason. rows read = accepted + unchanged + rejected, per file and
+per run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+from db import queries, store
+from db.engine import Engine, Session, writing
+from db.schema import Item, Metric, Source
+from models.digest import EMPTY_DIGEST, combine, observation_digest
+from models.observations import (
+    COLUMN_FIELD,
+    CleanObservation,
+    MetricDef,
+    RowError,
+    validate_rows,
+)
+from pipelines.inputs.adapters.base import AdapterOptions, MeasurementRun, Parsed
+from pipelines.inputs.adapters.registry import FOLDER_SUFFIXES, SOURCE_PACK, read_file
+from pipelines.inputs.packs import MALFORMED, Pack, PackError, PackRow
+
+
+@dataclass
+class FileReport:
+    path: str
+    sha256: str
+    outcome: str  # ingested | unchanged_file | rejected_file
+    format: str = SOURCE_PACK
+    read: int = 0
+    accepted: int = 0
+    unchanged: int = 0
+    rejected: int = 0
+    errors: list[RowError] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # e.g. unknown columns, skipped lines
+    measured_runs: int = 0
+    added_digests: list[str] = field(default_factory=list, repr=False)
+    removed_digests: list[str] = field(default_factory=list, repr=False)
+
+    @property
+    def superseded(self) -> int:
+        return len(self.removed_digests)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "sha256": self.sha256, "outcome": self.outcome,
+                "format": self.format, "notes": self.notes, "measured_runs": self.measured_runs,
+                "read": self.read, "accepted": self.accepted, "unchanged": self.unchanged,
+                "rejected": self.rejected, "superseded": self.superseded,
+                "errors": [dataclasses.asdict(e) for e in self.errors]}
+
+
+@dataclass
+class IngestReport:
+    run_id: int
+    files: list[FileReport]
+    dataset_version: int
+    dataset_hash: str
+    dataset_changed: bool
+
+    def total(self, name: str) -> int:
+        return sum(getattr(f, name) for f in self.files)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "files": [f.to_json() for f in self.files],
+                "dataset_version": self.dataset_version, "dataset_hash": self.dataset_hash,
+                "dataset_changed": self.dataset_changed}
+
+
+def expand_paths(paths: Iterable[Path]) -> list[Path]:
+    """Files as given, and readable files inside folders: each file once, in path order.
+
+    The order of the arguments never changes what an ingest does: `ingest b.yaml a.yaml`
+    reads a.yaml first, as `ingest a.yaml b.yaml` and `ingest .` do."""
+    found: dict[str, Path] = {}
+    for path in paths:
+        inside = (p for p in path.rglob("*") if p.suffix.lower() in FOLDER_SUFFIXES
+                  and p.is_file()) if path.is_dir() else [path]
+        for file in inside:
+            found.setdefault(str(file.resolve()), file)
+    return [found[key] for key in sorted(found)]
+
+
+def ingest_paths(
+    target: Engine | Session,
+    paths: Sequence[Path],
+    *,
+    metrics: dict[str, MetricDef],
+    today: date,
+    now: Callable[[], datetime],
+    code_version: str,
+    lock_timeout_seconds: float = 60.0,
+    on_file: Callable[[FileReport], None] | None = None,
+    options: AdapterOptions | None = None,
+) -> IngestReport:
+    """Ingest `paths` in one transaction and return what happened to every file.
+
+    `target` is an engine (this ingest is its own transaction) or an open write session (a
+    caller that commits the ingest together with what it computes from it).
+
+    `now` is the knowledge clock: every observation of the run is recorded at its first tick.
+    `options` is what the user said about the files (--item, --as-of) and the item aliases.
+    """
+    options = options or AdapterOptions()
+    files = expand_paths(paths)
+    with writing(target, lock_timeout_seconds) as session:
+        recorded_at = now()
+        run = store.start_run(session, recorded_at, code_version)
+        store.sync_metrics(session, [dataclasses.asdict(m) for m in metrics.values()])
+        context = _RunContext(run.id, metrics, store.key_ids(session, Metric), today,
+                              recorded_at, options)
+        reports = []
+        for path in files:
+            report = _ingest_file(session, context, path)
+            reports.append(report)
+            if on_file is not None:
+                on_file(report)
+        store.finish_run(session, run, now())
+        version = _dataset_version(session, recorded_at, run.id, reports)
+        return IngestReport(run.id, reports, version.id, version.content_hash,
+                            dataset_changed=version.ingest_run_id == run.id)
+
+
+def _dataset_version(session: Session, cutoff: datetime, run_id: int,
+                     reports: list[FileReport]) -> Any:
+    """The version after this run: the latest if the live set is unchanged, else a new one
+    whose digest is the latest's plus what was appended minus what was superseded."""
+    latest = store.latest_dataset_version(session)
+    added = [d for r in reports for d in r.added_digests]
+    removed = [d for r in reports for d in r.removed_digests]
+    if latest is None:
+        digests = queries.live_digests(session, cutoff)
+        digest, count = combine(EMPTY_DIGEST, digests), len(digests)
+    else:
+        digest = combine(latest.content_hash, added, removed)
+        count = latest.observation_count + len(added) - len(removed)
+    if latest is not None and digest == latest.content_hash:
+        return latest
+    return store.record_dataset_version(session, digest, count, cutoff, run_id)
+
+
+@dataclass
+class _RunContext:
+    """What every file of one ingest run shares."""
+
+    run_id: int
+    metrics: dict[str, MetricDef]
+    metric_ids: dict[str, int]
+    today: date
+    recorded_at: datetime
+    options: AdapterOptions
+    # Declarations already written in this run, and ledger ids already looked up: a folder of
+    # many small files of one source writes and asks for the same few rows once, not per file.
+    declared: set[tuple[str, str]] = field(default_factory=set)
+    ids: dict[str, dict[str, int]] = field(default_factory=lambda: {"item": {}, "source": {}})
+
+    def new_declarations(self, kind: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Of these declarations, those not written identically earlier in this run."""
+        fresh = []
+        for row in rows:
+            identity = (kind, json.dumps(row, sort_keys=True, default=str))
+            if identity not in self.declared:
+                self.declared.add(identity)
+                fresh.append(row)
+        return fresh
+
+    def ids_of(self, session: Session, kind: str, keys: set[str]) -> dict[str, int]:
+        known = self.ids[kind]
+        missing = {key for key in keys if key not in known}
+        if missing:
+            known.update(store.ids_of(session, {"item": Item, "source": Source}[kind], missing))
+        return {key: known[key] for key in keys if key in known}
+
+
+def _ingest_file(session: Session, context: _RunContext, path: Path) -> FileReport:
+    options_json = options_identity(context.options)
+    limit = context.options.limits.max_file_bytes
+    size = _size(path)
+    if size > limit:
+        return _oversized_file(session, context, path, size, options_json)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise FileNotFoundError(f"{path}: cannot read ({exc.strerror})") from exc
+    raw, is_new = store.keep_raw_file(session, data, path.name, context.recorded_at)
+    previous = None if is_new else store.last_ingest_of(session, raw.id, options_json)
+    if previous is not None:
+        return _unchanged_file(session, context.run_id, raw.id, str(path), raw.sha256, previous)
+    try:
+        parsed = read_file(path.name, data, context.options)
+    except PackError as exc:  # AdapterError is one too: the file is unusable as a whole
+        return _rejected_file(session, context, raw, path, exc.line, exc.reason, options_json)
+    del data  # the parsed rows are what matter now; a large file's bytes need not stay
+    return _ingest_parsed(session, context, raw.id, str(path), raw.sha256, parsed,
+                          options_json, is_new)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError as exc:
+        raise FileNotFoundError(f"{path}: cannot read ({exc.strerror})") from exc
+
+
+def _oversized_file(session: Session, context: _RunContext, path: Path, size: int,
+                    options_json: str) -> FileReport:
+    """A file beyond max_file_bytes: rejected unread; its sha256 is kept, not its bytes."""
+    sha = store.file_sha256(path)
+    raw = store.keep_raw_file_digest(session, sha, path.name, size, context.recorded_at)
+    limit = context.options.limits.max_file_bytes
+    reason = (f"the file is {size:,} bytes, more than SPECLEDGER_MAX_FILE_BYTES ({limit:,}); "
+              "split it, or raise the limit if the machine has the memory")
+    return _rejected_file(session, context, raw, path, None, reason, options_json)
+
+
+def _rejected_file(session: Session, context: _RunContext, raw: Any, path: Path,
+                   line: int | None, reason: str, options_json: str) -> FileReport:
+    report = FileReport(str(path), raw.sha256, "rejected_file", format="unknown", read=1,
+                        rejected=1, errors=[RowError(line, "file", reason)])
+    _record(session, context.run_id, raw.id, report, {}, options_json)
+    return report
+
+
+def options_identity(options: AdapterOptions) -> str:
+    """What the user said about a file, as canonical JSON (part of a re-ingest's identity)."""
+    said = {"item": options.item, "as_of": options.as_of and options.as_of.isoformat()}
+    return json.dumps({k: v for k, v in said.items() if v is not None}, sort_keys=True)
+
+
+def _unchanged_file(session: Session, run_id: int, raw_id: int, path: str, sha: str,
+                    previous: Any) -> FileReport:
+    """The same bytes were ingested before: nothing changes; the earlier verdicts stand."""
+    errors = [RowError(r.line, r.field, r.reason)
+              for r in store.rejections_of(session, previous.id)]
+    report = FileReport(path, sha, "unchanged_file", format=previous.format,
+                        read=previous.rows_read,
+                        unchanged=previous.rows_read - previous.rows_rejected,
+                        rejected=previous.rows_rejected, errors=errors)
+    store.record_file(session, ingest_run_id=run_id, raw_file_id=raw_id, path=path,
+                      outcome=report.outcome, format=previous.format, options=previous.options,
+                      rows_read=report.read, rows_accepted=0,
+                      rows_unchanged=report.unchanged, rows_rejected=report.rejected)
+    return report
+
+
+def _ingest_parsed(session: Session, context: _RunContext, raw_id: int, path: str, sha: str,
+                   parsed: Parsed, options_json: str, is_new: bool) -> FileReport:
+    pack = parsed.pack
+    sources = context.new_declarations("source", [dataclasses.asdict(s) for s in pack.sources])
+    if sources:
+        store.upsert_sources(session, sources, context.recorded_at)
+    items = context.new_declarations(parsed.format, [dataclasses.asdict(i) for i in pack.items])
+    if items and parsed.format == SOURCE_PACK:
+        store.upsert_items(session, items)
+    elif items:  # a file's names never rename the ledger's items; it may add them and dates
+        store.add_items(session, items, dates=("released_on", "announced_on"))
+    # Only the keys this file names: the time per file must not grow with the ledger.
+    item_ids = context.ids_of(session, "item", _named(pack.rows, "item"))
+    source_ids = context.ids_of(session, "source", _named(pack.rows, "source"))
+    prechecked, to_validate = _precheck(pack)
+    appended = _validate_and_append(session, context, to_validate, item_ids, source_ids,
+                                    set(source_ids) - set(pack.invalid_sources), raw_id)
+    unread = [RowError(r.line, r.field, r.reason) for r in parsed.rejected]
+    errors = sorted(prechecked + appended.errors + unread, key=lambda e: (e.line or 0, e.field))
+    runs = parsed.runs if is_new else _new_runs(session, raw_id, parsed.runs)
+    repeated_rows = sum(len(run.points) or 1 for run in parsed.runs
+                        if not any(run is kept for kept in runs))
+    report = FileReport(path, sha, "ingested", format=parsed.format, read=parsed.read,
+                        accepted=appended.accepted + parsed.measured_rows - repeated_rows,
+                        unchanged=appended.unchanged + repeated_rows,
+                        rejected=len(errors), errors=errors, notes=_notes(parsed),
+                        measured_runs=len(runs),
+                        added_digests=appended.added_digests,
+                        removed_digests=appended.removed_digests)
+    error_lines = {e.line for e in errors}
+    raw_text = {row.line: row.shown() for row in pack.rows if row.line in error_lines}
+    raw_text.update({r.line: r.raw_text for r in parsed.rejected})
+    ingest_file = _record(session, context.run_id, raw_id, report, raw_text, options_json)
+    for run in runs:
+        store.add_measurement_run(session, ingest_file, _run_fields(run),
+                                  [dataclasses.asdict(p) for p in run.points])
+    return report
+
+
+def _named(rows: list[PackRow], field_name: str) -> set[str]:
+    return {str(value).strip() for row in rows
+            if isinstance(value := row.fields.get(field_name), str | int | float)}
+
+
+_CHUNK_ROWS = 20_000  # rows validated and appended at a time: bounds a large file's memory
+
+
+@dataclass
+class _Appended:
+    accepted: int = 0
+    unchanged: int = 0
+    errors: list[RowError] = field(default_factory=list)
+    added_digests: list[str] = field(default_factory=list)
+    removed_digests: list[str] = field(default_factory=list)
+
+
+def _validate_and_append(session: Session, context: _RunContext, rows: list[PackRow],
+                         item_ids: dict[str, int], source_ids: dict[str, int],
+                         source_keys: set[str], raw_id: int) -> _Appended:
+    """Validate and append `rows` a chunk at a time (duplicates are found across chunks)."""
+    appended = _Appended()
+    seen: dict[tuple[str, str, str, date], int | None] = {}
+    for start in range(0, len(rows), _CHUNK_ROWS):
+        chunk = rows[start : start + _CHUNK_ROWS]
+        clean, errors = validate_rows([(row.line, _with_column(row)) for row in chunk],
+                                      metrics=context.metrics, items=set(item_ids),
+                                      sources=source_keys, today=context.today, seen=seen)
+        result = store.append_observations(
+            session, [_observation_row(o, item_ids, context.metric_ids, source_ids,
+                                       context.run_id, raw_id) for o in clean],
+            context.recorded_at)
+        appended.accepted += result.accepted
+        appended.unchanged += result.unchanged
+        appended.errors += errors + [_conflict(session, c) for c in result.conflicts]
+        appended.added_digests += result.added_digests
+        appended.removed_digests += result.removed_digests
+    return appended
+
+
+def _conflict(session: Session, conflict: store.Conflict) -> RowError:
+    """A row that contradicts what another file of the same ingest said of the same fact."""
+    earlier = store.where_observed(session, conflict.earlier_id)
+    return RowError(conflict.line, "value", (
+        f"conflicts with {earlier} in the same ingest (same source, item, metric and as_of, "
+        "another value); ingest the newer file in a later run to supersede the older"))
+
+
+def _new_runs(session: Session, raw_id: int, runs: list[MeasurementRun]) -> list[MeasurementRun]:
+    """Of runs read again from bytes the ledger has (other --item/--as-of), those not stored
+    yet: the same run is never stored twice; naming its item when it had none is new."""
+    stored = [(s.pop("item_key"), s) for s in store.measurement_runs_of(session, raw_id)]
+    fresh = []
+    for run in runs:
+        fields = _run_fields(run)
+        item = fields.pop("item_key")
+        if not any(other == fields and (item is None or item == stored_item)
+                   for stored_item, other in stored):
+            fresh.append(run)
+    return fresh
+
+
+def _with_column(row: PackRow) -> dict[str, Any]:
+    """The row's fields, telling the validator which column of the file a value came from."""
+    return row.fields if row.column is None else {**row.fields, COLUMN_FIELD: row.column}
+
+
+def _notes(parsed: Parsed) -> list[str]:
+    notes = list(parsed.notes)
+    if parsed.skipped_lines:
+        notes.append(f"{parsed.skipped_lines} lines that are not results skipped "
+                     "(logs, comments, device listings)")
+    return notes
+
+
+def _run_fields(run: MeasurementRun) -> dict[str, Any]:
+    fields = {f.name: getattr(run, f.name) for f in dataclasses.fields(run)
+              if f.name not in ("item", "metadata", "points")}
+    return {**fields, "item_key": run.item,
+            "metadata_json": json.dumps(run.metadata, sort_keys=True, default=str)}
+
+
+def _precheck(pack: Pack) -> tuple[list[RowError], list[PackRow]]:
+    """Rows that are not rows (garbled CSV, a YAML scalar) or belong to a broken source."""
+    errors: list[RowError] = []
+    valid: list[PackRow] = []
+    for row in pack.rows:
+        if MALFORMED in row.fields:
+            reason = f"malformed row: {row.fields[MALFORMED]}"
+            errors.append(RowError(row.line, "row", reason))
+        elif (source := row.fields.get("source")) in pack.invalid_sources:
+            invalid = pack.invalid_sources[source]
+            errors.append(RowError(row.line, "source", f"source {source!r} is invalid: "
+                                                       f"{invalid.reason}"))
+        else:
+            valid.append(row)
+    return errors, valid
+
+
+def _observation_row(obs: CleanObservation, item_ids: dict[str, int],
+                     metric_ids: dict[str, int], source_ids: dict[str, int], run_id: int,
+                     raw_id: int) -> dict[str, Any]:
+    # getattr, not dataclasses.asdict: asdict deep-copies and cost 20% of a 100k-row ingest.
+    content = {name: getattr(obs, name) for name in store.CONTENT_FIELDS}
+    digest = observation_digest((obs.item, obs.metric, obs.source, obs.as_of,
+                                 *content.values()))
+    return {**content, "as_of": obs.as_of, "item_id": item_ids[obs.item],
+            "metric_id": metric_ids[obs.metric], "source_id": source_ids[obs.source],
+            "ingest_run_id": run_id, "raw_file_id": raw_id, "line": obs.line,
+            "content_sha256": digest}
+
+
+def _record(session: Session, run_id: int, raw_id: int, report: FileReport,
+            raw_text_by_line: dict[int | None, str], options_json: str) -> Any:
+    ingest_file = store.record_file(
+        session, ingest_run_id=run_id, raw_file_id=raw_id, path=report.path,
+        outcome=report.outcome, format=report.format, options=options_json,
+        rows_read=report.read, rows_accepted=report.accepted,
+        rows_unchanged=report.unchanged, rows_rejected=report.rejected)
+    store.record_rejections(session, ingest_file, (
+        (e.line, e.field, e.reason, raw_text_by_line.get(e.line)) for e in report.errors))
+    return ingest_file

@@ -1,0 +1,294 @@
+"""The main job's steps as plain functions: ingest, publish, render. Flows wrap these."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from db import outputs, queries
+from db.engine import (
+    Engine,
+    LockWait,
+    Session,
+    lock_wait_of,
+    make_engine,
+    upgrade,
+    write_session,
+)
+from db.warehouse import WarehouseMeta, publish_warehouse
+from models.resolve import SOURCE_KIND_RANK
+from models.trends import TrendParams
+from pipelines.briefing.comparison import load_comparison
+from pipelines.briefing.context import BriefingInputs, briefing_context
+from pipelines.inputs.adapters.base import AdapterOptions
+from pipelines.inputs.adapters.registry import load_aliases
+from pipelines.inputs.catalog import load_metrics
+from pipelines.jobs import c2c, tco
+from pipelines.jobs.flags import FlagReport, compute_flags
+from pipelines.jobs.ingest import FileReport, IngestReport, ingest_paths
+from pipelines.jobs.ledger_update import LedgerUpdate, UpdateInputs, update_ledger
+from pipelines.jobs.recompute import RecomputeReport
+from pipelines.jobs.remote import FetchReport
+from pipelines.settings import Settings
+from reports.briefing import render
+
+
+def code_version() -> str:
+    try:
+        return version("specledger")
+    except PackageNotFoundError:  # running from a source tree that was not installed
+        return "0+unknown"
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What one weekly run did: its ledger update and the outputs it wrote."""
+
+    ledger: LedgerUpdate
+    warehouse: Path
+    briefing: Path
+    remote: FetchReport = FetchReport()  # the sources declared by URL, fetched before
+
+    @property
+    def ingest(self) -> IngestReport:
+        return self.ledger.ingest
+
+    @property
+    def c2c(self) -> RecomputeReport:
+        return self.ledger.c2c
+
+    @property
+    def tco(self) -> RecomputeReport:
+        return self.ledger.tco
+
+    @property
+    def flags(self) -> FlagReport:
+        return self.ledger.flags
+
+    @property
+    def lock_wait(self) -> LockWait:
+        return self.ledger.lock_wait
+
+
+def open_ledger(settings: Settings) -> Engine:
+    """Migrate the ledger to the current schema and return an engine on it."""
+    migrate_ledger(settings)
+    return connect_ledger(settings)
+
+
+def migrate_ledger(settings: Settings) -> LockWait:
+    """Bring the ledger to the current schema, waiting for other writers as long as a write
+    does (SPECLEDGER_LOCK_TIMEOUT_SECONDS); returns how long that was."""
+    return upgrade(settings.resolved_database_url,
+                   lock_timeout_seconds=settings.lock_timeout_seconds)
+
+
+def connect_ledger(settings: Settings) -> Engine:
+    """An engine on a ledger that is already migrated (readers after an ingest)."""
+    return make_engine(settings.resolved_database_url, settings.lock_timeout_seconds)
+
+
+def ingest(settings: Settings, paths: list[Path], *, today: date,
+           now: Callable[[], datetime] = utc_now,
+           on_file: Callable[[FileReport], None] | None = None,
+           item: str | None = None, as_of: date | None = None,
+           on_wait: Callable[[LockWait], None] | None = None) -> IngestReport:
+    """Ingest `paths`; `item` and `as_of` say what the files cannot (see AdapterOptions).
+    `on_wait` hears how long the migration and the write waited for other writers."""
+    options = AdapterOptions(item=item, as_of=as_of, aliases=item_aliases(settings),
+                             limits=settings.input_limits)
+    waited = migrate_ledger(settings)
+    engine = connect_ledger(settings)
+    try:
+        with write_session(engine, settings.lock_timeout_seconds) as session:
+            waited = waited.then(lock_wait_of(session))
+            report = ingest_paths(session, paths, metrics=load_metrics(settings.catalog_path),
+                                  today=today, now=now, code_version=code_version(),
+                                  on_file=on_file, options=options)
+    finally:
+        engine.dispose()
+    if on_wait is not None:
+        on_wait(waited)
+    return report
+
+
+def update(settings: Settings, paths: list[Path], *, as_of: date,
+           now: Callable[[], datetime] = utc_now) -> LedgerUpdate:
+    """A run's ledger work in one transaction: ingest `paths`, recompute every C2C and TCO
+    scenario of settings.scenarios_dir for the resulting version (as of `as_of`), store its
+    flags. Nothing of it is kept if any step fails."""
+    inputs = UpdateInputs(paths=paths, scenarios_dir=settings.scenarios_dir,
+                          metrics=load_metrics(settings.catalog_path), params=_params(settings),
+                          options=AdapterOptions(aliases=item_aliases(settings),
+                                                 limits=settings.input_limits))
+    waited = migrate_ledger(settings)
+    engine = connect_ledger(settings)
+    try:
+        # "Future" means after the real today, whatever date the briefing reports on.
+        updated = update_ledger(engine, inputs, today=now().date(), as_of=as_of, now=now,
+                                code_version=code_version(),
+                                lock_timeout_seconds=settings.lock_timeout_seconds)
+    finally:
+        engine.dispose()
+    return dataclasses.replace(updated, lock_wait=waited.then(updated.lock_wait))
+
+
+def item_aliases(settings: Settings) -> dict[str, str]:
+    """The alias table (absent file: no aliases, every name becomes its own item)."""
+    path = settings.aliases_path
+    return load_aliases(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+_RECOMPUTE = {"c2c": c2c.recompute, "tco": tco.recompute}
+
+
+def recompute(settings: Settings, kind: str, dataset_version: int, *, on: date,
+              now: Callable[[], datetime] = utc_now) -> RecomputeReport:
+    """Results of one model (c2c or tco) for every scenario of that kind in
+    settings.scenarios_dir, for a dataset version."""
+    engine = connect_ledger(settings)
+    try:
+        return _RECOMPUTE[kind](engine, settings.scenarios_dir, dataset_version, on=on,
+                                now=now(), code_version=code_version(),
+                                lock_timeout_seconds=settings.lock_timeout_seconds,
+                                limits=settings.input_limits)
+    finally:
+        engine.dispose()
+
+
+def publish(settings: Settings, dataset_version: int, *, as_of: date, built_at: datetime) -> Path:
+    """Rebuild warehouse.duckdb for a dataset version."""
+    engine = connect_ledger(settings)
+    try:
+        with Session(engine) as session:
+            version = queries.dataset_version(session, dataset_version)
+            meta = WarehouseMeta(version.id, version.content_hash, version.cutoff_at, as_of,
+                                 built_at, code_version())
+        return publish_warehouse(engine, settings.warehouse_path, meta, SOURCE_KIND_RANK)
+    finally:
+        engine.dispose()
+
+
+def flags(settings: Settings, dataset_version: int, *,
+          now: Callable[[], datetime] = utc_now) -> FlagReport:
+    """Compute and store a dataset version's flags (once per version)."""
+    engine = connect_ledger(settings)
+    try:
+        return compute_flags(engine, dataset_version, params=_params(settings),
+                             code_version=code_version(), now=now(),
+                             lock_timeout_seconds=settings.lock_timeout_seconds)
+    finally:
+        engine.dispose()
+
+
+def stored_flags(settings: Settings, dataset_version: int) -> list[dict[str, Any]]:
+    """A version's flags as stored (for the run summary)."""
+    engine = connect_ledger(settings)
+    try:
+        with Session(engine) as session:
+            return outputs.flags_of(session, dataset_version)
+    finally:
+        engine.dispose()
+
+
+def _params(settings: Settings) -> TrendParams:
+    return TrendParams(stale_after_days=settings.stale_after_days,
+                       tolerance=settings.flag_tolerance,
+                       result_tolerance=settings.result_tolerance,
+                       nics_per_gpu=settings.nics_per_gpu)
+
+
+@dataclass(frozen=True)
+class RenderedBriefing:
+    path: Path
+    sha256: str
+    dataset_version: int
+    first_sha256: str | None  # the first briefing recorded for the same date, if any
+
+    @property
+    def reproduces_first(self) -> bool | None:
+        return None if self.first_sha256 is None else self.first_sha256 == self.sha256
+
+
+def render_briefing(settings: Settings, dataset_version: int, *, as_of: date,
+                    target: Path | None = None,
+                    now: Callable[[], datetime] = utc_now) -> RenderedBriefing:
+    """Render the briefing of a dataset version for `as_of`, write it atomically (default
+    briefings/briefing-<as_of>.pdf) and record it with its sha256."""
+    engine = connect_ledger(settings)
+    try:
+        with Session(engine) as session:
+            version = queries.dataset_version(session, dataset_version)
+            inputs = BriefingInputs(_params(settings), load_comparison(settings.comparison_path))
+            context = briefing_context(session, as_of=as_of, version=version,
+                                       code_version=code_version(), inputs=inputs)
+            first = outputs.first_briefing_for(session, as_of)
+            first_sha = first.sha256 if first is not None else None
+        rendered = render(context)
+        pdf = rendered.pdf
+        target = target or settings.briefings_dir / f"briefing-{as_of.isoformat()}.pdf"
+        _write_atomically(target, pdf)
+        digest = hashlib.sha256(pdf).hexdigest()
+        with write_session(engine, settings.lock_timeout_seconds) as session:
+            outputs.record_briefing(session, dataset_version=dataset_version, as_of=as_of,
+                                    path=str(target), sha256=digest, size_bytes=len(pdf),
+                                    pages=rendered.pages, code_version=code_version(),
+                                    rendered_at=now())
+    finally:
+        engine.dispose()
+    return RenderedBriefing(target, digest, dataset_version, first_sha)
+
+
+def _write_atomically(target: Path, content: bytes) -> None:
+    """Write beside `target`, then rename over it: a reader sees the old file or the new one.
+    A failure (full disk, a file size limit, a file where the folder should be) leaves the
+    old file and no temporary one, and raises an OSError naming what could not be written."""
+    tmp = target.with_name(target.name + ".tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(content)
+        tmp.replace(target)
+    except OSError as exc:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass  # the error that matters is the write's
+        if exc.filename not in (None, str(tmp)):  # the folder could not be made
+            raise OSError(exc.errno, f"could not be made for {target.name} ({exc.strerror})",
+                          exc.filename) from exc
+        kept = "; the previous file is unchanged" if target.is_file() else ""
+        raise OSError(exc.errno, f"could not be written ({exc.strerror}){kept}",
+                      str(target)) from exc
+
+
+class NoDatasetVersion(LookupError):
+    """No dataset version existed on the date asked for."""
+
+
+def report(settings: Settings, *, as_of: date, target: Path | None = None,
+           now: Callable[[], datetime] = utc_now) -> RenderedBriefing:
+    """Re-render the briefing for `as_of` from the ledger: the dataset version of the first
+    briefing recorded for that date, else the newest version known by the end of that day."""
+    engine = open_ledger(settings)
+    try:
+        with Session(engine) as session:
+            first = outputs.first_briefing_for(session, as_of)
+            version = (queries.dataset_version(session, first.dataset_version_id)
+                       if first is not None else outputs.version_known_on(session, as_of))
+            if version is None:
+                raise NoDatasetVersion(f"the ledger held no dataset version on {as_of}")
+            version_id = version.id
+    finally:
+        engine.dispose()
+    flags(settings, version_id, now=now)  # a version made before flags existed gets them now
+    return render_briefing(settings, version_id, as_of=as_of, target=target, now=now)

@@ -1,0 +1,199 @@
+"""A scenario's cluster as figures: inline values first, then the ledger (as of a dataset
+version), then the model's documented defaults; each figure says where it came from."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from datetime import date, datetime
+from typing import Any
+
+from db.engine import Session
+from db.queries import measured_run_shape
+from models.c2c import calibration as cal
+from models.c2c.spec import ClusterSpec
+from pipelines.inputs.scenarios import ClusterRequest
+from pipelines.ledger.resolved import resolved_value
+
+PERF_MODEL_REF = "docs/c2c-method.md#defaults"
+# Peak nccl-tests bus bandwidth per GPU on a fabric item (ingested from nccl-tests output).
+MEASURED_BUSBW = "busbw_measured"
+
+
+class MissingSpec(LookupError):
+    """A figure the model needs that neither the scenario nor the ledger gives."""
+
+
+@dataclass(frozen=True)
+class SpecUsed:
+    """One hardware figure the model ran with, and its origin."""
+
+    name: str
+    value: float  # SI unit
+    unit: str
+    origin: str  # inline | ledger | measured | default
+    item: str | None = None
+    metric: str | None = None
+    source: str | None = None
+    as_of: str | None = None
+    observation_id: int | None = None
+    note: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# (field, scenario key, ledger metric of the GPU item, ledger unit -> SI factor, SI unit)
+_GPU = (("peak_flops", "gpu_specs.peak", "peak_dense_bf16", 1e12, "FLOP/s"),
+        ("hbm_bytes", "gpu_specs.hbm", "hbm_capacity", 1e9, "B"),
+        ("hbm_bw", "gpu_specs.hbm_bw", "hbm_bandwidth", 1e12, "B/s"))
+
+
+class _Lookup:
+    def __init__(self, session: Session | None, request: ClusterRequest, on: date,
+                 known: datetime) -> None:
+        self.session, self.request, self.on, self.known = session, request, on, known
+
+    def ledger(self, name: str, item: str | None, metric: str, factor: float,
+               unit: str, origin: str = "ledger") -> SpecUsed | None:
+        if item is None or self.session is None:
+            return None
+        found = resolved_value(self.session, item, metric, on=self.on, known=self.known)
+        if found is None:
+            return None
+        row = found.winner
+        return SpecUsed(name, float(row["value"]) * factor, unit, origin, item, metric,
+                        row["source"], row["as_of"].isoformat(), int(row["observation_id"]))
+
+    def inline(self, name: str, key: str, unit: str, scale: float = 1.0) -> SpecUsed | None:
+        quantity = self.request.inline.get(key)
+        if quantity is None:
+            return None
+        return SpecUsed(name, quantity.value * scale, unit, "inline",
+                        note=f"scenario {key}: {quantity.written}")
+
+    def need(self, name: str, key: str, found: SpecUsed | None, item: str | None,
+             metric: str) -> SpecUsed:
+        if found is not None:
+            return found
+        where = (f"the ledger has no {metric} for item {item!r} valid on {self.on}"
+                 if item else "no ledger item is named for it")
+        raise MissingSpec(f"cluster.{key}: {where}; give cluster.{key} inline or ingest a "
+                          f"source pack with that figure")
+
+
+def resolve_cluster(request: ClusterRequest, session: Session | None, *, on: date,
+                    known: datetime) -> tuple[ClusterSpec, list[SpecUsed]]:
+    """The ClusterSpec a scenario runs on, and every figure used with its origin."""
+    look = _Lookup(session, request, on, known)
+    used: dict[str, SpecUsed] = {}
+    for name, key, metric, factor, unit in _GPU:
+        used[name] = look.need(name, key, look.inline(name, key, unit)
+                               or look.ledger(name, request.gpu, metric, factor, unit),
+                               request.gpu, metric)
+    used["domain_gpus"] = look.need(
+        "domain_gpus", "scale_up.domain_gpus",
+        look.inline("domain_gpus", "scale_up.domain_gpus", "GPUs")
+        or look.ledger("domain_gpus", request.scale_up_system, "gpus_per_system", 1, "GPUs"),
+        request.scale_up_system, "gpus_per_system")
+    used["scaleup_bw"] = _scale_up_bw(look)
+    used.update(_scale_out(look))
+    used.update(_efficiencies(look, used))
+    spec = ClusterSpec(peak_flops=used["peak_flops"].value, hbm_bytes=used["hbm_bytes"].value,
+                       hbm_bw=used["hbm_bw"].value, domain_gpus=int(used["domain_gpus"].value),
+                       scaleup_bw=used["scaleup_bw"].value,
+                       scaleout_bw=used["scaleout_bw_per_nic"].value
+                       * used["nics_per_gpu"].value,
+                       scaleup_efficiency=used["scaleup_efficiency"].value,
+                       scaleout_efficiency=used["scaleout_efficiency"].value,
+                       scaleup_latency=used["scaleup_latency"].value,
+                       scaleout_latency=used["scaleout_latency"].value)
+    return spec, list(used.values())
+
+
+def _scale_up_bw(look: _Lookup) -> SpecUsed:
+    """Per-GPU, per-direction scale-up bandwidth: inline, else a measured bus bandwidth on the
+    scale-up item (nccl-tests in one node), else half the bidirectional line rate."""
+    item, key = look.request.scale_up_item, "scale_up.bw_per_gpu_bidir"
+    found = (look.inline("scaleup_bw", key, "B/s", 0.5)
+             or _measured(look.ledger("scaleup_bw", item, MEASURED_BUSBW, 1e9, "B/s",
+                                      origin="measured"), "")
+             or look.ledger("scaleup_bw", item, "scaleup_bw_per_gpu_bidir", 0.5e9, "B/s"))
+    return look.need("scaleup_bw", key, found, item, "scaleup_bw_per_gpu_bidir")
+
+
+def _scale_out(look: _Lookup) -> dict[str, SpecUsed]:
+    """Per-NIC bandwidth: a measured bus bandwidth when there is one (inline, per GPU from an
+    nccl-tests run on the scale-out item, or per NIC in the ledger), else the line rate, which
+    the default efficiency then discounts."""
+    item = look.request.scale_out_item
+    nics = look.inline("nics_per_gpu", "scale_out.nics_per_gpu", "NICs") or SpecUsed(
+        "nics_per_gpu", 1.0, "NICs", "default", note="one NIC per GPU (rail-optimised node)")
+    per_nic = look.inline("scaleout_bw_per_nic", "scale_out.busbw_per_nic", "B/s")
+    run = None if per_nic else look.ledger("scaleout_bw_per_nic", item, MEASURED_BUSBW,
+                                           1e9, "B/s", origin="measured")
+    if run is not None:  # it covers all the GPU's NICs in the measured system
+        nics = SpecUsed("nics_per_gpu", 1.0, "NICs", "measured", note=(
+            "the measured bus bandwidth is per GPU, all its NICs together; the scenario's "
+            f"nics_per_gpu ({nics.value:g}) is not applied again"))
+        return {"scaleout_bw_per_nic": _measured(_per_rail(look, run), " per GPU"),
+                "nics_per_gpu": nics}
+    per_nic = per_nic or look.ledger("scaleout_bw_per_nic", item, "nic_busbw_measured", 1e9,
+                                     "B/s", origin="measured")
+    measured = per_nic is not None
+    per_nic = per_nic or look.inline("scaleout_bw_per_nic", "scale_out.nic_rate", "B/s") \
+        or look.ledger("scaleout_bw_per_nic", item, "port_rate", 1e9 / 8, "B/s")
+    found = look.need("scaleout_bw_per_nic", "scale_out.nic_rate", per_nic, item, "port_rate")
+    return {"scaleout_bw_per_nic": _measured(found, "") if measured else found,
+            "nics_per_gpu": nics}
+
+
+def _per_rail(look: _Lookup, run: SpecUsed) -> SpecUsed:
+    """A multi-node nccl-tests busbw per GPU of one rail. With G GPUs per node all in one
+    collective, NCCL's rings share the node's G rails, so a rank's busbw approaches G x one
+    rail's rate (8 x 25 GB/s ~ 190 GB/s on 8x HDR A100 nodes). The model's scale-out groups
+    (one GPU per node per group, groups side by side) each get one rail: busbw / G."""
+    shape = (measured_run_shape(look.session, run.observation_id)
+             if look.session is not None and run.observation_id is not None else None)
+    if shape is None or shape[1] <= 1:
+        return run
+    nodes, per_node = shape
+    return SpecUsed(**{**run.to_json(), "value": run.value / per_node,
+                       "note": f"{run.value / 1e9:.4g} GB/s busbw of a {nodes}-node x "
+                               f"{per_node}-GPU run / {per_node} GPUs sharing the node's rails"})
+
+
+def _measured(found: SpecUsed | None, scope: str) -> SpecUsed | None:
+    """A measured figure, marked so: it is used at efficiency 1.0 (it already includes it)."""
+    if found is None:
+        return None
+    what = (f"measured bus bandwidth{scope} ({found.metric} of {found.item}, "
+            f"{found.source}, {found.as_of})" if found.source else "measured bus bandwidth")
+    if found.note:  # how a run's figure became this one
+        what = f"{what}: {found.note}"
+    return SpecUsed(**{**found.to_json(), "origin": "measured",
+                       "note": f"{what}: used at efficiency 1.0 instead of the line rate x "
+                               "the default efficiency"})
+
+
+def _efficiencies(look: _Lookup, used: dict[str, SpecUsed]) -> dict[str, SpecUsed]:
+    measured = used["scaleout_bw_per_nic"].origin == "measured"
+    measured_up = used["scaleup_bw"].origin == "measured"
+    defaults = {
+        "scaleup_efficiency": (1.0, "measured bus bandwidth already includes it")
+        if measured_up else (cal.SCALEUP_EFFICIENCY, "ring busbw / NVLink line rate, "
+                             f"H100 (nccl-tests #212), {PERF_MODEL_REF}"),
+        "scaleout_efficiency": (1.0 if measured else cal.SCALEOUT_EFFICIENCY,
+                                "measured bus bandwidth already includes it" if measured else
+                                f"46-48 GB/s of 50 on NDR (nccl-tests #290), {PERF_MODEL_REF}"),
+        "scaleup_latency": (cal.SCALEUP_LATENCY_S, f"NCCL tuner NVLink step, {PERF_MODEL_REF}"),
+        "scaleout_latency": (cal.SCALEOUT_LATENCY_S, f"NCCL tuner NET step, {PERF_MODEL_REF}"),
+    }
+    keys = {"scaleup_efficiency": "scale_up.efficiency", "scaleout_efficiency":
+            "scale_out.efficiency", "scaleup_latency": "scale_up.latency",
+            "scaleout_latency": "scale_out.latency"}
+    out = {}
+    for name, (value, note) in defaults.items():
+        unit = "s" if name.endswith("latency") else "fraction"
+        out[name] = look.inline(name, keys[name], unit) or SpecUsed(name, value, unit, "default",
+                                                                    note=note)
+    return out
