@@ -10,18 +10,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from pydantic import ValidationError
 from rich import box
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 from rich.text import Text
 
-from db import queries
-from db.engine import LedgerBusyError, LockWait, Session, is_connection_lost
-from db.redact import database_error, redact, redact_url
 from models.resolve import CONFLICT_TOLERANCE
 from pipelines.cli import c2c as cli_c2c
 from pipelines.cli import ledger as cli_ledger
@@ -33,11 +29,16 @@ from pipelines.cli.serving import (
     schedule_timezone,
 )
 from pipelines.cli.terminal import label, plain_console, write_json
-from pipelines.inputs.adapters.registry import SOURCE_PACK
-from pipelines.jobs import steps as jobs
-from pipelines.jobs.ingest import FileReport, IngestReport, expand_paths
-from pipelines.ledger.resolved import ResolvedValue, conflicts, resolved_value
-from pipelines.settings import Settings
+
+# What a command needs is imported inside it: `specledger --help` must not pay for SQLAlchemy,
+# pandas, Prefect or WeasyPrint (seconds), and `value` only for SQLAlchemy.
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+    from db.engine import LedgerBusyError, LockWait
+    from pipelines.jobs.ingest import FileReport, IngestReport
+    from pipelines.ledger.resolved import ResolvedValue
+    from pipelines.settings import Settings
 
 EXIT_REJECTED, EXIT_NO_VALUE = 1, 3
 
@@ -46,6 +47,26 @@ app = typer.Typer(help="specledger: a dated, source-tagged ledger of AI-infrastr
 # Markup off: ledger text, paths and messages print as written (pipelines/cli/terminal.py).
 console = plain_console()
 errors = plain_console(stderr=True)
+
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            console.print(f"specledger {version('specledger')}")
+        except PackageNotFoundError:  # a source tree that was not installed
+            console.print("specledger 0+unknown")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(shown: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True,
+        help="Print the version and exit.")] = False) -> None:
+    """specledger: a dated, source-tagged ledger of AI-infrastructure specs."""
+
 
 HomeOption = Annotated[Path | None, typer.Option(
     "--home", envvar="SPECLEDGER_HOME",
@@ -82,8 +103,10 @@ def run(home: HomeOption = None,
         as_of: Annotated[str | None, typer.Option(
             "--as-of", help="Briefing date YYYY-MM-DD [default: today, UTC]")] = None) -> None:
     """The main job: ingest data/sources, publish warehouse.duckdb, render the PDF briefing."""
+    from pipelines.ledger.connection import utc_now
+
     settings = _settings(home)
-    day = _parse_day(as_of, "--as-of") or jobs.utc_now().date()
+    day = _parse_day(as_of, "--as-of") or utc_now().date()
     _quiet_prefect(settings.home)
     from pipelines.flows.weekly_briefing import weekly_briefing  # Prefect loads settings on import
 
@@ -116,6 +139,8 @@ def report(home: HomeOption = None,
                                 "briefings/briefing-<date>.pdf under --home]")] = None) -> None:
     """Re-render the briefing of a past date from the ledger (same dataset version, same
     bytes as the first briefing of that date when the code version is the same)."""
+    from pipelines.jobs import steps as jobs
+
     settings = _settings(home)
     day = _parse_day(as_of, "--as-of") or jobs.utc_now().date()
     try:
@@ -151,6 +176,10 @@ def ingest(paths: Annotated[list[Path], typer.Argument(
            allow_rejects: Annotated[bool, typer.Option(
                "--allow-rejects", help="Exit 0 even when rows were rejected.")] = False) -> None:
     """Ingest files, recognised by content. Exit 1 when rows were rejected."""
+    from db.engine import LedgerBusyError
+    from pipelines.jobs import steps as jobs
+    from pipelines.jobs.ingest import expand_paths
+
     settings = _settings(home)
     day = _parse_day(as_of, "--as-of")
     missing = [str(p) for p in paths if not p.exists()]
@@ -241,6 +270,8 @@ def _note(report: FileReport) -> str:
         return "same bytes"
     if report.outcome == "rejected_file":
         return "file rejected whole"
+    from pipelines.inputs.adapters.registry import SOURCE_PACK
+
     notes = [] if report.format in (SOURCE_PACK, "unknown") else [report.format]
     if report.superseded:
         notes.append(f"{report.superseded} superseded")
@@ -258,10 +289,14 @@ def value(item: str, metric: str, home: HomeOption = None,
           = None,
           as_json: JsonOption = False) -> None:
     """The resolved value of ITEM METRIC, with the rule that chose it. Exit 3 if none."""
+    from db.engine import Session
+    from pipelines.ledger.connection import open_ledger, utc_now
+    from pipelines.ledger.resolved import resolved_value
+
     settings = _settings(home)
-    day = _parse_day(as_of, "--as-of") or jobs.utc_now().date()
-    moment = _parse_moment(known_at) or jobs.utc_now()
-    engine = jobs.open_ledger(settings)
+    day = _parse_day(as_of, "--as-of") or utc_now().date()
+    moment = _parse_moment(known_at) or utc_now()
+    engine = open_ledger(settings)
     with Session(engine) as session:
         resolved = resolved_value(session, item, metric, on=day, known=moment)
     engine.dispose()
@@ -313,9 +348,14 @@ def review(home: HomeOption = None, as_json: JsonOption = False,
                                             "agree (0.01 = 1 %).")] = CONFLICT_TOLERANCE
            ) -> None:
     """Rejected rows (with file, line, field, reason) and live values that disagree."""
+    from db import queries
+    from db.engine import Session
+    from pipelines.ledger.connection import open_ledger, utc_now
+    from pipelines.ledger.resolved import conflicts
+
     settings = _settings(home)
-    engine = jobs.open_ledger(settings)
-    now = jobs.utc_now()
+    engine = open_ledger(settings)
+    now = utc_now()
     with Session(engine) as session:
         rejected = queries.rejected_rows(session)
         conflicting = conflicts(session, on=now.date(), known=now, tolerance=tolerance)
@@ -376,8 +416,11 @@ def serve(home: HomeOption = None,
 @app.command()
 def migrate(home: HomeOption = None) -> None:
     """Bring the ledger's schema to the latest migration (run and ingest do this too)."""
+    from db.redact import redact_url
+    from pipelines.ledger.connection import open_ledger
+
     settings = _settings(home)
-    jobs.open_ledger(settings).dispose()
+    open_ledger(settings).dispose()
     console.print(f"ledger at head: {redact_url(settings.resolved_database_url)}")
 
 
@@ -412,13 +455,18 @@ def main() -> None:
     cli_ledger.forget()
     try:
         app()
-    except LedgerBusyError as exc:
-        _fail(_busy_message(exc), 4)
-    except LookupError as exc:
-        _fail(str(exc), 2)
-    except ValidationError as exc:  # a setting (environment or .env) out of its range
-        _fail(settings_problem(exc), 2)
     except Exception as exc:  # the CLI's last word on anything a step raised
+        # Imported only now: a command that failed has loaded them already, --help never does.
+        from pydantic import ValidationError
+
+        from db.engine import LedgerBusyError
+
+        if isinstance(exc, LedgerBusyError):
+            _fail(_busy_message(exc), 4)
+        if isinstance(exc, LookupError):
+            _fail(str(exc), 2)
+        if isinstance(exc, ValidationError):  # a setting (environment or .env) out of range
+            _fail(settings_problem(exc), 2)
         if os.environ.get("SPECLEDGER_TRACEBACK"):
             raise
         _fail(failure_message(exc), EXIT_FAILED)
@@ -432,6 +480,8 @@ def settings_problem(exc: ValidationError) -> str:
 
 
 def _fail(message: str, code: int) -> None:
+    from db.redact import redact
+
     errors.print(label("error:", "red", redact(message, _known_secrets())),
                  highlight=False, soft_wrap=True)
     sys.exit(code)
@@ -445,6 +495,9 @@ def failure_message(exc: BaseException) -> str:
 
 
 def _reason(exc: BaseException) -> str:
+    from db.engine import is_connection_lost
+    from db.redact import database_error
+
     if (said := database_error(exc)) is not None:
         if is_connection_lost(exc):
             return (f"the connection to the ledger database {_ledger()} failed or was lost "
@@ -498,6 +551,8 @@ class _WithoutTraceback(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         saved = record.exc_info, record.exc_text, record.stack_info
         record.exc_info, record.exc_text, record.stack_info = None, None, None
+        from db.redact import redact
+
         try:
             return redact(self.inner.format(record), self.secrets)
         finally:

@@ -9,14 +9,8 @@ import typer
 from rich import box
 from rich.table import Table
 
-from models.c2c.sweep import NoValidLayout
 from pipelines.cli import ledger as cli_ledger
 from pipelines.cli.terminal import label, plain_console, write_json
-from pipelines.inputs.scenarios import ScenarioError, load_scenario
-from pipelines.jobs import c2c
-from pipelines.jobs.recompute import MissingInput
-from pipelines.ledger.cluster_specs import MissingSpec
-from pipelines.ledger.view import scenario_specs
 
 EXIT_BAD_SCENARIO = 2
 # Markup off: scenario names, units and messages print as written (pipelines/cli/terminal.py).
@@ -30,10 +24,14 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object 
 
 
 def run_reporting_errors(action: Any) -> Any:
-    """Run `action`; a bad scenario or a figure nobody gives exits 2 with its message."""
+    """Run `action`; a bad scenario or a figure nobody gives exits 2 with its message (a bad
+    scenario, NoValidLayout and the other model refusals are ValueErrors)."""
+    from pipelines.jobs.recompute import MissingInput
+    from pipelines.ledger.cluster_specs import MissingSpec
+
     try:
         return action()
-    except (ScenarioError, MissingSpec, MissingInput, NoValidLayout, ValueError) as exc:
+    except (MissingSpec, MissingInput, ValueError) as exc:
         message = str(exc)
         if "the ledger" in message:  # which one: --home's, SPECLEDGER_HOME's or the URL's
             message += f" (ledger {cli_ledger.ledger_shown()})"
@@ -45,6 +43,10 @@ def estimate(scenario_file: ScenarioArgument, home: HomeOption = None,
              as_json: JsonOption = False) -> None:
     """Iteration time, C2C and the fabric it points to, for the scenario's own layout."""
     def act() -> dict[str, Any]:
+        from pipelines.inputs.scenarios import load_scenario
+        from pipelines.jobs import c2c
+        from pipelines.ledger.view import scenario_specs
+
         limits = cli_ledger.settings_for(home).input_limits  # also the ledger, for messages
         scenario = load_scenario(scenario_file, limits)
         hw, used, version = scenario_specs(scenario, home)
@@ -62,6 +64,10 @@ def sweep(scenario_file: ScenarioArgument, home: HomeOption = None,
           = 5, as_json: JsonOption = False) -> None:
     """Search every valid parallel layout on cluster.gpus; the fastest that fit in memory."""
     def act() -> dict[str, Any]:
+        from pipelines.inputs.scenarios import load_scenario
+        from pipelines.jobs import c2c
+        from pipelines.ledger.view import scenario_specs
+
         limits = cli_ledger.settings_for(home).input_limits  # also the ledger, for messages
         scenario = load_scenario(scenario_file, limits)
         hw, used, version = scenario_specs(scenario, home)

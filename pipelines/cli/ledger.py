@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from db.redact import redact_url, secrets_of
-from pipelines.settings import Settings
+if TYPE_CHECKING:  # pydantic and SQLAlchemy load with the first command that needs them
+    from pipelines.settings import Settings
 
 _in_use: list[Settings] = []  # the settings of the command running now (at most one)
 
 
 def settings_for(home: Path | None) -> Settings:
     """The command's settings (--home, else SPECLEDGER_HOME, else ./var), remembered."""
+    from pipelines.settings import Settings
+
     settings = Settings(home=home) if home is not None else Settings()
     _in_use[:] = [settings]
     return settings
@@ -28,11 +31,15 @@ def forget() -> None:
 
 
 def _settings() -> Settings:
+    from pipelines.settings import Settings
+
     return _in_use[0] if _in_use else Settings()
 
 
 def ledger_shown() -> str:
     """The ledger's URL as it may be shown (password masked)."""
+    from db.redact import redact_url
+
     try:
         return redact_url(_settings().resolved_database_url)
     except Exception:  # settings that do not even load: say less rather than fail again
@@ -41,6 +48,8 @@ def ledger_shown() -> str:
 
 def known_secrets() -> list[str]:
     """Passwords of the configured ledger URL, to mask wherever they appear."""
+    from db.redact import secrets_of
+
     urls = [os.environ.get("SPECLEDGER_DATABASE_URL")]
     try:
         urls.append(_settings().resolved_database_url)

@@ -17,9 +17,6 @@ from pipelines.cli.c2c import (
     run_reporting_errors,
 )
 from pipelines.cli.terminal import write_json
-from pipelines.inputs.tco_scenarios import load_tco_scenario
-from pipelines.jobs import tco
-from pipelines.ledger.view import newest_version
 
 _FIGURES = (("annual_capex_usd", "capex/yr", 1e6), ("annual_opex_usd", "opex/yr", 1e6),
             ("annual_total_usd", "total/yr", 1e6), ("usd_per_gpu_hour", "$/GPU-h", 1.0),
@@ -31,6 +28,10 @@ def tco_command(scenario_file: ScenarioArgument, home: HomeOption = None,
     """Cost per year, per GPU-hour and per job of each option, and the break-even speed-up
     of the scale-up option; or a training run's cost by Epoch AI's method."""
     def act() -> dict[str, Any]:
+        from pipelines.inputs.tco_scenarios import load_tco_scenario
+        from pipelines.jobs import tco
+        from pipelines.ledger.view import newest_version
+
         settings = cli_ledger.settings_for(home)
         scenario = load_tco_scenario(scenario_file, settings.input_limits)
         needs_ledger = (any(s.ref is not None for s in scenario.inputs.values())

@@ -6,19 +6,15 @@ import dataclasses
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
-from importlib.metadata import PackageNotFoundError, version
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
 from db import outputs, queries
 from db.engine import (
-    Engine,
     LockWait,
     Session,
     lock_wait_of,
-    make_engine,
-    upgrade,
     write_session,
 )
 from db.warehouse import WarehouseMeta, publish_warehouse
@@ -35,19 +31,15 @@ from pipelines.jobs.ingest import FileReport, IngestReport, ingest_paths
 from pipelines.jobs.ledger_update import LedgerUpdate, UpdateInputs, update_ledger
 from pipelines.jobs.recompute import RecomputeReport
 from pipelines.jobs.remote import FetchReport
+from pipelines.ledger.connection import (
+    code_version,
+    connect_ledger,
+    migrate_ledger,
+    open_ledger,
+    utc_now,
+)
 from pipelines.settings import Settings
 from reports.briefing import render
-
-
-def code_version() -> str:
-    try:
-        return version("specledger")
-    except PackageNotFoundError:  # running from a source tree that was not installed
-        return "0+unknown"
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
 
 
 @dataclass(frozen=True)
@@ -78,24 +70,6 @@ class RunResult:
     @property
     def lock_wait(self) -> LockWait:
         return self.ledger.lock_wait
-
-
-def open_ledger(settings: Settings) -> Engine:
-    """Migrate the ledger to the current schema and return an engine on it."""
-    migrate_ledger(settings)
-    return connect_ledger(settings)
-
-
-def migrate_ledger(settings: Settings) -> LockWait:
-    """Bring the ledger to the current schema, waiting for other writers as long as a write
-    does (SPECLEDGER_LOCK_TIMEOUT_SECONDS); returns how long that was."""
-    return upgrade(settings.resolved_database_url,
-                   lock_timeout_seconds=settings.lock_timeout_seconds)
-
-
-def connect_ledger(settings: Settings) -> Engine:
-    """An engine on a ledger that is already migrated (readers after an ingest)."""
-    return make_engine(settings.resolved_database_url, settings.lock_timeout_seconds)
 
 
 def ingest(settings: Settings, paths: list[Path], *, today: date,

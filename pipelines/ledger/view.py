@@ -12,8 +12,8 @@ from typing import Any
 from db import store
 from db.engine import Session
 from pipelines.inputs.scenarios import Scenario
-from pipelines.jobs import steps as jobs
 from pipelines.ledger.cluster_specs import SpecUsed, resolve_cluster
+from pipelines.ledger.connection import open_ledger, utc_now
 from pipelines.settings import Settings
 
 
@@ -29,11 +29,11 @@ class LedgerView:
 def newest_version(settings: Settings, needed: bool = True) -> Iterator[LedgerView]:
     """Open the ledger (migrating it) at its newest dataset version; inline-only work
     (`needed` false) never creates a ledger."""
-    now = jobs.utc_now()
+    now = utc_now()
     if not needed:
         yield LedgerView(None, now.date(), now, None)
         return
-    engine = jobs.open_ledger(settings)
+    engine = open_ledger(settings)
     try:
         with Session(engine) as session:
             latest = store.latest_dataset_version(session)

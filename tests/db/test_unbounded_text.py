@@ -14,7 +14,7 @@ from db.schema import Item, MeasurementRun, Observation, RejectedRow, Source
 TITLE = "NVIDIA NVLink and NVLink Switch, " + "a very long title " * 40  # > 500
 PUBLISHER = "NVIDIA Corporation, " + "Data Center Networking Business Unit " * 8  # > 200
 URL = "https://www.nvidia.com/en-us/data-center/nvlink/?" + "q=1&" * 300  # > 1000
-ITEM_KEY = "nvlink-5-" + "x" * 300  # > 200
+ITEM_KEY = "nvlink-5-" + "x" * 250  # > 200, within the 300 a key may have
 ITEM_NAME = "NVLink 5.0 " + "fifth generation " * 20  # > 300
 VENDOR = "NVIDIA " * 20  # > 100
 UNIT = "TB/s" + " per GPU, both directions counted" * 3  # > 50
@@ -45,7 +45,7 @@ def test_long_source_text_is_stored_whole_on_both_dialects(ledger, ingest, write
     [file] = report.files
     assert (file.outcome, file.read, file.accepted, file.rejected) == ("ingested", 2, 1, 1)
     [error] = file.errors
-    assert error.field == "unit" and UNIT in error.reason  # an unknown unit, not a crash
+    assert error.field == "unit" and UNIT[:60] in error.reason  # an unknown unit, not a crash
     with Session(ledger) as session:
         source = session.scalars(select(Source)).one()
         item = session.scalars(select(Item).where(Item.key == ITEM_KEY)).one()
@@ -54,7 +54,7 @@ def test_long_source_text_is_stored_whole_on_both_dialects(ledger, ingest, write
     assert (source.title, source.publisher, source.url) == (TITLE.strip(), PUBLISHER.strip(), URL)
     assert (item.name, item.vendor) == (ITEM_NAME.strip(), VENDOR.strip())
     assert observation.value_written == VALUE and len(observation.quote) > 1000
-    assert UNIT in rejected.reason
+    assert UNIT[:60] in rejected.reason
 
 
 NCCL_WITH_NUL = (
