@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 import traceback
@@ -22,13 +21,13 @@ from models.resolve import CONFLICT_TOLERANCE
 from pipelines.cli import c2c as cli_c2c
 from pipelines.cli import ledger as cli_ledger
 from pipelines.cli import tco as cli_tco
-from pipelines.cli.serving import (
+from pipelines.cli.terminal import label, plain_console, write_json
+from pipelines.flows.serve_checks import (
     NO_SERVER_HELP,
     WEEKLY_CRON,
     prefect_api_url,
     schedule_timezone,
 )
-from pipelines.cli.terminal import label, plain_console, write_json
 
 # What a command needs is imported inside it: `specledger --help` must not pay for SQLAlchemy,
 # pandas, Prefect or WeasyPrint (seconds), and `value` only for SQLAlchemy.
@@ -397,20 +396,11 @@ def serve(home: HomeOption = None,
         errors.print(NO_SERVER_HELP, highlight=False, markup=True)  # our own text
         raise typer.Exit(2)
     settings = _settings(home)
-    from prefect import serve as prefect_serve
-    from prefect.schedules import Cron
+    from pipelines.flows.serving import serve_deployments
 
-    from pipelines.flows.ingest_files import ingest_files
-    from pipelines.flows.weekly_briefing import weekly_briefing
-
-    weekly = weekly_briefing.to_deployment(
-        name="weekly", schedules=[Cron(cron, timezone=timezone)], concurrency_limit=1,
-        parameters={"home": str(settings.home.resolve())})
-    ingest = ingest_files.to_deployment(name="ingest",
-                                        parameters={"home": str(settings.home.resolve())})
     console.print(f"serving weekly-briefing/weekly ({cron}, {timezone}) and "
                   f"ingest-files/ingest on {prefect_api_url()}; Ctrl-C stops")
-    prefect_serve(weekly, ingest)
+    serve_deployments(settings.home.resolve(), cron, timezone)
 
 
 @app.command()
@@ -437,7 +427,9 @@ def _quiet_prefect(home: Path) -> None:
     for name, value_ in defaults.items():
         os.environ.setdefault(name, value_)
     if not os.environ.get("SPECLEDGER_TRACEBACK"):
-        _console_without_tracebacks()
+        from pipelines.flows.console import console_without_tracebacks
+
+        console_without_tracebacks(_known_secrets())
 
 
 cli_c2c.register(app)
@@ -538,34 +530,3 @@ def _failed_step(exc: BaseException) -> str | None:
     for frame, _line in traceback.walk_tb(exc.__traceback__):
         found = tasks.get(frame.f_code, found)
     return found
-
-
-class _WithoutTraceback(logging.Formatter):
-    """Prefect's console format minus tracebacks (the CLI explains a failure itself; the
-    Prefect server keeps the full log), with the ledger password masked."""
-
-    def __init__(self, inner: logging.Formatter, secrets: list[str]) -> None:
-        super().__init__()
-        self.inner, self.secrets = inner, secrets
-
-    def format(self, record: logging.LogRecord) -> str:
-        saved = record.exc_info, record.exc_text, record.stack_info
-        record.exc_info, record.exc_text, record.stack_info = None, None, None
-        from db.redact import redact
-
-        try:
-            return redact(self.inner.format(record), self.secrets)
-        finally:
-            record.exc_info, record.exc_text, record.stack_info = saved
-
-
-def _console_without_tracebacks() -> None:
-    """Prefect's console handler prints no tracebacks."""
-    # Configure Prefect's logging now (from the PREFECT_* defaults just set), not lazily in the
-    # flow, so that its console handler exists to be changed; later set-ups are incremental.
-    from prefect.logging.configuration import ensure_logging_setup
-
-    ensure_logging_setup()
-    for handler in logging.getLogger().handlers:
-        if type(handler).__name__ == "PrefectConsoleHandler" and handler.formatter:
-            handler.setFormatter(_WithoutTraceback(handler.formatter, _known_secrets()))
