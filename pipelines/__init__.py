@@ -1,1 +1,2 @@
-"""Prefect flows, the CLI and settings: the composition root of specledger."""
+"""The composition root of specledger, in rooms by job: cli/, flows/, jobs/, inputs/,
+ledger/, briefing/ and the settings (see docs/architecture.md)."""
