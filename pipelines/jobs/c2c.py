@@ -35,7 +35,8 @@ from pipelines.inputs.scenarios import (
     scenario_paths,
 )
 from pipelines.jobs.recompute import Outcome, RecomputeReport, inputs_digest, recompute_each
-from pipelines.ledger.cluster_specs import SpecUsed, resolve_cluster
+from pipelines.ledger.cluster_specs import resolve_cluster
+from pipelines.ledger.figures import FigureUsed
 
 GIB = 2**30
 
@@ -119,7 +120,7 @@ def check_finite(scenario: Scenario, row: dict[str, Any]) -> None:
                         "scenario is too large or too small for it")
 
 
-def estimate(scenario: Scenario, specs: tuple[Any, list[SpecUsed]],
+def estimate(scenario: Scenario, specs: tuple[Any, list[FigureUsed]],
              dataset_version: int | None) -> dict[str, Any]:
     """Evaluate the scenario's own layout; the JSON object with its specs' origins."""
     check_layout(scenario)
@@ -140,7 +141,7 @@ def in_this_process(share: Callable[[int], SweepResult], parts: Sequence[int]) -
     return [share(part) for part in parts]
 
 
-def sweep_scenario(scenario: Scenario, specs: tuple[Any, list[SpecUsed]], top: int,
+def sweep_scenario(scenario: Scenario, specs: tuple[Any, list[FigureUsed]], top: int,
                    dataset_version: int | None, *, parts: int = 1,
                    map_shares: ShareMap = in_this_process,
                    max_layouts: int = DEFAULT_LIMITS.sweep_max_layouts) -> dict[str, Any]:
@@ -195,7 +196,7 @@ def check_sweep_size(scenario: Scenario, gpus: int, global_batch: int,
                             "SPECLEDGER_SWEEP_MAX_LAYOUTS)") from exc
 
 
-def inputs_sha256(scenario: Scenario, used: list[SpecUsed], code_version: str) -> str:
+def inputs_sha256(scenario: Scenario, used: list[FigureUsed], code_version: str) -> str:
     """What a result depends on: the scenario, every figure it read, the code."""
     return inputs_digest(scenario.definition,
                          [(s.name, s.value, s.origin, s.observation_id) for s in used],

@@ -51,39 +51,15 @@ from pipelines.jobs.recompute import (
     recompute_each,
 )
 from pipelines.ledger.cluster_specs import resolve_cluster
+from pipelines.ledger.figures import FigureUsed
 from pipelines.ledger.resolved import resolved_value
 
 TORNADO_BARS = 8
 
 
 @dataclass(frozen=True)
-class InputUsed:
-    """One input the cost model ran with, and its origin."""
-
-    name: str
-    value: float
-    unit: str
-    origin: str  # inline | ledger | default | c2c
-    low: float | None = None
-    high: float | None = None
-    item: str | None = None
-    metric: str | None = None
-    source: str | None = None
-    as_of: str | None = None
-    observation_id: int | None = None
-    note: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    @property
-    def is_range(self) -> bool:
-        return self.low is not None and self.high is not None and self.low < self.high
-
-
-@dataclass(frozen=True)
 class ResolvedInputs:
-    used: dict[str, InputUsed]
+    used: dict[str, FigureUsed]
     plan: ComparisonPlan | TrainingRunPlan
     c2c: dict[str, dict[str, Any]]  # option -> the C2C estimate its JCT came from
 
@@ -119,10 +95,10 @@ def resolve_inputs(scenario: TcoScenario, session: Session | None, *, on: date,
 
 
 def _resolve(scenario: TcoScenario, spec: InputSpec, session: Session | None, on: date,
-             known: datetime) -> InputUsed:
+             known: datetime) -> FigureUsed:
     unit = spec.field.unit or "1"
     if spec.ref is None:
-        return InputUsed(spec.name, float(spec.value), unit, spec.origin,  # type: ignore[arg-type]
+        return FigureUsed(spec.name, float(spec.value), unit, spec.origin,  # type: ignore[arg-type]
                          spec.low, spec.high,
                          note=(spec.written if spec.origin == "default"
                                else f"scenario: {spec.written}"))
@@ -155,13 +131,13 @@ def _resolve(scenario: TcoScenario, spec: InputSpec, session: Session | None, on
     note = f"{row['value_written']} {row['unit_written']}{scale}"
     if spec.origin == "default":
         note = f"default: {spec.written}; {note}"
-    return InputUsed(spec.name, value, unit, "ledger", low, high, ref.item, ref.metric,
+    return FigureUsed(spec.name, value, unit, "ledger", low, high, ref.item, ref.metric,
                      row["source"], row["as_of"].isoformat(), int(row["observation_id"]), note)
 
 
-def _modelled_jct(scenario: TcoScenario, link: C2CLink, used: dict[str, InputUsed],
+def _modelled_jct(scenario: TcoScenario, link: C2CLink, used: dict[str, FigureUsed],
                   folder: Path, session: Session | None, on: date, known: datetime,
-                  limits: InputLimits) -> tuple[InputUsed, dict[str, Any]]:
+                  limits: InputLimits) -> tuple[FigureUsed, dict[str, Any]]:
     name = f"options.{link.option}.c2c_scenario"
     performance = _find_c2c(scenario, link, folder, limits)
     if link.tokens is not None:
@@ -181,7 +157,7 @@ def _modelled_jct(scenario: TcoScenario, link: C2CLink, used: dict[str, InputUse
     note = (f"C2C scenario {link.scenario}: {estimate['t_iter_s']:.3g} s/iteration, "
             f"{performance.tokens:.3g} tokens, C2C {estimate['c2c']:.2f}, "
             f"MFU {estimate['mfu']:.1%}; failure-free (divided by availability x goodput)")
-    return InputUsed(f"options.{link.option}.jct", days, "day", "c2c", note=note), estimate
+    return FigureUsed(f"options.{link.option}.jct", days, "day", "c2c", note=note), estimate
 
 
 def _find_c2c(scenario: TcoScenario, link: C2CLink, folder: Path,
@@ -199,7 +175,7 @@ def _find_c2c(scenario: TcoScenario, link: C2CLink, folder: Path,
                         f"no C2C scenario named {link.scenario!r} in {folder}")
 
 
-def _check_consistency(scenario: TcoScenario, used: dict[str, InputUsed]) -> None:
+def _check_consistency(scenario: TcoScenario, used: dict[str, FigureUsed]) -> None:
     """Inputs that cannot all hold at once, named."""
     for name, u in used.items():
         if name.endswith(".residual") and u.value > 0:

@@ -3,15 +3,14 @@ version), then the model's documented defaults; each figure says where it came f
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 from datetime import date, datetime
-from typing import Any
 
 from db.engine import Session
 from db.queries import measured_run_shape
 from models.c2c import calibration as cal
 from models.c2c.spec import ClusterSpec
 from pipelines.inputs.scenarios import ClusterRequest
+from pipelines.ledger.figures import FigureUsed
 from pipelines.ledger.resolved import resolved_value
 
 PERF_MODEL_REF = "docs/c2c-method.md#defaults"
@@ -21,25 +20,6 @@ MEASURED_BUSBW = "busbw_measured"
 
 class MissingSpec(LookupError):
     """A figure the model needs that neither the scenario nor the ledger gives."""
-
-
-@dataclass(frozen=True)
-class SpecUsed:
-    """One hardware figure the model ran with, and its origin."""
-
-    name: str
-    value: float  # SI unit
-    unit: str
-    origin: str  # inline | ledger | measured | default
-    item: str | None = None
-    metric: str | None = None
-    source: str | None = None
-    as_of: str | None = None
-    observation_id: int | None = None
-    note: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 # (field, scenario key, ledger metric of the GPU item, ledger unit -> SI factor, SI unit)
@@ -54,25 +34,27 @@ class _Lookup:
         self.session, self.request, self.on, self.known = session, request, on, known
 
     def ledger(self, name: str, item: str | None, metric: str, factor: float,
-               unit: str, origin: str = "ledger") -> SpecUsed | None:
+               unit: str, origin: str = "ledger") -> FigureUsed | None:
         if item is None or self.session is None:
             return None
         found = resolved_value(self.session, item, metric, on=self.on, known=self.known)
         if found is None:
             return None
         row = found.winner
-        return SpecUsed(name, float(row["value"]) * factor, unit, origin, item, metric,
-                        row["source"], row["as_of"].isoformat(), int(row["observation_id"]))
+        return FigureUsed(name, float(row["value"]) * factor, unit, origin, item=item,
+                          metric=metric, source=row["source"],
+                          as_of=row["as_of"].isoformat(),
+                          observation_id=int(row["observation_id"]))
 
-    def inline(self, name: str, key: str, unit: str, scale: float = 1.0) -> SpecUsed | None:
+    def inline(self, name: str, key: str, unit: str, scale: float = 1.0) -> FigureUsed | None:
         quantity = self.request.inline.get(key)
         if quantity is None:
             return None
-        return SpecUsed(name, quantity.value * scale, unit, "inline",
+        return FigureUsed(name, quantity.value * scale, unit, "inline",
                         note=f"scenario {key}: {quantity.written}")
 
-    def need(self, name: str, key: str, found: SpecUsed | None, item: str | None,
-             metric: str) -> SpecUsed:
+    def need(self, name: str, key: str, found: FigureUsed | None, item: str | None,
+             metric: str) -> FigureUsed:
         if found is not None:
             return found
         where = (f"the ledger has no {metric} for item {item!r} valid on {self.on}"
@@ -82,10 +64,10 @@ class _Lookup:
 
 
 def resolve_cluster(request: ClusterRequest, session: Session | None, *, on: date,
-                    known: datetime) -> tuple[ClusterSpec, list[SpecUsed]]:
+                    known: datetime) -> tuple[ClusterSpec, list[FigureUsed]]:
     """The ClusterSpec a scenario runs on, and every figure used with its origin."""
     look = _Lookup(session, request, on, known)
-    used: dict[str, SpecUsed] = {}
+    used: dict[str, FigureUsed] = {}
     for name, key, metric, factor, unit in _GPU:
         used[name] = look.need(name, key, look.inline(name, key, unit)
                                or look.ledger(name, request.gpu, metric, factor, unit),
@@ -110,7 +92,7 @@ def resolve_cluster(request: ClusterRequest, session: Session | None, *, on: dat
     return spec, list(used.values())
 
 
-def _scale_up_bw(look: _Lookup) -> SpecUsed:
+def _scale_up_bw(look: _Lookup) -> FigureUsed:
     """Per-GPU, per-direction scale-up bandwidth: inline, else a measured bus bandwidth on the
     scale-up item (nccl-tests in one node), else half the bidirectional line rate."""
     item, key = look.request.scale_up_item, "scale_up.bw_per_gpu_bidir"
@@ -121,18 +103,18 @@ def _scale_up_bw(look: _Lookup) -> SpecUsed:
     return look.need("scaleup_bw", key, found, item, "scaleup_bw_per_gpu_bidir")
 
 
-def _scale_out(look: _Lookup) -> dict[str, SpecUsed]:
+def _scale_out(look: _Lookup) -> dict[str, FigureUsed]:
     """Per-NIC bandwidth: a measured bus bandwidth when there is one (inline, per GPU from an
     nccl-tests run on the scale-out item, or per NIC in the ledger), else the line rate, which
     the default efficiency then discounts."""
     item = look.request.scale_out_item
-    nics = look.inline("nics_per_gpu", "scale_out.nics_per_gpu", "NICs") or SpecUsed(
+    nics = look.inline("nics_per_gpu", "scale_out.nics_per_gpu", "NICs") or FigureUsed(
         "nics_per_gpu", 1.0, "NICs", "default", note="one NIC per GPU (rail-optimised node)")
     per_nic = look.inline("scaleout_bw_per_nic", "scale_out.busbw_per_nic", "B/s")
     run = None if per_nic else look.ledger("scaleout_bw_per_nic", item, MEASURED_BUSBW,
                                            1e9, "B/s", origin="measured")
     if run is not None:  # it covers all the GPU's NICs in the measured system
-        nics = SpecUsed("nics_per_gpu", 1.0, "NICs", "measured", note=(
+        nics = FigureUsed("nics_per_gpu", 1.0, "NICs", "measured", note=(
             "the measured bus bandwidth is per GPU, all its NICs together; the scenario's "
             f"nics_per_gpu ({nics.value:g}) is not applied again"))
         return {"scaleout_bw_per_nic": _measured(_per_rail(look, run), " per GPU"),
@@ -147,7 +129,7 @@ def _scale_out(look: _Lookup) -> dict[str, SpecUsed]:
             "nics_per_gpu": nics}
 
 
-def _per_rail(look: _Lookup, run: SpecUsed) -> SpecUsed:
+def _per_rail(look: _Lookup, run: FigureUsed) -> FigureUsed:
     """A multi-node nccl-tests busbw per GPU of one rail. With G GPUs per node all in one
     collective, NCCL's rings share the node's G rails, so a rank's busbw approaches G x one
     rail's rate (8 x 25 GB/s ~ 190 GB/s on 8x HDR A100 nodes). The model's scale-out groups
@@ -157,12 +139,12 @@ def _per_rail(look: _Lookup, run: SpecUsed) -> SpecUsed:
     if shape is None or shape[1] <= 1:
         return run
     nodes, per_node = shape
-    return SpecUsed(**{**run.to_json(), "value": run.value / per_node,
+    return FigureUsed(**{**run.to_json(), "value": run.value / per_node,
                        "note": f"{run.value / 1e9:.4g} GB/s busbw of a {nodes}-node x "
                                f"{per_node}-GPU run / {per_node} GPUs sharing the node's rails"})
 
 
-def _measured(found: SpecUsed | None, scope: str) -> SpecUsed | None:
+def _measured(found: FigureUsed | None, scope: str) -> FigureUsed | None:
     """A measured figure, marked so: it is used at efficiency 1.0 (it already includes it)."""
     if found is None:
         return None
@@ -170,12 +152,12 @@ def _measured(found: SpecUsed | None, scope: str) -> SpecUsed | None:
             f"{found.source}, {found.as_of})" if found.source else "measured bus bandwidth")
     if found.note:  # how a run's figure became this one
         what = f"{what}: {found.note}"
-    return SpecUsed(**{**found.to_json(), "origin": "measured",
+    return FigureUsed(**{**found.to_json(), "origin": "measured",
                        "note": f"{what}: used at efficiency 1.0 instead of the line rate x "
                                "the default efficiency"})
 
 
-def _efficiencies(look: _Lookup, used: dict[str, SpecUsed]) -> dict[str, SpecUsed]:
+def _efficiencies(look: _Lookup, used: dict[str, FigureUsed]) -> dict[str, FigureUsed]:
     measured = used["scaleout_bw_per_nic"].origin == "measured"
     measured_up = used["scaleup_bw"].origin == "measured"
     defaults = {
@@ -194,6 +176,6 @@ def _efficiencies(look: _Lookup, used: dict[str, SpecUsed]) -> dict[str, SpecUse
     out = {}
     for name, (value, note) in defaults.items():
         unit = "s" if name.endswith("latency") else "fraction"
-        out[name] = look.inline(name, keys[name], unit) or SpecUsed(name, value, unit, "default",
+        out[name] = look.inline(name, keys[name], unit) or FigureUsed(name, value, unit, "default",
                                                                     note=note)
     return out

@@ -12,8 +12,9 @@ from typing import Any
 from db import store
 from db.engine import Session
 from pipelines.inputs.scenarios import Scenario
-from pipelines.ledger.cluster_specs import SpecUsed, resolve_cluster
+from pipelines.ledger.cluster_specs import resolve_cluster
 from pipelines.ledger.connection import open_ledger, utc_now
+from pipelines.ledger.figures import FigureUsed
 from pipelines.settings import Settings
 
 
@@ -45,7 +46,8 @@ def newest_version(settings: Settings, needed: bool = True) -> Iterator[LedgerVi
         engine.dispose()
 
 
-def scenario_specs(scenario: Scenario, home: Path | None) -> tuple[Any, list[SpecUsed], int | None]:
+def scenario_specs(scenario: Scenario,
+                   home: Path | None) -> tuple[Any, list[FigureUsed], int | None]:
     """Resolve a scenario's cluster from the ledger's newest dataset version (inline values
     win); also the version it was read from (None without a ledger)."""
     settings = Settings(home=home) if home is not None else Settings()
