@@ -108,3 +108,15 @@ def conversion_factor(written: str, canonical: str, counts: Counts | None) -> fl
             f"unit {written!r} ({source.unit.dimensionality}) does not fit the metric's "
             f"unit {canonical!r} ({target.unit.dimensionality})"
         ) from exc
+
+
+def si_factor(unit: str, si_unit: str) -> float:
+    """Factor from a canonical `unit` to the SI unit a model computes in ("TB/s" -> "B/s"
+    is 1e12, "Gb/s" -> "B/s" is 1.25e8: here 8 bits make a byte on purpose, as a NIC's line
+    rate in bits feeds a model in bytes). Not for ingest, where Gb/s for GB/s is refused."""
+    source, target = parse_unit(unit), parse_unit(si_unit)
+    try:
+        factor = _REGISTRY.Quantity(1.0, source.unit).to(target.unit).magnitude
+    except pint.DimensionalityError as exc:
+        raise UnitError(f"unit {unit!r} cannot be expressed in {si_unit!r}") from exc
+    return float(f"{factor:.15g}")

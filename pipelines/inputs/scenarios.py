@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from models.c2c.spec import MAX_COUNT, Framework, Layout, Recompute, TransformerSpec
-from models.units import UnitError, conversion_factor
+from models.units import UnitError, conversion_factor, si_factor
 from pipelines.inputs.errors import InputError
 from pipelines.inputs.limits import DEFAULT_LIMITS, MAX_KEY_LENGTH, InputLimits
 from pipelines.inputs.yaml_lines import YamlError, check_bounds, read_bounded_text
@@ -82,16 +82,17 @@ class LineLoader(yaml.SafeLoader):
         return mapping
 
 
-# (section, key) -> (canonical unit, what it counts, SI factor from the canonical unit)
-QUANTITIES: dict[tuple[str, str], tuple[str, str | None, float]] = {
-    ("gpu_specs", "peak"): ("TFLOP/s", None, 1e12),
-    ("gpu_specs", "hbm"): ("GB", "bytes", 1e9),
-    ("gpu_specs", "hbm_bw"): ("GB/s", "bytes", 1e9),
-    ("scale_up", "bw_per_gpu_bidir"): ("GB/s", "bytes", 1e9),
-    ("scale_up", "latency"): ("us", None, 1e-6),
-    ("scale_out", "nic_rate"): ("Gb/s", "bits", 1e9 / 8),  # to bytes/s: a NIC rate is bits
-    ("scale_out", "busbw_per_nic"): ("GB/s", "bytes", 1e9),
-    ("scale_out", "latency"): ("us", None, 1e-6),
+# (section, key) -> (the unit it is written in, what it counts, the SI unit the model uses);
+# pint gives the factor (a NIC rate is written in bits and used in bytes).
+QUANTITIES: dict[tuple[str, str], tuple[str, str | None, str]] = {
+    ("gpu_specs", "peak"): ("TFLOP/s", None, "FLOP/s"),
+    ("gpu_specs", "hbm"): ("GB", "bytes", "B"),
+    ("gpu_specs", "hbm_bw"): ("GB/s", "bytes", "B/s"),
+    ("scale_up", "bw_per_gpu_bidir"): ("GB/s", "bytes", "B/s"),
+    ("scale_up", "latency"): ("us", None, "s"),
+    ("scale_out", "nic_rate"): ("Gb/s", "bits", "B/s"),
+    ("scale_out", "busbw_per_nic"): ("GB/s", "bytes", "B/s"),
+    ("scale_out", "latency"): ("us", None, "s"),
 }
 _NUMBERS = {("scale_up", "domain_gpus"), ("scale_up", "efficiency"),
             ("scale_out", "nics_per_gpu"), ("scale_out", "efficiency")}
@@ -361,7 +362,8 @@ class _Reader(DocumentReader):
                               gpus=gpus)
 
     def quantity(self, section: dict[str, Any], key: str, name: str, part: str) -> Quantity:
-        unit, counts, si = QUANTITIES[(part, key)]
+        unit, counts, si_unit = QUANTITIES[(part, key)]
+        si = si_factor(unit, si_unit)
         text = section[key]
         match = QUANTITY_TEXT.match(text) if isinstance(text, str) else None
         if match is None:

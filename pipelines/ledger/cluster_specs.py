@@ -9,6 +9,7 @@ from db.engine import Session
 from db.queries import measured_run_shape
 from models.c2c import calibration as cal
 from models.c2c.spec import ClusterSpec
+from models.units import si_factor
 from pipelines.inputs.scenarios import ClusterRequest
 from pipelines.ledger.figures import FigureUsed
 from pipelines.ledger.resolved import resolved_value
@@ -22,10 +23,11 @@ class MissingSpec(LookupError):
     """A figure the model needs that neither the scenario nor the ledger gives."""
 
 
-# (field, scenario key, ledger metric of the GPU item, ledger unit -> SI factor, SI unit)
-_GPU = (("peak_flops", "gpu_specs.peak", "peak_dense_bf16", 1e12, "FLOP/s"),
-        ("hbm_bytes", "gpu_specs.hbm", "hbm_capacity", 1e9, "B"),
-        ("hbm_bw", "gpu_specs.hbm_bw", "hbm_bandwidth", 1e12, "B/s"))
+COUNTS = ("GPUs", "NICs")  # plain counts: no unit to convert
+# (field, scenario key, ledger metric of the GPU item, the SI unit the model uses)
+_GPU = (("peak_flops", "gpu_specs.peak", "peak_dense_bf16", "FLOP/s"),
+        ("hbm_bytes", "gpu_specs.hbm", "hbm_capacity", "B"),
+        ("hbm_bw", "gpu_specs.hbm_bw", "hbm_bandwidth", "B/s"))
 
 
 class _Lookup:
@@ -33,14 +35,17 @@ class _Lookup:
                  known: datetime) -> None:
         self.session, self.request, self.on, self.known = session, request, on, known
 
-    def ledger(self, name: str, item: str | None, metric: str, factor: float,
-               unit: str, origin: str = "ledger") -> FigureUsed | None:
+    def ledger(self, name: str, item: str | None, metric: str, unit: str, scale: float = 1.0,
+               origin: str = "ledger") -> FigureUsed | None:
+        """The ledger's value of `metric` for `item` in the SI `unit` (pint converts from the
+        metric's canonical unit in the catalogue), times `scale`; None when there is none."""
         if item is None or self.session is None:
             return None
         found = resolved_value(self.session, item, metric, on=self.on, known=self.known)
         if found is None:
             return None
         row = found.winner
+        factor = scale if unit in COUNTS else scale * si_factor(row["unit"], unit)
         return FigureUsed(name, float(row["value"]) * factor, unit, origin, item=item,
                           metric=metric, source=row["source"],
                           as_of=row["as_of"].isoformat(),
@@ -68,14 +73,14 @@ def resolve_cluster(request: ClusterRequest, session: Session | None, *, on: dat
     """The ClusterSpec a scenario runs on, and every figure used with its origin."""
     look = _Lookup(session, request, on, known)
     used: dict[str, FigureUsed] = {}
-    for name, key, metric, factor, unit in _GPU:
+    for name, key, metric, unit in _GPU:
         used[name] = look.need(name, key, look.inline(name, key, unit)
-                               or look.ledger(name, request.gpu, metric, factor, unit),
+                               or look.ledger(name, request.gpu, metric, unit),
                                request.gpu, metric)
     used["domain_gpus"] = look.need(
         "domain_gpus", "scale_up.domain_gpus",
         look.inline("domain_gpus", "scale_up.domain_gpus", "GPUs")
-        or look.ledger("domain_gpus", request.scale_up_system, "gpus_per_system", 1, "GPUs"),
+        or look.ledger("domain_gpus", request.scale_up_system, "gpus_per_system", "GPUs"),
         request.scale_up_system, "gpus_per_system")
     used["scaleup_bw"] = _scale_up_bw(look)
     used.update(_scale_out(look))
@@ -97,9 +102,10 @@ def _scale_up_bw(look: _Lookup) -> FigureUsed:
     scale-up item (nccl-tests in one node), else half the bidirectional line rate."""
     item, key = look.request.scale_up_item, "scale_up.bw_per_gpu_bidir"
     found = (look.inline("scaleup_bw", key, "B/s", 0.5)
-             or _measured(look.ledger("scaleup_bw", item, MEASURED_BUSBW, 1e9, "B/s",
+             or _measured(look.ledger("scaleup_bw", item, MEASURED_BUSBW, "B/s",
                                       origin="measured"), "")
-             or look.ledger("scaleup_bw", item, "scaleup_bw_per_gpu_bidir", 0.5e9, "B/s"))
+             # one direction of a bidirectional figure
+             or look.ledger("scaleup_bw", item, "scaleup_bw_per_gpu_bidir", "B/s", 0.5))
     return look.need("scaleup_bw", key, found, item, "scaleup_bw_per_gpu_bidir")
 
 
@@ -112,18 +118,18 @@ def _scale_out(look: _Lookup) -> dict[str, FigureUsed]:
         "nics_per_gpu", 1.0, "NICs", "default", note="one NIC per GPU (rail-optimised node)")
     per_nic = look.inline("scaleout_bw_per_nic", "scale_out.busbw_per_nic", "B/s")
     run = None if per_nic else look.ledger("scaleout_bw_per_nic", item, MEASURED_BUSBW,
-                                           1e9, "B/s", origin="measured")
+                                           "B/s", origin="measured")
     if run is not None:  # it covers all the GPU's NICs in the measured system
         nics = FigureUsed("nics_per_gpu", 1.0, "NICs", "measured", note=(
             "the measured bus bandwidth is per GPU, all its NICs together; the scenario's "
             f"nics_per_gpu ({nics.value:g}) is not applied again"))
         return {"scaleout_bw_per_nic": _measured(_per_rail(look, run), " per GPU"),
                 "nics_per_gpu": nics}
-    per_nic = per_nic or look.ledger("scaleout_bw_per_nic", item, "nic_busbw_measured", 1e9,
+    per_nic = per_nic or look.ledger("scaleout_bw_per_nic", item, "nic_busbw_measured",
                                      "B/s", origin="measured")
     measured = per_nic is not None
     per_nic = per_nic or look.inline("scaleout_bw_per_nic", "scale_out.nic_rate", "B/s") \
-        or look.ledger("scaleout_bw_per_nic", item, "port_rate", 1e9 / 8, "B/s")
+        or look.ledger("scaleout_bw_per_nic", item, "port_rate", "B/s")
     found = look.need("scaleout_bw_per_nic", "scale_out.nic_rate", per_nic, item, "port_rate")
     return {"scaleout_bw_per_nic": _measured(found, "") if measured else found,
             "nics_per_gpu": nics}

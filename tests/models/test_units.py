@@ -1,6 +1,6 @@
 import pytest
 
-from models.units import UnitError, conversion_factor
+from models.units import UnitError, conversion_factor, si_factor
 
 
 @pytest.mark.parametrize(("written", "canonical", "counts", "factor"), [
@@ -40,3 +40,11 @@ def test_conversion_factor_refuses_to_guess(written, canonical, counts, message)
 def test_a_hostile_unit_is_an_unknown_unit_quickly(written):
     with pytest.raises(UnitError, match="unknown unit"):
         conversion_factor(written, "W", None)
+
+
+@pytest.mark.parametrize(("unit", "si_unit", "factor"), [
+    ("TFLOP/s", "FLOP/s", 1e12), ("GB", "B", 1e9), ("GiB", "B", 2**30), ("TB/s", "B/s", 1e12),
+    ("Gb/s", "B/s", 1e9 / 8), ("us", "s", 1e-6),
+])
+def test_a_model_gets_its_figures_in_si_from_pint(unit, si_unit, factor):
+    assert si_factor(unit, si_unit) == factor
