@@ -52,6 +52,17 @@ SCALEOUT_LATENCY_S: Final = 14e-6
 # processor_usage: 15 % on the NVLink tier, 2 % on the network tier).
 OVERLAP_SLOWDOWN_SCALEUP: Final = 0.15
 OVERLAP_SLOWDOWN_SCALEOUT: Final = 0.02
+DEFAULTS_REF: Final = "docs/c2c-method.md#defaults"
+# The cluster figures a scenario may leave out: (value, unit, why), cited where they are used.
+CLUSTER_DEFAULTS: Final = {
+    "scaleup_efficiency": (SCALEUP_EFFICIENCY, "fraction", "ring busbw / NVLink line rate, "
+                           f"H100 (nccl-tests #212), {DEFAULTS_REF}"),
+    "scaleout_efficiency": (SCALEOUT_EFFICIENCY, "fraction",
+                            f"46-48 GB/s of 50 on NDR (nccl-tests #290), {DEFAULTS_REF}"),
+    "scaleup_latency": (SCALEUP_LATENCY_S, "s", f"NCCL tuner NVLink step, {DEFAULTS_REF}"),
+    "scaleout_latency": (SCALEOUT_LATENCY_S, "s", f"NCCL tuner NET step, {DEFAULTS_REF}"),
+    "nics_per_gpu": (1.0, "NICs", "one NIC per GPU (rail-optimised node)"),
+}
 
 # --- classes (docs/c2c-method.md#classes-and-fabric): C2C below 0.2 is compute-bound,
 # above 0.6 communication-bound.

@@ -23,6 +23,14 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from models.tco.inputs import (
+    CAPEX_FIELDS,
+    FINANCE_FIELDS,
+    OPTION_FIELDS,
+    TRAINING_RUN_FIELDS,
+    Field,
+    LedgerRef,
+)
 from models.tco.ownership import DEPRECIATION_MODES
 from models.tco.plans import CapexPlan, ComparisonPlan, OptionPlan, TrainingRunPlan
 from models.units import UnitError, conversion_factor
@@ -45,33 +53,6 @@ DEFAULT_SAMPLES = 10_000
 # arrays per Monte Carlo sample (8 bytes per ranged input, output and intermediate).
 BYTES_PER_SAMPLE = 400
 _NUMBER_TEXT = re.compile(r"^\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*$")
-
-
-@dataclass(frozen=True)
-class LedgerRef:
-    """A value to read from the ledger: (item, metric) x times / per, valid on `on`."""
-
-    item: str
-    metric: str
-    times: float = 1.0
-    times_unit: str | None = None  # when `times` is a quantity ("7.39 MW")
-    per: float = 1.0
-    on: date | None = None
-    written: str = ""
-
-
-@dataclass(frozen=True)
-class Field:
-    """How one input is read: its model unit, bounds and default."""
-
-    unit: str  # the model's unit; "" for a plain number
-    low: float | None = 0.0  # smallest allowed value (inclusive)
-    high: float | None = None
-    low_open: bool = False  # the bound itself is not allowed
-    default: float | LedgerRef | None = None  # None: the field is required
-    default_note: str = ""
-    integer: bool = False
-    per_year: bool = False  # "USD" is read as USD per year
 
 
 @dataclass(frozen=True)
@@ -117,63 +98,6 @@ class TcoScenario:
         return hashlib.sha256(canonical_json(self.definition).encode()).hexdigest()
 
 
-def _ref(item: str, metric: str, note: str) -> tuple[LedgerRef, str]:
-    return LedgerRef(item, metric, written=f"{item}.{metric}"), note
-
-
-_ELECTRICITY, _ELECTRICITY_NOTE = _ref("us-industrial-electricity", "electricity_price",
-                                       "US industrial average (EIA), the ledger's default price")
-_PUE, _PUE_NOTE = _ref("uptime-global-dc-survey", "pue", "industry-average PUE (Uptime survey)")
-_COLO, _COLO_NOTE = _ref("colo-na-primary-250-500kw", "colocation_price",
-                         "CBRE North America primary markets, 250-500 kW average asking rate")
-_INTERCONNECT, _INTERCONNECT_NOTE = _ref(
-    "epoch-cluster-interconnect", "network_cost_share",
-    "Epoch: interconnect is 19 % of cluster hardware cost")
-_FRACTION = {"low": 0.0, "high": 1.0}
-
-FINANCE_FIELDS = {
-    "finance.cost_of_capital": Field("", high=1.0),
-    "finance.electricity": Field("USD/kWh", default=_ELECTRICITY, default_note=_ELECTRICITY_NOTE),
-    "time_cost_per_year": Field("USD/year", default=0.0, per_year=True,
-                                default_note="no time-proportional cost (K = 0)"),
-}
-OPTION_FIELDS = {
-    "gpus": Field("", low=1.0, integer=True),
-    "it_power": Field("kW", low_open=True),
-    "power_fraction": Field("", **_FRACTION, low_open=True, default=1.0,
-                            default_note="draws its full IT power (conservative)"),
-    "pue": Field("", low=1.0, default=_PUE, default_note=_PUE_NOTE),
-    "colocation": Field("USD/kW/month", default=_COLO, default_note=_COLO_NOTE),
-    "maintenance_rate": Field("", **_FRACTION, default=0.0, default_note="no maintenance contract"),
-    "staff": Field("USD/year", default=0.0, per_year=True, default_note="no dedicated staff"),
-    "licences": Field("USD/year", default=0.0, per_year=True, default_note="no licences"),
-    "availability": Field("", **_FRACTION, low_open=True, default=1.0,
-                          default_note="always available"),
-    "goodput": Field("", **_FRACTION, low_open=True, default=1.0,
-                     default_note="no work lost to failures"),
-    "jct": Field("day", low_open=True),
-}
-CAPEX_FIELDS = {
-    "cost": Field("USD"),
-    "life_years": Field("year", low_open=True),
-    "residual": Field("USD", default=0.0, default_note="no resale value"),
-}
-TRAINING_RUN_FIELDS = {
-    "chips": Field("", low=1.0),
-    "hours": Field("hour", low_open=True),
-    "price_per_chip": Field("USD", low_open=True),
-    "server_overhead": Field("", low=1.0, default=1.0,
-                             default_note="the price is already a server price per chip"),
-    "chip_tdp": Field("kW", low_open=True),
-    "server_power_ratio": Field("", low=1.0, default=1.8,
-                                default_note="Epoch's default server/chip power ratio"),
-    "average_draw": Field("", **_FRACTION, low_open=True, default=0.75,
-                          default_note="Epoch: GPUs draw 75 % of server TDP while training"),
-    "pue": Field("", low=1.0, default=1.25, default_note="Epoch: PUE of non-hyperscalers"),
-    "electricity": Field("USD/kWh", default=_ELECTRICITY, default_note=_ELECTRICITY_NOTE),
-    "interconnect_share": Field("", low=0.0, high=0.99, default=_INTERCONNECT,
-                                default_note=_INTERCONNECT_NOTE),
-}
 _TOP = {"name", "kind", "description", "finance", "time_cost_per_year", "options", "compare",
         "training_run", "uncertainty"}
 

@@ -14,7 +14,6 @@ from pipelines.inputs.scenarios import ClusterRequest
 from pipelines.ledger.figures import FigureUsed
 from pipelines.ledger.resolved import resolved_value
 
-PERF_MODEL_REF = "docs/c2c-method.md#defaults"
 # Peak nccl-tests bus bandwidth per GPU on a fabric item (ingested from nccl-tests output).
 MEASURED_BUSBW = "busbw_measured"
 
@@ -114,8 +113,9 @@ def _scale_out(look: _Lookup) -> dict[str, FigureUsed]:
     nccl-tests run on the scale-out item, or per NIC in the ledger), else the line rate, which
     the default efficiency then discounts."""
     item = look.request.scale_out_item
-    nics = look.inline("nics_per_gpu", "scale_out.nics_per_gpu", "NICs") or FigureUsed(
-        "nics_per_gpu", 1.0, "NICs", "default", note="one NIC per GPU (rail-optimised node)")
+    value, unit, note = cal.CLUSTER_DEFAULTS["nics_per_gpu"]
+    nics = look.inline("nics_per_gpu", "scale_out.nics_per_gpu", unit) or FigureUsed(
+        "nics_per_gpu", value, unit, "default", note=note)
     per_nic = look.inline("scaleout_bw_per_nic", "scale_out.busbw_per_nic", "B/s")
     run = None if per_nic else look.ledger("scaleout_bw_per_nic", item, MEASURED_BUSBW,
                                            "B/s", origin="measured")
@@ -164,24 +164,18 @@ def _measured(found: FigureUsed | None, scope: str) -> FigureUsed | None:
 
 
 def _efficiencies(look: _Lookup, used: dict[str, FigureUsed]) -> dict[str, FigureUsed]:
-    measured = used["scaleout_bw_per_nic"].origin == "measured"
-    measured_up = used["scaleup_bw"].origin == "measured"
-    defaults = {
-        "scaleup_efficiency": (1.0, "measured bus bandwidth already includes it")
-        if measured_up else (cal.SCALEUP_EFFICIENCY, "ring busbw / NVLink line rate, "
-                             f"H100 (nccl-tests #212), {PERF_MODEL_REF}"),
-        "scaleout_efficiency": (1.0 if measured else cal.SCALEOUT_EFFICIENCY,
-                                "measured bus bandwidth already includes it" if measured else
-                                f"46-48 GB/s of 50 on NDR (nccl-tests #290), {PERF_MODEL_REF}"),
-        "scaleup_latency": (cal.SCALEUP_LATENCY_S, f"NCCL tuner NVLink step, {PERF_MODEL_REF}"),
-        "scaleout_latency": (cal.SCALEOUT_LATENCY_S, f"NCCL tuner NET step, {PERF_MODEL_REF}"),
-    }
+    """Efficiencies and latencies: inline, else the model's default (models.c2c.calibration),
+    except that a measured bus bandwidth is used at efficiency 1.0 (it already includes it)."""
+    measured = {"scaleup_efficiency": used["scaleup_bw"].origin == "measured",
+                "scaleout_efficiency": used["scaleout_bw_per_nic"].origin == "measured"}
     keys = {"scaleup_efficiency": "scale_up.efficiency", "scaleout_efficiency":
             "scale_out.efficiency", "scaleup_latency": "scale_up.latency",
             "scaleout_latency": "scale_out.latency"}
     out = {}
-    for name, (value, note) in defaults.items():
-        unit = "s" if name.endswith("latency") else "fraction"
-        out[name] = look.inline(name, keys[name], unit) or FigureUsed(name, value, unit, "default",
-                                                                    note=note)
+    for name, key in keys.items():
+        value, unit, note = cal.CLUSTER_DEFAULTS[name]
+        if measured.get(name):
+            value, note = 1.0, "measured bus bandwidth already includes it"
+        out[name] = look.inline(name, key, unit) or FigureUsed(name, value, unit, "default",
+                                                             note=note)
     return out
