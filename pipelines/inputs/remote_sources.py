@@ -12,11 +12,15 @@ from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 import httpx
-import yaml
 
 from pipelines.inputs.errors import InputError
-from pipelines.inputs.scenarios import LINES, LineLoader
-from pipelines.inputs.yaml_lines import YamlError, check_bounds, read_bounded_text
+from pipelines.inputs.yaml_lines import (
+    LINES,
+    YamlError,
+    load_yaml,
+    read_bounded_text,
+    with_line_maps,
+)
 
 ALLOWED_KEYS = ("name", "url", "file_name", "local")
 # Sane lengths for what the ledger's remote_fetch log keeps: a longer name or URL is a
@@ -46,17 +50,11 @@ def load_remote_sources(path: Path) -> list[RemoteSource]:
         return []
     shown = str(path)
     try:
-        text = read_bounded_text(path)
-        check_bounds(text)  # alias bombs and deep nesting refused before PyYAML recurses
-        document = yaml.load(text, Loader=LineLoader)  # noqa: S506
+        document = with_line_maps(load_yaml(read_bounded_text(path)))
     except YamlError as exc:
         raise RemoteSourceError(shown, exc.line, "(file)", exc.reason.replace(
             "malformed YAML", "not valid YAML", 1)) from exc
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise RemoteSourceError(shown, mark.line + 1 if mark else None, "(file)",
-                                f"not valid YAML: {getattr(exc, 'problem', exc)}") from exc
-    except (OSError, ValueError) as exc:  # UnicodeDecodeError; an int beyond 4,300 digits
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError
         raise RemoteSourceError(shown, None, "(file)", str(exc)) from exc
     if document is None:
         return []

@@ -15,15 +15,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from models.c2c.spec import MAX_COUNT, Framework, Layout, Recompute, TransformerSpec
 from models.units import UnitError, conversion_factor, si_factor
 from pipelines.inputs.errors import InputError
 from pipelines.inputs.limits import DEFAULT_LIMITS, MAX_KEY_LENGTH, InputLimits
-from pipelines.inputs.yaml_lines import YamlError, check_bounds, read_bounded_text
+from pipelines.inputs.yaml_lines import (
+    LINES,
+    YamlError,
+    load_yaml,
+    read_bounded_text,
+    with_line_maps,
+)
 
-LINES = "__lines__"  # per mapping: key -> line of that key
 NON_FINITE = "finite (not inf, nan or beyond 1.8e308) "  # what a number must be, in errors
 
 
@@ -74,14 +77,6 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
 
 
-class LineLoader(yaml.SafeLoader):
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        mapping = super().construct_mapping(node, deep=True)
-        mapping[LINES] = {k.value: k.start_mark.line + 1 for k, _ in node.value}
-        mapping[LINES][""] = node.start_mark.line + 1
-        return mapping
-
-
 # (section, key) -> (the unit it is written in, what it counts, the SI unit the model uses);
 # pint gives the factor (a NIC rate is written in bits and used in bytes).
 QUANTITIES: dict[tuple[str, str], tuple[str, str | None, str]] = {
@@ -106,17 +101,11 @@ def read_document(path: Path, expected: str) -> tuple[str, dict[str, Any]]:
     the mapping should hold, for the error when it is not one."""
     shown = str(path)
     try:
-        text = read_bounded_text(path)
-        check_bounds(text)  # alias bombs and deep nesting refused before PyYAML recurses
-        document = yaml.load(text, Loader=LineLoader)  # noqa: S506
+        document = with_line_maps(load_yaml(read_bounded_text(path)))
     except YamlError as exc:
         raise ScenarioError(shown, exc.line, "(file)", exc.reason.replace(
             "malformed YAML", "not valid YAML", 1)) from exc
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise ScenarioError(shown, mark.line + 1 if mark else None, "(file)",
-                            f"not valid YAML: {getattr(exc, 'problem', exc)}") from exc
-    except (OSError, ValueError) as exc:  # UnicodeDecodeError; an int beyond 4,300 digits
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError
         raise ScenarioError(shown, None, "(file)", str(exc)) from exc
     if not isinstance(document, dict):
         raise ScenarioError(shown, None, "(file)", f"expected a mapping with {expected}")
@@ -134,10 +123,8 @@ def scenario_paths(folder: Path, kind: str = "c2c") -> list[Path]:
     found = []
     for path in sorted(p for p in folder.glob("*.y*ml") if p.suffix in (".yaml", ".yml")):
         try:
-            text = read_bounded_text(path)
-            check_bounds(text)
-            head = yaml.safe_load(text) or {}
-        except (yaml.YAMLError, YamlError, OSError, UnicodeDecodeError):
+            head = load_yaml(read_bounded_text(path)) or {}
+        except (YamlError, OSError, UnicodeDecodeError):
             head = {}
         if not isinstance(head, dict) or head.get("kind", "c2c") == kind:
             found.append(path)

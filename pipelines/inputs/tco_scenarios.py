@@ -296,10 +296,11 @@ class _Reader(DocumentReader):
         price_from_ledger = self.inputs["training_run.price_per_chip"].ref is not None
         found: dict[str, date] = {}
         for key in dates:
-            value = raw.get(key)
-            if value is None and key == "price_date" and price_from_ledger:
+            value = as_date(raw.get(key))
+            if raw.get(key) is None and key == "price_date" and price_from_ledger:
                 continue  # the price observation's as_of, once it is read
-            if not isinstance(value, date):
+            if value is None:
+                value = raw.get(key)
                 self.fail(raw, key, f"training_run.{key}",
                           f"expected a date (YYYY-MM-DD), got {value!r}" if value is not None
                           else "missing")
@@ -394,9 +395,10 @@ class _Reader(DocumentReader):
         per = self.plain_number(raw, "per", f"{name}.per") if "per" in raw else 1.0
         if per == 0:
             self.fail(raw, "per", f"{name}.per", "must not be zero")
-        on = raw.get("as_of")
-        if on is not None and not isinstance(on, date):
-            self.fail(raw, "as_of", f"{name}.as_of", f"expected a date (YYYY-MM-DD), got {on!r}")
+        on = as_date(raw.get("as_of"))
+        if raw.get("as_of") is not None and on is None:
+            self.fail(raw, "as_of", f"{name}.as_of",
+                      f"expected a date (YYYY-MM-DD), got {raw.get('as_of')!r}")
         return LedgerRef(str(raw["item"]), str(raw["metric"]), times, times_unit, per, on,
                          canonical_json(strip_lines(raw)))
 
@@ -433,4 +435,16 @@ def check_bounds(number: float, spec: Field) -> str | None:
         return f"must be at most {spec.high:g}, got {number:g}"
     if spec.integer and number != int(number):
         return f"expected a whole number, got {number:g}"
+    return None
+
+
+def as_date(value: Any) -> date | None:
+    """A YYYY-MM-DD date as the file wrote it, or None (the caller says what it expected)."""
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
+        try:
+            return date.fromisoformat(value.strip())
+        except ValueError:
+            return None
     return None

@@ -8,10 +8,10 @@ Built from libyaml's event stream rather than PyYAML's node graph, for three rea
   an internal key mixed into the data (which would leak into messages and hashes);
 - cost: no node graph; a 200,000-row pack reads in a few seconds and a fraction of the memory.
 
-Plain scalars resolve like YAML 1.2's core schema, narrowed to what a data file means: decimal
-integers and floats, true/false, null. Anything else stays text for the validator to judge with
-a row-level message: dates (`2024-02-30` is then "not a calendar date", not a crash of the whole
-file), `0x2BC`, `7_00`, `1:20`, `yes`.
+Plain scalars resolve to what a data file means: decimal integers, floats written with a point
+(YAML 1.1's rule, as PyYAML reads them), true/false, null. Anything else stays text for the
+reader to judge with a row-level message: dates (`2024-02-30` is then "not a calendar date",
+not a crash of the whole file), `0x2BC`, `7_00`, `1:20`, `yes`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ import yaml
 from pipelines.inputs.limits import DEFAULT_LIMITS, InputLimits
 
 _INT = re.compile(r"[-+]?[0-9]+")
-_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+# A float has a point and a signed exponent, as YAML 1.1 (PyYAML) reads them: "300e9" and
+# "1.5e3" stay text as they always did (readers parse them, and what a file wrote is kept).
+_FLOAT = re.compile(r"[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+][0-9]+)?")
 _SPECIAL_FLOATS = {".inf": float("inf"), "+.inf": float("inf"), "-.inf": float("-inf"),
                    ".nan": float("nan")}
 _NULLS = ("", "~", "null", "Null", "NULL")
@@ -250,3 +252,19 @@ def read_bounded_text(path: Path, limits: InputLimits = DEFAULT_LIMITS) -> str:
         raise YamlError(None, f"the file is {size:,} bytes, more than SPECLEDGER_MAX_FILE_BYTES "
                               f"({limits.max_file_bytes:,})")
     return path.read_text(encoding="utf-8")
+
+
+LINES = "__lines__"  # in a line-mapped mapping: key -> line of that key ("" -> the mapping's)
+
+
+def with_line_maps(value: Any) -> Any:
+    """`value` as plain dicts and lists, each mapping carrying its key lines under LINES: the
+    form the scenario and declaration readers look lines up in."""
+    if isinstance(value, YamlMap):
+        mapped: dict[Any, Any] = {key: with_line_maps(item) for key, item in value.items()}
+        mapped[LINES] = {str(key): value.key_line(str(key)) for key in value}
+        mapped[LINES][""] = value.line
+        return mapped
+    if isinstance(value, list):
+        return [with_line_maps(item) for item in value]
+    return value

@@ -24,14 +24,17 @@ def test_mappings_and_lists_know_their_lines_and_hold_only_the_data():
 
 
 def test_plain_scalars_are_data_file_values_and_everything_else_stays_text():
+    # Floats need a point and a signed exponent (YAML 1.1, as PyYAML reads them): "1.5e3" and
+    # "300e9" stay as written, which keeps what a file wrote and the hashes of what it said.
     document = load_yaml(
         "a: 2024-02-30\nb: 0x2BC\nc: 7_00\nd: 1" + "0" * 400 + "\ne: 2024-01-01 10:00:00\n"
-        "f: 1e400\ng: '12'\nh: yes\ni: 1.5e3\nj: -7\nk: ~\nl: true\nm: .nan\n")
+        "f: 1e400\ng: '12'\nh: yes\ni: 1.5e3\nj: -7\nk: ~\nl: true\nm: .nan\nn: 1.5e+3\n")
     assert document["a"] == "2024-02-30" and document["b"] == "0x2BC" and document["c"] == "7_00"
     assert document["d"] == "1" + "0" * 400 and document["f"] == "1e400"
     assert document["e"] == "2024-01-01 10:00:00" and document["g"] == "12"
-    assert document["h"] == "yes" and document["i"] == 1500.0 and document["j"] == -7
+    assert document["h"] == "yes" and document["i"] == "1.5e3" and document["j"] == -7
     assert document["k"] is None and document["l"] is True and document["m"] != document["m"]
+    assert document["n"] == 1500.0
 
 
 def test_an_alias_bomb_is_refused_at_its_line_quickly():
@@ -69,3 +72,12 @@ def test_a_key_written_twice_is_recorded_not_silently_overwritten():
 def test_unreadable_text_says_why(text, reason):
     with pytest.raises(YamlError, match=reason):
         load_yaml(text)
+
+
+def test_a_scenario_style_reader_gets_the_line_of_every_key():
+    from pipelines.inputs.yaml_lines import LINES, with_line_maps
+
+    mapped = with_line_maps(load_yaml("name: x\nmodel:\n  layers: 2\n  hidden: 8\n"))
+    assert mapped[LINES] == {"name": 1, "model": 2, "": 1}
+    assert mapped["model"][LINES] == {"layers": 3, "hidden": 4, "": 3}
+    assert mapped["model"]["layers"] == 2
