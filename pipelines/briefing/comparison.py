@@ -7,8 +7,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from pipelines.inputs.yaml_lines import load_yaml, read_bounded_text
 from pipelines.ledger.resolved import ResolvedValue
 from reports.context import Cited, ComparisonRow, SourceLine
 
@@ -20,7 +19,7 @@ class ComparisonError(ValueError):
 
 
 def load_comparison(path: Path) -> dict[str, Any]:
-    spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+    spec = load_yaml(read_bounded_text(path))
     for row in spec["rows"]:
         if len(row["cells"]) != len(spec["options"]):
             raise ComparisonError(f"{path}: row {row['attribute']!r} has {len(row['cells'])} "

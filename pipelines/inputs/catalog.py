@@ -6,14 +6,13 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from models.observations import MetricDef
+from pipelines.inputs.yaml_lines import load_yaml, read_bounded_text
 
 
 def load_metrics(path: Path) -> dict[str, MetricDef]:
     """Read metric definitions; a broken catalogue is a programming error, so fail loudly."""
-    document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    document = load_yaml(read_bounded_text(path))
     metrics: dict[str, MetricDef] = {}
     for entry in document["metrics"]:
         low, high = entry.get("bounds", [None, None])

@@ -10,12 +10,11 @@ from collections.abc import Callable
 from pathlib import PurePath
 from typing import Any
 
-import yaml
-
 from pipelines.inputs.adapters import epoch, mlperf, nccl_tests
 from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, Parsed
 from pipelines.inputs.adapters.guards import storable
 from pipelines.inputs.packs import parse_pack
+from pipelines.inputs.yaml_lines import YamlError, load_yaml
 
 PACK_SUFFIXES = (".yaml", ".yml", ".csv")
 # Suffixes a folder is searched for (a named file is always read, whatever its suffix).
@@ -60,8 +59,8 @@ def read_file(name: str, data: bytes, options: AdapterOptions) -> Parsed:
 def load_aliases(text: str) -> dict[str, str]:
     """Every section of data/item_aliases.yaml (epoch:, mlperf:, ...) merged: name -> item."""
     try:
-        document: Any = yaml.safe_load(text) or {}
-    except yaml.YAMLError as exc:
+        document: Any = load_yaml(text) or {}
+    except YamlError as exc:
         raise ValueError(f"item aliases: malformed YAML: {exc}") from exc
     if not isinstance(document, dict):
         raise ValueError("item aliases: expected a mapping of sections (epoch:, mlperf:)")
