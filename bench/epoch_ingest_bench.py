@@ -28,7 +28,7 @@ from pipelines.inputs.catalog import load_metrics
 from pipelines.jobs.ingest import IngestReport, ingest_paths
 
 ROOT = Path(__file__).resolve().parent.parent
-SNAPSHOT = ROOT / "tests" / "pipelines" / "adapters" / "fixtures" / "epoch" / \
+SNAPSHOT = ROOT / "tests" / "pipelines" / "inputs" / "adapters" / "fixtures" / "epoch" / \
     "ml_hardware_2025-12-16.csv"
 CATALOG = ROOT / "data" / "catalog.yaml"
 

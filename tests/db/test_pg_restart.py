@@ -2,13 +2,14 @@
 
 The run either completes (its ledger update is retried once the server is back) or exits with
 a clear one-paragraph message; either way a re-run completes with the dataset version an
-undisturbed run makes. The server is always up again when the test ends: others use it.
+undisturbed run makes. The server restarted is a throwaway cluster of the tests' own
+(tests/pg_cluster.py), never the machine's: other programs use that one. The default suite
+restarts once (with retries); `./dev trials` also runs the restart without retries.
 """
 
 from __future__ import annotations
 
-import subprocess
-import time
+import os
 from collections.abc import Iterator
 from datetime import date, timedelta
 from pathlib import Path
@@ -26,7 +27,9 @@ from bench.fault_trials import (
     undisturbed_run,
     wait_for_write_lock,
 )
-from tests.conftest import pg_url_or_skip, reset_pg
+from db.engine import normalize_url
+from tests.conftest import reset_pg
+from tests.pg_cluster import Cluster, binaries, throwaway_cluster
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
 
@@ -37,39 +40,29 @@ BIG_PACK_ROWS = 20_000
 FAST_RETRY = {"SPECLEDGER_LEDGER_RETRY_DELAY_SECONDS": "3"}
 
 
-def cluster() -> list[str]:
-    version = sorted(p.name for p in Path("/etc/postgresql").iterdir())[-1]
-    return ["pg_ctlcluster", "--skip-systemctl-redirect", version, "main"]
-
-
-def server_ready(url: str) -> bool:
-    host = make_url(url)
-    return subprocess.run(["pg_isready", "-h", host.host or "127.0.0.1",
-                           "-p", str(host.port or 5432)], capture_output=True).returncode == 0
-
-
-def wait_until_ready(url: str, timeout: float = 60) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if server_ready(url):
-            return True
-        time.sleep(0.5)
-    return False
+@pytest.fixture(scope="module")
+def own_cluster() -> Iterator[Cluster]:
+    """A PostgreSQL cluster of the module's own, on a free port, removed afterwards."""
+    if binaries() is None:
+        message = "initdb/pg_ctl are not installed (Debian's postgresql package)"
+        if os.environ.get("SPECLEDGER_REQUIRE_PG") or os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    with throwaway_cluster() as cluster:
+        yield cluster
 
 
 @pytest.fixture
-def restartable_pg() -> Iterator[str]:
-    """The test database, reset; the server is up again afterwards, whatever happened."""
-    if not Path("/etc/postgresql").is_dir():
-        pytest.skip("no local PostgreSQL cluster to restart")
-    url = pg_url_or_skip()
+def restartable_pg(own_cluster: Cluster) -> Iterator[str]:
+    """An empty database on the module's own cluster; the cluster is up again afterwards."""
+    url = normalize_url(own_cluster.url("specledger"))
     reset_pg(url)
     try:
         yield url
     finally:
-        if not wait_until_ready(url, timeout=30):
-            subprocess.run([*cluster(), "start"], capture_output=True)
-        assert wait_until_ready(url), "PostgreSQL did not come back after the restart"
+        if not own_cluster.running():
+            own_cluster.start()
+        assert own_cluster.running(), own_cluster.log()
 
 
 def add_big_pack(sources: Path, rows: int = BIG_PACK_ROWS) -> None:
@@ -97,9 +90,9 @@ def with_password(url: str) -> str:
 
 # With retries the ledger update starts again once the server is back; without, the run
 # stops with one paragraph. One restart each: the server is shared.
-@pytest.mark.parametrize("retries", [2, 0])
+@pytest.mark.parametrize("retries", [2, pytest.param(0, marks=pytest.mark.trials)])
 def test_a_restart_during_the_ledger_update_retries_or_fails_clearly_and_a_rerun_matches(
-        restartable_pg, tmp_path, retries):
+        own_cluster, restartable_pg, tmp_path, retries):
     url = with_password(restartable_pg)
     sources = copy_shipped_sources(tmp_path / "sources")
     add_big_pack(sources)
@@ -108,8 +101,8 @@ def test_a_restart_during_the_ledger_update_retries_or_fails_clearly_and_a_rerun
     run = Run(home, sources, DAY, url, env={"SPECLEDGER_LEDGER_RETRIES": str(retries),
                                             "SPECLEDGER_LEDGER_RETRY_DELAY_SECONDS": "3"})
     wait_for_write_lock(url, run)
-    restart = subprocess.run([*cluster(), "restart"], capture_output=True, text=True)
-    assert restart.returncode == 0, restart.stderr
+    restart = own_cluster.restart()
+    assert restart.returncode == 0, restart.stderr + own_cluster.log()
     code, stdout = run.wait()
     output = stdout + "\n".join(run.stderr)
 

@@ -1,8 +1,11 @@
 """Publishing into a full disk or an unwritable place keeps the previous outputs intact.
 
 We run as root, so chmod cannot make a folder unwritable: the faults are a file size limit
-(RLIMIT_FSIZE in a subprocess: writes past it fail with EFBIG, as on a full disk), a regular
-file where the output folder should be, and a full tmpfs when this machine lets us mount one.
+(RLIMIT_FSIZE: writes past it fail with EFBIG, as on a full disk), a regular file where the
+output folder should be, and a full tmpfs when this machine lets us mount one. All in this
+process: the limit is lowered around the one call that must hit it (Python ignores SIGXFSZ,
+so a write past it fails instead of killing the process), and the CLI runs through its own
+`main()`, which turns a failure into its one-paragraph message and exit code.
 """
 
 from __future__ import annotations
@@ -10,9 +13,13 @@ from __future__ import annotations
 import hashlib
 import os
 import resource
+import shutil
+import signal
 import subprocess
 import sys
+import traceback
 from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -24,24 +31,14 @@ from db.engine import Session, make_engine
 from db.schema import Briefing
 from db.warehouse import WarehouseMeta, WarehouseWriteError, publish_warehouse
 from models.resolve import SOURCE_KIND_RANK
+from pipelines.cli.app import main
 from pipelines.jobs import steps as jobs
-from pipelines.settings import PROJECT_ROOT, Settings
+from pipelines.settings import Settings
 
 pytestmark = pytest.mark.slow
 
 DAY = date(2026, 11, 22)
 LIMIT_BYTES = 64 * 1024  # well below a warehouse (MBs) and a briefing (~200 KB)
-SPECLEDGER = Path(sys.executable).parent / "specledger"
-
-PUBLISH = """
-import sys
-from datetime import UTC, date, datetime
-from pathlib import Path
-from pipelines.jobs import steps as jobs
-from pipelines.settings import Settings
-jobs.publish(Settings(home=Path(sys.argv[1])), int(sys.argv[2]), as_of=date(2026, 11, 22),
-             built_at=datetime.now(UTC))
-"""
 
 
 def snapshot(home: Path) -> dict[str, str]:
@@ -60,14 +57,30 @@ def assert_outputs_intact(home: Path, before: dict[str, str]) -> None:
         subprocess.run(["pdfinfo", str(pdf)], check=True, capture_output=True)
 
 
-def limited_to(size: int):
-    def limit() -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
-    return limit
+@contextmanager
+def file_size_limit(size: int) -> Iterator[None]:
+    """Writes past `size` bytes fail with EFBIG (as on a full disk) while inside."""
+    assert signal.getsignal(signal.SIGXFSZ) == signal.SIG_IGN  # else the kernel kills us
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
 
 
-def child_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("SPECLEDGER_")}
+def specledger(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+               *args: str, limit: int | None = None) -> tuple[int, str]:
+    """`specledger ARGS` as its entry point runs it (without the environment's SPECLEDGER_*
+    settings): the exit code and what it printed on stderr."""
+    for name in [n for n in os.environ if n.startswith("SPECLEDGER_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setattr(sys, "argv", ["specledger", *args])
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exited, \
+            file_size_limit(limit) if limit else nullcontext():
+        main()
+    return exited.value.code, capsys.readouterr().err
 
 
 @pytest.fixture(scope="module")
@@ -92,11 +105,11 @@ def briefing_records(home: Path) -> int:
 def test_a_file_size_limit_while_publishing_keeps_the_previous_warehouse(published):
     home, version = published
     before = snapshot(home)
-    result = subprocess.run([sys.executable, "-c", PUBLISH, str(home), str(version)],
-                            cwd=PROJECT_ROOT, env=child_env(), capture_output=True, text=True,
-                            preexec_fn=limited_to(LIMIT_BYTES), timeout=300)
-    assert result.returncode != 0
-    error = result.stderr.strip().splitlines()[-1]
+    with pytest.raises(WarehouseWriteError) as raised, file_size_limit(LIMIT_BYTES):
+        jobs.publish(Settings(home=home), version, as_of=date(2026, 11, 22),
+                     built_at=datetime.now(UTC))
+    # The line a traceback ends with.
+    error = "".join(traceback.format_exception_only(raised.value)).strip().splitlines()[-1]
     assert error.startswith("db.warehouse.WarehouseWriteError: [Errno 5] could not be written"
                             " ("), error
     assert f"File too large); the previous warehouse is unchanged: '{home}/warehouse.duckdb'" \
@@ -104,33 +117,31 @@ def test_a_file_size_limit_while_publishing_keeps_the_previous_warehouse(publish
     assert_outputs_intact(home, before)
 
 
-def test_a_file_size_limit_while_rendering_keeps_the_previous_briefing(published):
+def test_a_file_size_limit_while_rendering_keeps_the_previous_briefing(published, monkeypatch,
+                                                                      capsys):
     home, _ = published
     before, records = snapshot(home), briefing_records(home)
-    result = subprocess.run([str(SPECLEDGER), "report", "--home", str(home), "--as-of",
-                             DAY.isoformat()], cwd=PROJECT_ROOT, env=child_env(),
-                            capture_output=True, text=True, preexec_fn=limited_to(LIMIT_BYTES),
-                            timeout=300)
-    assert result.returncode == 5, result.stderr
-    assert result.stderr.strip() == (
+    code, stderr = specledger(monkeypatch, capsys, "report", "--home", str(home), "--as-of",
+                              DAY.isoformat(), limit=LIMIT_BYTES)
+    assert code == 5, stderr
+    assert stderr.strip() == (
         f"error: specledger report failed: {home}/briefings/briefing-{DAY}.pdf: could not be "
         "written (File too large); the previous file is unchanged")
     assert_outputs_intact(home, before)
     assert briefing_records(home) == records  # a briefing not written is not recorded
 
 
-def test_a_file_where_the_output_folder_should_be_is_named_in_the_error(published, tmp_path):
+def test_a_file_where_the_output_folder_should_be_is_named_in_the_error(published, tmp_path,
+                                                                       monkeypatch, capsys):
     home, _ = published
     before = snapshot(home)
     blocked = tmp_path / "blocked"
     blocked.write_text("a file, not a folder")
-    result = subprocess.run([str(SPECLEDGER), "report", "--home", str(home), "--as-of",
-                             DAY.isoformat(), "--output", str(blocked / "briefing.pdf")],
-                            cwd=PROJECT_ROOT, env=child_env(), capture_output=True, text=True,
-                            timeout=300)
-    assert result.returncode == 5, result.stderr
-    assert result.stderr.strip() == (f"error: specledger report failed: {blocked}: could not "
-                                     "be made for briefing.pdf (File exists)")
+    code, stderr = specledger(monkeypatch, capsys, "report", "--home", str(home), "--as-of",
+                              DAY.isoformat(), "--output", str(blocked / "briefing.pdf"))
+    assert code == 5, stderr
+    assert stderr.strip() == (f"error: specledger report failed: {blocked}: could not "
+                              "be made for briefing.pdf (File exists)")
     assert blocked.read_text() == "a file, not a folder"
     assert_outputs_intact(home, before)
 
@@ -172,8 +183,12 @@ def test_a_full_disk_keeps_the_previous_warehouse_and_briefing(published, full_d
     ledger_home, version = published
     settings = Settings(home=full_disk / "home",
                         database_url=f"sqlite:///{ledger_home / 'specledger.sqlite'}")
-    jobs.render_briefing(settings, version, as_of=DAY)
-    jobs.publish(settings, version, as_of=DAY, built_at=datetime.now(UTC))
+    # The previous outputs: the real jobs' (the module's home), copied onto the small disk.
+    settings.briefings_dir.mkdir(parents=True)
+    shutil.copyfile(ledger_home / "warehouse.duckdb", settings.warehouse_path)
+    for pdf in (ledger_home / "briefings").glob("*.pdf"):
+        shutil.copyfile(pdf, settings.briefings_dir / pdf.name)
+    assert snapshot(settings.home) == snapshot(ledger_home)
     fill(full_disk)
     before = snapshot(settings.home)
 

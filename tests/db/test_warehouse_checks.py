@@ -38,7 +38,7 @@ from tests.db.test_results import add, estimate, scenario
 from tests.db.test_tco_results import add_tco, tco_scenario
 from tests.db.test_warehouse import query
 
-H200_JSON = PROJECT_ROOT / "tests" / "pipelines" / "adapters" / "fixtures" / "nccl" / \
+H200_JSON = PROJECT_ROOT / "tests" / "pipelines" / "inputs" / "adapters" / "fixtures" / "nccl" / \
     "json_h200_single_node.json"
 # A weaker source beside the datasheet, with a bounded figure and a row the ingest rejects.
 PRESS_PACK = """

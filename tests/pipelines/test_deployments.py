@@ -12,7 +12,7 @@ from prefect.settings import PREFECT_API_URL, temporary_settings
 from typer.testing import CliRunner
 
 from pipelines.cli.app import app
-from pipelines.cli.serving import WEEKLY_CRON, schedule_timezone
+from pipelines.flows.serve_checks import WEEKLY_CRON, schedule_timezone
 from pipelines.settings import PROJECT_ROOT
 
 PREFECT_YAML = PROJECT_ROOT / "prefect.yaml"

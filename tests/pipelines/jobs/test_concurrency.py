@@ -64,7 +64,7 @@ def counts(url: str) -> tuple[int, ...]:
 def start_ingest(url: str, paths: list[Path]) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-c", INGEST_SCRIPT, url, *map(str, paths)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            cwd=Path(__file__).resolve().parents[2])
+                            cwd=Path(__file__).resolve().parents[3])
 
 
 def wait_until_writing(url: str, process: subprocess.Popen[bytes]) -> None:

@@ -25,7 +25,7 @@ from pipelines.jobs.remote import Attempt, Fetcher, attempt_get
 from pipelines.jobs.remote_guard import Guard, address_problem, guarded_client, resolve
 from pipelines.settings import Settings
 from tests.conftest import NVLINK_PACK
-from tests.pipelines.test_remote_sources import (
+from tests.pipelines.jobs.test_remote_sources import (
     RACK_CSV,
     WEEK1,
     File,

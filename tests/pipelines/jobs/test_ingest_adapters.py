@@ -23,7 +23,7 @@ from pipelines.ledger.resolved import conflicts, resolved_value
 from pipelines.settings import PROJECT_ROOT
 from tests.pipelines.conftest import SHIPPED_SCENARIOS, SOURCES
 
-FIXTURES = PROJECT_ROOT / "tests" / "pipelines" / "adapters" / "fixtures"
+FIXTURES = PROJECT_ROOT / "tests" / "pipelines" / "inputs" / "adapters" / "fixtures"
 EPOCH_DEC_10 = FIXTURES / "epoch" / "ml_hardware_2025-12-10.csv"
 EPOCH_DEC_16 = FIXTURES / "epoch" / "ml_hardware_2025-12-16.csv"
 A3_MEGA = FIXTURES / "nccl" / "b_a3mega_h100_2node.txt"  # 2 nodes x 8 H100, no date in it

@@ -16,9 +16,10 @@ from db.engine import Session
 from db.schema import MeasurementRun, Observation, RejectedRow
 from pipelines.inputs.limits import InputLimits
 from tests.conftest import NVLINK_PACK
-from tests.pipelines.test_yaml_lines import BILLION_LAUGHS
+from tests.pipelines.inputs.test_yaml_lines import BILLION_LAUGHS
 
-NCCL_LOG = Path(__file__).parent / "adapters" / "fixtures" / "nccl" / "b_a3mega_h100_2node.txt"
+NCCL_LOG = (Path(__file__).parents[1] / "inputs" / "adapters" / "fixtures" / "nccl"
+            / "b_a3mega_h100_2node.txt")
 PACK_HEAD = """
 source: {key: careless, title: A careless pack, kind: analyst}
 items:

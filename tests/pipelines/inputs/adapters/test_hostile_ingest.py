@@ -13,7 +13,7 @@ from db.engine import Session
 from db.schema import IngestFile, NcclPoint, RejectedRow
 from pipelines.settings import PROJECT_ROOT
 
-FIXTURES = PROJECT_ROOT / "tests" / "pipelines" / "adapters" / "fixtures"
+FIXTURES = PROJECT_ROOT / "tests" / "pipelines" / "inputs" / "adapters" / "fixtures"
 H200_JSON = FIXTURES / "nccl" / "json_h200_single_node.json"
 CPUTIME = FIXTURES / "nccl" / "d_cputime_timestamp_h100.txt"
 DEEP = "[" * 100_000 + "]" * 100_000
