@@ -30,6 +30,24 @@ for _name, _value in {"PREFECT_HOME": tempfile.mkdtemp(prefix="specledger-prefec
 
 TODAY = date(2026, 11, 22)
 PG_URL = os.environ.get("SPECLEDGER_TEST_PG_URL")
+# `./dev trials` sets it: the full kill trials, PostgreSQL restarts and team sequences run
+# (tests marked `trials`); the default suite runs their samples only.
+FULL_TRIALS = os.environ.get("SPECLEDGER_FULL_TRIALS") == "1"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "trials: a full fault trial, run by `./dev trials` "
+                                       "(SPECLEDGER_FULL_TRIALS=1); the default run samples it")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Without SPECLEDGER_FULL_TRIALS=1 the full trials are deselected (their samples run)."""
+    if FULL_TRIALS:
+        return
+    trials = [item for item in items if item.get_closest_marker("trials")]
+    if trials:
+        config.hook.pytest_deselected(items=trials)
+        items[:] = [item for item in items if not item.get_closest_marker("trials")]
 
 
 def pg_url_or_skip() -> str:

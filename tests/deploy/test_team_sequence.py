@@ -1,7 +1,8 @@
 """The sequence docker-compose.yml runs, as real processes on this machine: migrate the ledger,
 create the Prefect server's database and start the server, deploy prefect.yaml, then let a
 worker run the weekly briefing, and then an on-demand ingest, once each. The commands are read
-from the compose file, so the file and this test cannot drift apart."""
+from the compose file, so the file and this test cannot drift apart. The default suite runs the
+sequence up to the weekly briefing; `./dev trials` runs it whole, the on-demand ingest too."""
 
 from __future__ import annotations
 
@@ -176,8 +177,11 @@ def compose_services(tmp: Path, prefect_db: str) -> dict[str, Any]:
                          PREFECT_DB_NAME=prefect_db)["services"]
 
 
+@pytest.mark.parametrize("then_ingest", [
+    pytest.param(False, id="weekly"), pytest.param(True, id="weekly-then-ingest",
+                                                   marks=pytest.mark.trials)])
 def test_a_worker_runs_the_deployed_weekly_briefing_against_a_prefect_server_on_postgres(
-        team: Team):
+        team: Team, then_ingest: bool):
     services = compose_services(team.tmp, team.prefect_db)
     ledger = make_url(team.ledger_url)
     timings: dict[str, float] = {}
@@ -250,23 +254,24 @@ def test_a_worker_runs_the_deployed_weekly_briefing_against_a_prefect_server_on_
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as warehouse:
         assert warehouse.execute("select dataset_version from meta").fetchall() == [(version,)]
 
-    # The on-demand ingest, as README shows it: a file the worker can read, passed as `paths`.
-    pack = team.tmp / "inbox" / "team-pack.yaml"
-    pack.parent.mkdir()
-    pack.write_text(TEAM_PACK)
-    created = team.run("deployment run", [
-        "prefect", "deployment", "run", "ingest-files/ingest", "-p", f'paths=["{pack}"]'])
-    start = time.monotonic()
-    team.run_worker_once("worker-ingest", services["worker"]["command"], home)
-    timings["worker: ingest run"] = time.monotonic() - start
-    assert team.flow_run_state(created) == "COMPLETED"
-    engine = make_engine(team.ledger_url)
-    try:
-        with engine.connect() as conn:
-            assert conn.scalar(select(Item.name).where(Item.key == "team-test-switch")) == \
-                "Team test switch"
-    finally:
-        engine.dispose()
+    if then_ingest:
+        # The on-demand ingest, as README shows it: a file the worker can read, passed as `paths`.
+        pack = team.tmp / "inbox" / "team-pack.yaml"
+        pack.parent.mkdir()
+        pack.write_text(TEAM_PACK)
+        created = team.run("deployment run", [
+            "prefect", "deployment", "run", "ingest-files/ingest", "-p", f'paths=["{pack}"]'])
+        start = time.monotonic()
+        team.run_worker_once("worker-ingest", services["worker"]["command"], home)
+        timings["worker: ingest run"] = time.monotonic() - start
+        assert team.flow_run_state(created) == "COMPLETED"
+        engine = make_engine(team.ledger_url)
+        try:
+            with engine.connect() as conn:
+                assert conn.scalar(select(Item.name).where(Item.key == "team-test-switch")) == \
+                    "Team test switch"
+        finally:
+            engine.dispose()
 
     team.stop_all(sys.stdout)
     leaked = [name for name, text in team.outputs.items() if ledger.password in text]
