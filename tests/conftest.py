@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import tempfile
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy.engine import make_url
 
 from db.engine import Engine, make_engine, normalize_url, upgrade
 from models.observations import MetricDef
@@ -30,6 +32,16 @@ for _name, _value in {"PREFECT_HOME": tempfile.mkdtemp(prefix="specledger-prefec
 
 TODAY = date(2026, 11, 22)
 PG_URL = os.environ.get("SPECLEDGER_TEST_PG_URL")
+# Under `pytest -n N` (pytest-xdist) each worker gets a database of its own beside the run's,
+# created when the worker starts and dropped when it ends, so workers never share a ledger.
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
+if PG_URL and _WORKER:
+    _run_db = make_url(PG_URL)
+    _worker_db = f"{_run_db.database}_{_WORKER}"
+    if pg_database.main("create", pg_database.plain(PG_URL), _worker_db) != 0:
+        raise RuntimeError(f"cannot create the worker database {_worker_db}")
+    atexit.register(pg_database.main, "drop", pg_database.plain(PG_URL), _worker_db)
+    PG_URL = _run_db.set(database=_worker_db).render_as_string(hide_password=False)
 # `./dev trials` sets it: the full kill trials, PostgreSQL restarts and team sequences run
 # (tests marked `trials`); the default suite runs their samples only.
 FULL_TRIALS = os.environ.get("SPECLEDGER_FULL_TRIALS") == "1"
