@@ -60,12 +60,29 @@ def test_three_seeded_and_two_targeted_kills_on_sqlite_leave_a_ledger_the_next_r
     assert len(report.phases) >= 2, report.phases  # the ledger update and another step
 
 
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_three_seeded_and_two_targeted_kills_on_postgresql_leave_a_ledger_the_next_run_completes(
+        tmp_path):
+    report = postgresql_trials(tmp_path, trials=3, targeted=2, seed=SAMPLE_SEED)
+    assert_promises_kept(report, 5)
+    assert len(report.phases) >= 2, report.phases
+
+
 @pytest.mark.trials
 @pytest.mark.slow
 def test_twenty_kills_on_sqlite_leave_a_ledger_the_next_run_completes(tmp_path):
     report = run_trials(tmp_path, trials=20, targeted=3, seed=SEED)
     assert_promises_kept(report, 23)
     assert len(report.phases) >= 3, report.phases  # startup, the ledger update, later steps
+
+
+@pytest.mark.trials
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_five_kills_on_postgresql_leave_a_ledger_the_next_run_completes(tmp_path):
+    report = postgresql_trials(tmp_path, trials=5, targeted=2, seed=SEED)
+    assert_promises_kept(report, 7)
 
 
 def test_the_checker_finds_a_version_without_results_and_a_tampered_raw_file(
