@@ -14,12 +14,9 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 import httpx
 
 from pipelines.inputs.errors import InputError
+from pipelines.inputs.scenarios import read_lined_file
 from pipelines.inputs.yaml_lines import (
     LINES,
-    YamlError,
-    load_yaml,
-    read_bounded_text,
-    with_line_maps,
 )
 
 ALLOWED_KEYS = ("name", "url", "file_name", "local")
@@ -49,13 +46,7 @@ def load_remote_sources(path: Path) -> list[RemoteSource]:
     if not path.exists():
         return []
     shown = str(path)
-    try:
-        document = with_line_maps(load_yaml(read_bounded_text(path)))
-    except YamlError as exc:
-        raise RemoteSourceError(shown, exc.line, "(file)", exc.reason.replace(
-            "malformed YAML", "not valid YAML", 1)) from exc
-    except (OSError, ValueError) as exc:  # UnicodeDecodeError
-        raise RemoteSourceError(shown, None, "(file)", str(exc)) from exc
+    document = read_lined_file(path, RemoteSourceError)
     if document is None:
         return []
     if not isinstance(document, dict) or not isinstance(document.get("sources") or [], list):

@@ -96,17 +96,23 @@ QUANTITY_TEXT = re.compile(
     r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([^\d\s.+-].*)$")
 
 
+def read_lined_file(path: Path, error: type[InputError]) -> Any:
+    """A YAML file's document with per-key line maps (None when empty), or `error` naming the
+    file and the line where it cannot be read."""
+    try:
+        return with_line_maps(load_yaml(read_bounded_text(path)))
+    except YamlError as exc:
+        raise error(str(path), exc.line, "(file)", exc.reason.replace(
+            "malformed YAML", "not valid YAML", 1)) from exc
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError
+        raise error(str(path), None, "(file)", str(exc)) from exc
+
+
 def read_document(path: Path, expected: str) -> tuple[str, dict[str, Any]]:
     """A scenario file's mapping, with the line of every key (LINES); `expected` names what
     the mapping should hold, for the error when it is not one."""
     shown = str(path)
-    try:
-        document = with_line_maps(load_yaml(read_bounded_text(path)))
-    except YamlError as exc:
-        raise ScenarioError(shown, exc.line, "(file)", exc.reason.replace(
-            "malformed YAML", "not valid YAML", 1)) from exc
-    except (OSError, ValueError) as exc:  # UnicodeDecodeError
-        raise ScenarioError(shown, None, "(file)", str(exc)) from exc
+    document = read_lined_file(path, ScenarioError)
     if not isinstance(document, dict):
         raise ScenarioError(shown, None, "(file)", f"expected a mapping with {expected}")
     return shown, document
