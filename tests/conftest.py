@@ -53,13 +53,39 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Without SPECLEDGER_FULL_TRIALS=1 the full trials are deselected (their samples run)."""
-    if FULL_TRIALS:
-        return
-    trials = [item for item in items if item.get_closest_marker("trials")]
-    if trials:
-        config.hook.pytest_deselected(items=trials)
-        items[:] = [item for item in items if not item.get_closest_marker("trials")]
+    """Without SPECLEDGER_FULL_TRIALS=1 the full trials are deselected (their samples run).
+    Then the files that take longest come first (see `heaviest_files_first`)."""
+    if not FULL_TRIALS:
+        trials = [item for item in items if item.get_closest_marker("trials")]
+        if trials:
+            config.hook.pytest_deselected(items=trials)
+            items[:] = [item for item in items if not item.get_closest_marker("trials")]
+    items[:] = heaviest_files_first(items)
+
+
+# A `slow` test that does not say how long it takes counts as this many seconds.
+SLOW_TEST_SECONDS = 5.0
+
+
+def heaviest_files_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    """`items` with whole files ordered by their `slow` tests' seconds (`slow(seconds=N)`:
+    about how long the test takes alone), the heaviest first; other files keep their order.
+
+    ./dev test hands whole files to its workers in this order (--no-loadscope-reorder), so
+    the long ones start at once and the many short ones fill in beside them: the longest
+    file then ends with the rest instead of starting when they are done."""
+    def seconds(item: pytest.Item) -> float:
+        marker = item.get_closest_marker("slow")
+        return 0.0 if marker is None else float(marker.kwargs.get("seconds", SLOW_TEST_SECONDS))
+
+    def file_of(item: pytest.Item) -> str:
+        return item.nodeid.split("::")[0]
+
+    weight: dict[str, float] = {}
+    for item in items:
+        weight[file_of(item)] = weight.get(file_of(item), 0.0) + seconds(item)
+    # A stable sort: a file's tests stay together and in order, as do files of equal weight.
+    return sorted(items, key=lambda item: -weight[file_of(item)])
 
 
 def pg_url_or_skip() -> str:

@@ -52,7 +52,7 @@ def postgresql_trials(tmp_path, *, trials: int, targeted: int, seed: int) -> Tri
                           database_url=url, fresh_database_url=fresh_url)
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=140)
 def test_three_seeded_and_two_targeted_kills_on_sqlite_leave_a_ledger_the_next_run_completes(
         tmp_path):
     report = run_trials(tmp_path, trials=3, targeted=2, seed=SAMPLE_SEED)
@@ -60,7 +60,7 @@ def test_three_seeded_and_two_targeted_kills_on_sqlite_leave_a_ledger_the_next_r
     assert len(report.phases) >= 2, report.phases  # the ledger update and another step
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=120)
 @pytest.mark.postgres
 def test_three_seeded_and_two_targeted_kills_on_postgresql_leave_a_ledger_the_next_run_completes(
         tmp_path):

@@ -108,7 +108,7 @@ def assert_clear_failure(result: subprocess.CompletedProcess[str], url: str, *sa
         assert words in message, message
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=22)
 @pytest.mark.postgres
 def test_a_run_with_a_password_in_the_url_shows_it_nowhere(tmp_path, sources):
     url = with_password(pg_url_or_skip())
@@ -125,7 +125,7 @@ def test_a_run_with_a_password_in_the_url_shows_it_nowhere(tmp_path, sources):
     assert not leaks(ledger_text(url), url)
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=22)
 def test_a_closed_port_fails_clearly_without_the_password(tmp_path, sources):
     port = free_port()
     url = f"postgresql://postgres:{PASSWORD}@127.0.0.1:{port}/specledger"
@@ -135,7 +135,7 @@ def test_a_closed_port_fails_clearly_without_the_password(tmp_path, sources):
     assert not {w: t for w, t in texts_under(tmp_path / "home").items() if leaks(t, url)}
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=22)
 @pytest.mark.postgres
 def test_an_unknown_database_fails_clearly_without_the_password(tmp_path, sources):
     url = with_password(pg_url_or_skip(), database="specledger_no_such_database")

@@ -151,6 +151,7 @@ def test_a_source_declared_by_url_is_fetched_and_ingested_and_once_down_reported
     assert "Stale remote source: team-nvlink could not be fetched" in " ".join(text.split())
 
 
+@pytest.mark.slow(seconds=30)
 def test_specledger_run_works_with_a_home_that_does_not_exist_yet(tmp_path):
     """The README's main job, as a user runs it: a fresh home, Prefect state under it."""
     home = tmp_path / "fresh" / "var"

@@ -21,7 +21,7 @@ from pipelines.settings import PROJECT_ROOT, Settings
 from tests import pg_database
 from tests.conftest import pg_url_or_skip
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow(seconds=8)  # two ledgers built per backend, shared
 DAY = date(2026, 11, 22)
 
 
