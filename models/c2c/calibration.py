@@ -10,16 +10,65 @@ from __future__ import annotations
 
 from typing import Final
 
+from models.c2c.spec import Precision
+
 # --- compute: a GEMM of F FLOPs moving Q bytes takes F/(peak*EFF) + Q/(hbm*EFF) + OVERHEAD.
 # Compute and memory time are summed (Calculon's "no_overlap"), which is what makes small and
 # skinny GEMMs slower per FLOP and fast-FLOP/slow-HBM GPUs (H100) reach a lower fraction of
 # peak than A100 on the same shapes.
-GEMM_COMPUTE_EFFICIENCY: Final = 0.86  # fitted
+GEMM_COMPUTE_EFFICIENCY: Final = 0.86  # fitted (BF16, Ampere and Hopper)
 HBM_EFFICIENCY: Final = 0.80  # fitted; also used for element-wise kernels and the optimizer
 KERNEL_OVERHEAD_S: Final = 6e-6  # fitted; launch + tail per GEMM call
 # A fused (flash) attention kernel runs the causal half of QK^T and attention x V at this
 # fraction of peak; its backward pass recomputes and costs 2.5x its forward.
-FUSED_ATTENTION_EFFICIENCY: Final = 0.45  # fitted
+FUSED_ATTENTION_EFFICIENCY: Final = 0.45  # fitted (Hopper)
+
+# Per architecture and precision: the fraction of the datasheet's dense peak a large GEMM
+# reaches, and of the BF16 peak a fused attention kernel reaches (attention stays in BF16 in
+# every precision). An architecture not listed gets "generic" (the pooled fit). Fitted jointly
+# with the constants above on the calibration sets of models/c2c/validation.py.
+GEMM_EFFICIENCY: Final[dict[tuple[str, Precision], float]] = {
+    ("ampere", Precision.BF16): GEMM_COMPUTE_EFFICIENCY,
+    ("hopper", Precision.BF16): GEMM_COMPUTE_EFFICIENCY,
+    ("hopper", Precision.FP8): GEMM_COMPUTE_EFFICIENCY,
+    ("hopper", Precision.MXFP8): GEMM_COMPUTE_EFFICIENCY,
+    ("blackwell", Precision.BF16): GEMM_COMPUTE_EFFICIENCY,
+    ("blackwell", Precision.FP8): GEMM_COMPUTE_EFFICIENCY,
+    ("blackwell", Precision.MXFP8): GEMM_COMPUTE_EFFICIENCY,
+    ("blackwell", Precision.FP4): GEMM_COMPUTE_EFFICIENCY,
+}
+ATTENTION_EFFICIENCY: Final[dict[str, float]] = {
+    "ampere": FUSED_ATTENTION_EFFICIENCY,
+    "hopper": FUSED_ATTENTION_EFFICIENCY,
+    "blackwell": FUSED_ATTENTION_EFFICIENCY,
+}
+GENERIC_ARCH: Final = "generic"
+# Bytes per GEMM operand element in each precision (block scales included), and the bytes a
+# cast to it moves per activation element (read BF16, write the low-precision copy and, for
+# the block formats, its scales).
+OPERAND_BYTES: Final = {Precision.BF16: 2.0, Precision.FP8: 1.0, Precision.MXFP8: 1.03125,
+                        Precision.FP4: 0.5625}
+QUANTIZE_BYTES: Final = {Precision.BF16: 0.0, Precision.FP8: 3.0, Precision.MXFP8: 3.03125,
+                         Precision.FP4: 2.5625}
+# GPU families (the ledger item's `family`) -> the architecture the efficiencies are kept for.
+ARCH_OF_FAMILY: Final = {"ampere": "ampere", "hopper": "hopper", "blackwell": "blackwell",
+                         "blackwell ultra": "blackwell"}
+
+
+def gemm_efficiency(arch: str, precision: Precision) -> float:
+    """The GEMM efficiency of `arch` in `precision`; the pooled value where none was fitted."""
+    found = GEMM_EFFICIENCY.get((arch, precision))
+    if found is not None:
+        return found
+    pooled = [v for (_, p), v in GEMM_EFFICIENCY.items() if p == precision]
+    return sum(pooled) / len(pooled) if pooled else GEMM_COMPUTE_EFFICIENCY
+
+
+def attention_efficiency(arch: str) -> float:
+    found = ATTENTION_EFFICIENCY.get(arch)
+    if found is not None:
+        return found
+    return sum(ATTENTION_EFFICIENCY.values()) / len(ATTENTION_EFFICIENCY)
 
 # Element-wise passes over activations per layer, forward (bytes = passes * elements * 2).
 # Backward costs twice the forward passes (read the gradient and the saved input).

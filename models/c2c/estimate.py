@@ -1,7 +1,7 @@
 """The iteration-time model, vectorised: one numpy evaluation for many layouts.
 
 T_iter = m * t_microbatch + bubble + exposed DP + optimizer, where t_microbatch is the
-slowest (last) stage's compute for one micro-batch plus its exposed TP, EP and PP time
+slowest stage's compute for one micro-batch plus its exposed TP, CP, EP and PP time
 (docs/c2c-method.md#iteration-time). Link (unoverlapped) and exposed times are
 kept apart per dimension and per fabric tier, which is what the C2C ratios are made of.
 """
@@ -17,7 +17,13 @@ import numpy.typing as npt
 from models.c2c import calibration as cal
 from models.c2c.classify import c2c_class, recommended_fabric
 from models.c2c.collectives import TieredTime, all_to_all, hierarchical, p2p, tiers
-from models.c2c.compute import LayerCompute, layer_forward, logits_forward, recompute_seconds
+from models.c2c.compute import (
+    LayerCompute,
+    layer_forward,
+    local_tokens,
+    logits_forward,
+    recompute_seconds,
+)
 from models.c2c.memory import ParamsPerGpu, memory_bytes, parameters_per_gpu
 from models.c2c.spec import (
     LAYOUT_FIELDS,
@@ -28,8 +34,9 @@ from models.c2c.spec import (
     Recompute,
     TransformerSpec,
 )
+from models.c2c.stages import stage_layers
 
-DIMENSIONS = ("tp", "pp", "dp", "ep")
+DIMENSIONS = ("tp", "cp", "pp", "dp", "ep")
 
 
 @dataclass(frozen=True)
@@ -81,13 +88,18 @@ class Estimates:
 
 @dataclass(frozen=True)
 class _Stage:
-    """Per micro-batch on the last (slowest) stage."""
+    """Per micro-batch on the slowest stage."""
 
     compute: FloatArray
     forward: FloatArray
     backward: FloatArray
     gemm: FloatArray
+    layers: FloatArray  # its layers
+    layer_forward: FloatArray  # one of its layers, forward (the FSDP prefetch window)
+    layer_backward: FloatArray
     tp: TieredTime
+    cp: TieredTime
+    attention: FloatArray  # attention core, forward + backward: what CP's exchange hides behind
     ep: TieredTime
     pp: TieredTime
 
@@ -146,9 +158,11 @@ def _evaluate(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layou
     params = parameters_per_gpu(model, lay)
     stage = _stage(model, hw, fw, lay, layer)
     tp_exposed, tp_slowdown = _tp_exposed(stage, fw, lay, hw)
-    per_mb = stage.compute + tp_exposed.total + tp_slowdown + stage.ep.total + stage.pp.total
+    cp_exposed, cp_slowdown = _cp_exposed(stage)
+    per_mb = (stage.compute + tp_exposed.total + tp_slowdown + cp_exposed.total + cp_slowdown
+              + stage.ep.total + stage.pp.total)
     bubble = (lay.pp - 1) / lay.interleave * per_mb
-    dp_link, dp_exposed, dp_slowdown = _dp(hw, fw, lay, stage, m, params)
+    dp_link, dp_exposed, dp_slowdown = _dp(model, hw, fw, lay, stage, m, params)
     optimizer = _optimizer_seconds(hw, lay, params)
     t_iter = m * per_mb + bubble + dp_exposed.total + dp_slowdown + optimizer
     t_compute = m * stage.compute + optimizer
@@ -157,16 +171,21 @@ def _evaluate(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layou
     memory = memory_bytes(model, fw, lay, params)
     return Estimates(
         layouts=lay, t_iter=t_iter, t_compute=t_compute, t_bubble=bubble,
-        link={"tp": stage.tp.scaled(m), "pp": stage.pp.scaled(m), "dp": dp_link,
-              "ep": stage.ep.scaled(m)},
-        exposed={"tp": tp_exposed.scaled(m), "pp": stage.pp.scaled(m), "dp": dp_exposed,
-                 "ep": stage.ep.scaled(m)},
+        link={"tp": stage.tp.scaled(m), "cp": stage.cp.scaled(m), "pp": stage.pp.scaled(m),
+              "dp": dp_link, "ep": stage.ep.scaled(m)},
+        exposed={"tp": tp_exposed.scaled(m), "cp": cp_exposed.scaled(m),
+                 "pp": stage.pp.scaled(m), "dp": dp_exposed, "ep": stage.ep.scaled(m)},
         model_flops_per_gpu=model_flops / (t_iter * gpus),
         hw_flops_per_gpu=hw_flops / (t_iter * gpus),
-        mfu=model_flops / (t_iter * gpus * hw.peak_flops),
-        memory_bytes=memory, fits=memory <= hw.hbm_bytes * cal.USABLE_HBM_FRACTION,
+        mfu=model_flops / (t_iter * gpus * hw.gemm_peak),
+        memory_bytes=memory, fits=memory <= usable_memory(hw),
         time_to_train_s=None if tokens is None
         else tokens / (lay.global_batch * model.seq_len) * t_iter)
+
+
+def usable_memory(hw: ClusterSpec) -> float:
+    """HBM a framework can fill: the usable fraction of capacity, less a fixed reserve."""
+    return hw.hbm_bytes * cal.USABLE_HBM_FRACTION
 
 
 def _layer(model: TransformerSpec, hw: ClusterSpec, fw: Framework,
@@ -183,20 +202,30 @@ def _layer(model: TransformerSpec, hw: ClusterSpec, fw: Framework,
 
 def _stage(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts,
            layer: LayerCompute) -> _Stage:
-    """Compute and per-micro-batch communication of the last stage (it holds the logits)."""
+    """Compute and per-micro-batch communication of the slowest stage: the last one (it holds
+    the logits) or, with uneven stages, whichever does more."""
     forward = layer.gemm_s + layer.elementwise_s + layer.score_elementwise_s
     # Backward is two GEMMs per forward GEMM; a fused attention kernel also recomputes.
     backward = 2 * forward + (0.5 * layer.attention_core_s if fw.flash_attention else 0.0)
     mode = np.where(fw.flash_attention & (lay.recompute == Recompute.SELECTIVE),
                     Recompute.NONE, lay.recompute)
     extra = recompute_seconds(layer, mode)
-    layers = np.ceil(model.layers / lay.pp)
+    split = stage_layers(model, lay)
     logits, _ = logits_forward(model, hw, lay)
-    compute = layers * (forward + backward + extra) + 3 * logits
-    return _Stage(compute=compute, forward=layers * forward + logits,
-                  backward=layers * backward + 2 * logits,
+    per_layer = forward + backward + extra
+    other = np.maximum(split.first, split.middle)
+    last_is_slowest = split.last * per_layer + 3 * logits >= other * per_layer
+    layers = np.where(last_is_slowest, split.last, other)
+    with_logits = np.where(last_is_slowest, 1.0, 0.0)
+    compute = layers * per_layer + 3 * logits * with_logits
+    attention = layer.attention_core_s * (2.5 if fw.flash_attention else 3.0)
+    return _Stage(compute=compute, forward=layers * forward + logits * with_logits,
+                  backward=layers * (backward + extra) + 2 * logits * with_logits,
                   gemm=layers * layer.gemm_s * (3 + (mode == Recompute.FULL)),
+                  layers=layers, layer_forward=forward, layer_backward=backward + extra,
                   tp=_tp_link(model, hw, lay).scaled(layers),
+                  cp=_cp_link(model, hw, lay).scaled(layers),
+                  attention=layers * attention,
                   ep=_ep_link(model, hw, lay).scaled(layers * model.moe_layers / model.layers),
                   pp=_pp_link(model, hw, lay))
 
@@ -204,7 +233,7 @@ def _stage(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts,
 def _tp_link(model: TransformerSpec, hw: ClusterSpec, lay: Layouts) -> TieredTime:
     """One layer, one micro-batch: 4 all-reduces, or with SP 4 all-gathers + 4
     reduce-scatters + 2 all-gathers redone in backward; full recompute repeats forward's."""
-    size = lay.micro_batch * model.seq_len * model.hidden * float(cal.BYTES_PER_ELEMENT)
+    size = local_tokens(model, lay) * model.hidden * float(cal.BYTES_PER_ELEMENT)
     one = np.ones_like(lay.tp)
     full = (lay.recompute == Recompute.FULL).astype(np.float64)
     all_reduce = hierarchical("all_reduce", one, lay.tp, size, hw).scaled(4 + 2 * full)
@@ -212,12 +241,22 @@ def _tp_link(model: TransformerSpec, hw: ClusterSpec, lay: Layouts) -> TieredTim
     return _where(lay.sequence_parallel, gathers, all_reduce)
 
 
+def _cp_link(model: TransformerSpec, hw: ClusterSpec, lay: Layouts) -> TieredTime:
+    """One layer, one micro-batch: context parallelism's ring passes every rank's keys and
+    values round the cp ranks (ranks tp apart) in forward, and again with their gradients in
+    backward: three passes of a (cp-1)/cp share of the gathered K and V."""
+    kv = (local_tokens(model, lay) * 2.0 * model.groups * model.kv_channels / lay.tp
+          * float(cal.BYTES_PER_ELEMENT))
+    return hierarchical("gather", lay.tp, lay.cp, kv * lay.cp, hw).scaled(3.0)
+
+
 def _ep_link(model: TransformerSpec, hw: ClusterSpec, lay: Layouts) -> TieredTime:
-    """One MoE layer, one micro-batch: dispatch + combine, forward and backward."""
-    tokens = lay.micro_batch * model.seq_len / np.where(lay.sequence_parallel, lay.tp, 1)
+    """One MoE layer, one micro-batch: dispatch + combine, forward and backward, over the ep
+    ranks (etp apart)."""
+    tokens = local_tokens(model, lay) / np.where(lay.sequence_parallel, lay.tp, 1)
     size = tokens * model.top_k * model.hidden * float(cal.BYTES_PER_ELEMENT)
     full = (lay.recompute == Recompute.FULL).astype(np.float64)
-    return all_to_all(lay.tp, lay.ep, size, hw).scaled(4 + 2 * full)
+    return all_to_all(lay.expert_tp, lay.ep, size, hw).scaled(4 + 2 * full)
 
 
 def _pp_link(model: TransformerSpec, hw: ClusterSpec, lay: Layouts) -> TieredTime:
@@ -225,7 +264,7 @@ def _pp_link(model: TransformerSpec, hw: ClusterSpec, lay: Layouts) -> TieredTim
     Megatron's scatter/gather sends 1/t of the activation per GPU over the NICs and
     all-gathers it over NVLink (Narayanan et al. 2021, section 4.1)."""
     up, out = tiers(hw)
-    size = lay.micro_batch * model.seq_len * model.hidden * float(cal.BYTES_PER_ELEMENT)
+    size = local_tokens(model, lay) * model.hidden * float(cal.BYTES_PER_ELEMENT)
     shard = size / lay.tp
     count = np.where(lay.pp > 1, 2.0 * lay.interleave, 0.0)
     crosses = lay.gpus > hw.domain_gpus
@@ -250,6 +289,15 @@ def _tp_exposed(stage: _Stage, fw: Framework, lay: Layouts,
     return stage.tp.scaled(share), slowdown
 
 
+def _cp_exposed(stage: _Stage) -> tuple[TieredTime, FloatArray]:
+    """CP's ring runs beside the attention kernels, one chunk ahead: what attention cannot
+    cover stays exposed, and the covered part slows the attention it shares SMs with."""
+    link = stage.cp.total
+    hidden = np.minimum(link, stage.attention)
+    share = np.divide(link - hidden, link, out=np.zeros_like(link), where=link > 0)
+    return stage.cp.scaled(share), _slowdown(stage.cp, hidden, link)
+
+
 def _slowdown(link: TieredTime, hidden: FloatArray, total: FloatArray) -> FloatArray:
     """Compute lost to SMs shared with `hidden` seconds of overlapped communication."""
     up_share = np.divide(link.scale_up, total, out=np.zeros_like(total), where=total > 0)
@@ -257,33 +305,60 @@ def _slowdown(link: TieredTime, hidden: FloatArray, total: FloatArray) -> FloatA
                      + (1 - up_share) * cal.OVERLAP_SLOWDOWN_SCALEOUT)
 
 
-def _dp(hw: ClusterSpec, fw: Framework, lay: Layouts, stage: _Stage, m: FloatArray,
-        params: ParamsPerGpu) -> tuple[TieredTime, TieredTime, FloatArray]:
+def _dp(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts, stage: _Stage,
+        m: FloatArray, params: ParamsPerGpu) -> tuple[TieredTime, TieredTime, FloatArray]:
     """Gradient and parameter traffic of data parallelism per iteration: link time,
-    exposed time and overlap slowdown. Expert weights sync over d/e ranks."""
+    exposed time and overlap slowdown. Dense weights sync over the dp x cp ranks (tp apart),
+    expert weights over their expert_dp replicas (etp x ep apart).
+
+    zero 0-2 (DDP, the distributed optimizer): gradients reduced once an iteration behind the
+    last backward, parameters gathered once after the step, behind the next forward.
+    zero 3 (FSDP): every layer's parameters gathered before its forward and again before its
+    backward, its gradients reduce-scattered after, every micro-batch; the next layer's
+    gather is prefetched behind this layer's compute, so only what one layer's compute
+    cannot cover (and the first gather) is exposed."""
     dense, expert = params
-    groups = ((lay.tp, lay.dp, dense), (lay.tp * lay.ep, lay.dp // lay.ep, expert))
-    grads, gathered = TieredTime(0 * m, 0 * m), TieredTime(0 * m, 0 * m)
+    groups = ((lay.tp, lay.dp * lay.cp, dense),
+              (lay.expert_tp * lay.ep, lay.expert_dp, expert))
+    zero = 0 * m
+    grads, gathered = TieredTime(zero, zero), TieredTime(zero, zero)
     for stride, n, count in groups:
         grad_bytes = count * float(cal.GRAD_REDUCE_BYTES)
         param_bytes = count * float(cal.BYTES_PER_ELEMENT)
         reduce = hierarchical("all_reduce", stride, n, grad_bytes, hw)
         scatter = hierarchical("gather", stride, n, grad_bytes, hw)
         gather = hierarchical("gather", stride, n, param_bytes, hw)
-        gathers = np.where(lay.zero >= 3, 2 * m, np.where(lay.zero >= 1, 1.0, 0.0))
-        grads = grads + _where(lay.zero >= 1, scatter, reduce)
-        gathered = gathered + gather.scaled(gathers)
+        fsdp = lay.zero >= 3
+        grads = grads + _where(fsdp, scatter.scaled(m), _where(lay.zero >= 1, scatter, reduce))
+        gathered = gathered + gather.scaled(np.where(fsdp, 2 * m,
+                                                     np.where(lay.zero >= 1, 1.0, 0.0)))
+    link = grads + gathered
     if not fw.dp_overlap:
-        return grads + gathered, grads + gathered, 0 * m
-    grad_window = stage.backward
-    param_window = np.where(lay.zero >= 3, m * (stage.forward + stage.backward), stage.forward)
-    exposed, slowdown = TieredTime(0 * m, 0 * m), 0 * m
-    for link, window in ((grads, grad_window), (gathered, param_window)):
-        hidden = np.minimum(link.total, window)
-        exposed = exposed + link.scaled(np.divide(link.total - hidden, link.total,
-                                                  out=np.zeros_like(m), where=link.total > 0))
-        slowdown = slowdown + _slowdown(link, hidden, link.total)
-    return grads + gathered, exposed, slowdown
+        return link, link, zero
+    exposed_once, slowdown_once = _hidden_behind(grads, stage.backward)
+    exposed_step, slowdown_step = _hidden_behind(gathered, stage.forward)
+    # FSDP: per layer and micro-batch, a gather behind the previous layer's forward, a gather
+    # and a reduce-scatter behind its backward; the first layer's gather waits in full.
+    layers = np.maximum(stage.layers, 1.0)
+    calls = m * layers
+    per_forward = gathered.scaled(0.5 / calls)
+    per_backward = gathered.scaled(0.5 / calls) + grads.scaled(1.0 / calls)
+    fwd_exposed, fwd_slow = _hidden_behind(per_forward, stage.layer_forward)
+    bwd_exposed, bwd_slow = _hidden_behind(per_backward, stage.layer_backward)
+    fsdp_exposed = (fwd_exposed + bwd_exposed).scaled(calls) + per_forward.scaled(m)
+    fsdp_slowdown = (fwd_slow + bwd_slow) * calls
+    fsdp = lay.zero >= 3
+    exposed = _where(fsdp, fsdp_exposed, exposed_once + exposed_step)
+    return link, exposed, np.where(fsdp, fsdp_slowdown, slowdown_once + slowdown_step)
+
+
+def _hidden_behind(link: TieredTime, window: FloatArray) -> tuple[TieredTime, FloatArray]:
+    """`link` overlapped with `window` seconds of compute: its exposed part, and the compute
+    slowdown of the part hidden."""
+    total = link.total
+    hidden = np.minimum(total, window)
+    share = np.divide(total - hidden, total, out=np.zeros_like(total), where=total > 0)
+    return link.scaled(share), _slowdown(link, hidden, total)
 
 
 def _where(condition: npt.NDArray[np.bool_], a: TieredTime, b: TieredTime) -> TieredTime:
@@ -294,20 +369,22 @@ def _where(condition: npt.NDArray[np.bool_], a: TieredTime, b: TieredTime) -> Ti
 def _optimizer_seconds(hw: ClusterSpec, lay: Layouts, params: ParamsPerGpu) -> FloatArray:
     dense, expert = params
     sharded = lay.zero >= 1
-    local = dense / np.where(sharded, lay.dp, 1) + expert / np.where(sharded, lay.dp // lay.ep, 1)
+    local = (dense / np.where(sharded, lay.dp * lay.cp, 1)
+             + expert / np.where(sharded, lay.expert_dp, 1))
     return local * cal.OPTIMIZER_BYTES_PER_PARAM / (hw.hbm_bw * cal.HBM_EFFICIENCY)
 
 
 def _flops_per_iteration(model: TransformerSpec, hw: ClusterSpec, lay: Layouts,
                          average: LayerCompute) -> tuple[FloatArray, FloatArray]:
     """(model, hardware) FLOPs of one iteration over all GPUs; hardware adds recompute."""
-    layer = average.flops * lay.tp
+    shards = (lay.tp * lay.cp).astype(np.float64)  # one micro-batch's work is split over these
+    layer = average.flops * shards
     _, logits = logits_forward(model, hw, lay)
     sequences_per_mb = lay.global_batch / lay.micro_batch
-    forward = (model.layers * layer + logits * lay.tp) * sequences_per_mb
-    core = 4.0 * lay.micro_batch * model.seq_len ** 2 * model.hidden * model.layers \
+    forward = (model.layers * layer + logits * shards) * sequences_per_mb
+    core = 4.0 * lay.micro_batch * model.seq_len ** 2 * model.attention_width * model.layers \
         * sequences_per_mb
-    extra = np.where(lay.recompute == Recompute.FULL, forward - logits * lay.tp
+    extra = np.where(lay.recompute == Recompute.FULL, forward - logits * shards
                      * sequences_per_mb,
                      np.where(lay.recompute == Recompute.SELECTIVE, core, 0.0))
     return 3 * forward, 3 * forward + extra

@@ -8,6 +8,7 @@ from dataclasses import replace
 import numpy as np
 
 from models.c2c.spec import FloatArray, Framework, Layouts, Recompute, TransformerSpec
+from models.c2c.stages import stage_layers
 
 # Bytes per parameter (bf16 weights, fp32 gradients, Adam fp32 master + 2 moments), and
 # which of them each ZeRO stage shards over data parallelism (Megatron dist_optimizer.md:
@@ -18,9 +19,10 @@ ParamsPerGpu = tuple[FloatArray, FloatArray]  # (dense, expert) on the busiest G
 
 
 def layer_parameters(model: TransformerSpec) -> tuple[float, float]:
-    """(attention + norms, one MLP or one expert) parameters of one layer."""
+    """(attention + norms, one dense MLP) parameters of one layer."""
     h = model.hidden
-    attention = h * (h + 2 * model.groups * model.head_dim) + h * h + 4 * h
+    kv = 2 * model.groups * model.kv_channels
+    attention = h * (model.attention_width + kv) + model.attention_width * h + 4 * h
     up = 2 if model.swiglu else 1
     return float(attention), float((up + 1) * h * model.ffn_width)
 
@@ -30,12 +32,18 @@ def expert_parameters(model: TransformerSpec) -> float:
     return float((up + 1) * model.hidden * model.expert_ffn_width)
 
 
+def shared_parameters(model: TransformerSpec) -> float:
+    """The shared experts' parameters in one MoE layer (replicated like a dense MLP)."""
+    up = 2 if model.swiglu else 1
+    return float((up + 1) * model.hidden * model.shared_ffn_width)
+
+
 def total_parameters(model: TransformerSpec) -> float:
     """All parameters, embeddings included (untied embeddings count twice)."""
     attention, mlp = layer_parameters(model)
     dense_layers = model.layers - model.moe_layers
     experts = model.moe_layers * (model.experts * expert_parameters(model)
-                                  + model.hidden * model.experts)
+                                  + shared_parameters(model) + model.hidden * model.experts)
     embeddings = model.vocab * model.hidden * (1 if model.tied_embeddings else 2)
     return (model.layers * attention + dense_layers * mlp + experts + embeddings
             + model.seq_len * model.hidden)
@@ -44,9 +52,9 @@ def total_parameters(model: TransformerSpec) -> float:
 def parameters_per_gpu(model: TransformerSpec, lay: Layouts) -> ParamsPerGpu:
     """(dense, expert) parameters held by the busiest GPU before data-parallel sharding.
 
-    Stage layers are rounded up; the first stage also holds the embedding."""
+    The stage with the most layers counts; the first stage also holds the embedding."""
     attention, mlp = layer_parameters(model)
-    stage_layers = np.ceil(model.layers / lay.pp)
+    layers = stage_layers(model, lay).most
     moe_share = model.moe_layers / model.layers
     t = lay.tp.astype(np.float64)
     # The first stage holds the input embedding, the last the output layer: one GPU holds
@@ -54,9 +62,10 @@ def parameters_per_gpu(model: TransformerSpec, lay: Layouts) -> ParamsPerGpu:
     both = (not model.tied_embeddings) & (lay.pp == 1)
     embeddings = model.vocab * model.hidden * np.where(both, 2.0, 1.0) \
         + model.seq_len * model.hidden
-    dense = (stage_layers * (attention + (1 - moe_share) * mlp) + embeddings) / t
+    dense = (layers * (attention + (1 - moe_share) * mlp
+                       + moe_share * shared_parameters(model)) + embeddings) / t
     experts_local = model.experts / lay.ep.astype(np.float64)
-    expert = stage_layers * moe_share * experts_local * expert_parameters(model) / t
+    expert = layers * moe_share * experts_local * expert_parameters(model) / lay.expert_tp
     return dense, expert
 
 
@@ -64,8 +73,10 @@ def state_bytes(model: TransformerSpec, lay: Layouts,
                 params: ParamsPerGpu | None = None) -> FloatArray:
     """Weights, gradients and optimizer states per GPU for the layout's ZeRO stage."""
     dense, expert = params if params is not None else parameters_per_gpu(model, lay)
-    d = lay.dp.astype(np.float64)
-    expert_dp = d / lay.ep
+    # The distributed optimizer and FSDP shard over the data- and context-parallel ranks
+    # (they hold the same weights); experts over their own data-parallel replicas.
+    d = (lay.dp * lay.cp).astype(np.float64)
+    expert_dp = lay.expert_dp.astype(np.float64)
 
     def per_param(shards: FloatArray) -> FloatArray:
         weight = np.where(lay.zero >= 3, _WEIGHT / shards, _WEIGHT)
@@ -80,16 +91,18 @@ def activation_bytes_per_layer(model: TransformerSpec, fw: Framework,
     """Activations one layer keeps for backward, per micro-batch (Korthikanti eq. 1-6).
 
     34 = 10 replicated across TP (norm inputs, projection inputs, masks) + 24 sharded;
-    here the sharded part is rebuilt from the shapes so GQA, SwiGLU and top-k scale it."""
-    sbh = lay.micro_batch * model.seq_len * float(model.hidden)
+    here the sharded part is rebuilt from the shapes so GQA, head width, SwiGLU, top-k and
+    shared experts scale it. Context parallelism splits the sequence, so everything by cp."""
+    sbh = lay.micro_batch * (model.seq_len / lay.cp.astype(np.float64)) * float(model.hidden)
     t = lay.tp.astype(np.float64)
     sp = lay.sequence_parallel
-    kv_share = model.groups / model.heads
+    width = model.attention_width / model.hidden
+    kv_share = model.groups * model.kv_channels / model.hidden
     gate = 1.5 if model.swiglu else 1.0
     moe_share = model.moe_layers / model.layers
-    k = 1 + moe_share * (model.top_k - 1)
-    width = model.expert_ffn_width * moe_share + model.ffn_width * (1 - moe_share)
-    sharded = 4 + 4 * kv_share + 4 * width / model.hidden * gate * k
+    routed = model.expert_ffn_width * model.top_k + model.shared_ffn_width
+    ffn = moe_share * routed + (1 - moe_share) * model.ffn_width
+    sharded = 2 + 2 * width + 4 * kv_share + 4 * ffn / model.hidden * gate
     scores = 5.0 * model.heads * model.seq_len / model.hidden
     replicated = np.where(sp, 10.0 / t, 10.0)
     keep_scores = (lay.recompute == Recompute.NONE) & (not fw.flash_attention)
@@ -106,8 +119,8 @@ def activation_bytes(model: TransformerSpec, fw: Framework, lay: Layouts) -> Flo
     p = lay.pp.astype(np.float64)
     in_flight = np.minimum(m, lay.pp) * (1 + np.where(lay.interleave > 1,
                                                        (p - 1) / (lay.interleave * p), 0.0))
-    stage_layers = np.ceil(model.layers / lay.pp)
-    stored = activation_bytes_per_layer(model, fw, lay) * stage_layers * in_flight
+    layers = stage_layers(model, lay).first
+    stored = activation_bytes_per_layer(model, fw, lay) * layers * in_flight
     working = activation_bytes_per_layer(
         model, fw, replace(lay, recompute=np.zeros_like(lay.recompute)))
     return stored + np.where(lay.recompute == Recompute.FULL, working, 0.0)

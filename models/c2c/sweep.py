@@ -65,20 +65,35 @@ def divisors(n: int) -> list[int]:
     return sorted({*small, *(n // d for d in small)})
 
 
+# Context parallelism is searched down to chunks of this many tokens: shorter chunks leave the
+# attention kernel too little work to hide the ring behind.
+MIN_CP_CHUNK = 2048
+# Expert tensor parallelism is searched up to this size (an 8-GPU board's NVLink domain).
+MAX_ETP = 8
+
+
 def candidate_values(model: TransformerSpec, fw: Framework, gpus: int,
                      global_batch: int) -> dict[str, list[int]]:
     """The values each dimension may take before the joint constraints are applied.
-    With fused attention, selective recompute is what the kernel already does."""
+    With fused attention, selective recompute is what the kernel already does; context
+    parallelism needs the fused kernel (and a sequence that splits into two chunks a rank)."""
     modes = [r for r in Recompute if not (fw.flash_attention and r == Recompute.SELECTIVE)]
     return {
         "tp": [d for d in divisors(gpus) if model.heads % d == 0 and model.groups % d == 0],
         "pp": [d for d in divisors(gpus) if model.layers % d == 0],
+        "cp": [c for c in divisors(gpus) if c == 1 or (
+            fw.flash_attention and model.seq_len % (2 * c) == 0
+            and model.seq_len // c >= MIN_CP_CHUNK)],
         "ep": [d for d in divisors(model.experts) if gpus % d == 0] if model.is_moe else [1],
+        "etp": ([d for d in divisors(gpus) if d <= MAX_ETP and model.expert_ffn_width % d == 0]
+                if model.is_moe else [0]),
         "micro_batch": divisors(global_batch),
         "interleave": [v for v in divisors(model.layers) if v <= 8],
         "sequence_parallel": [0, 1],
         "recompute": [int(r) for r in modes],
         "zero": [0, 1, 3],
+        "first_stage_layers": [0],
+        "last_stage_layers": [0],
     }
 
 
@@ -113,13 +128,16 @@ def enumerate_layouts(model: TransformerSpec, fw: Framework, gpus: int, global_b
     grids = np.meshgrid(*[np.asarray(choices[n], dtype=np.int64) for n in names],
                         indexing="ij")
     cols = {n: g.ravel() for n, g in zip(names, grids, strict=True)}
-    tp, pp = cols["tp"], cols["pp"]
-    dp = gpus // (tp * pp)
-    ok = (tp * pp * dp == gpus) & (global_batch % np.maximum(cols["micro_batch"] * dp, 1) == 0)
+    tp, pp, cp = cols["tp"], cols["pp"], cols["cp"]
+    dp = gpus // (tp * pp * cp)
+    ok = (tp * pp * cp * dp == gpus) & (global_batch % np.maximum(cols["micro_batch"] * dp, 1)
+                                        == 0)
     m = global_batch // np.maximum(cols["micro_batch"] * dp, 1)
     v = cols["interleave"]
-    ok &= (v == 1) | ((pp > 1) & (m % pp == 0) & (model.layers % (pp * v) == 0))
-    ok &= (dp % cols["ep"] == 0)
+    uneven = (cols["first_stage_layers"] > 0) | (cols["last_stage_layers"] > 0)
+    ok &= (v == 1) | ((pp > 1) & (m % pp == 0) & (uneven | (model.layers % (pp * v) == 0)))
+    etp = np.where(cols["etp"] > 0, cols["etp"], tp)
+    ok &= (tp * cp * dp) % (etp * cols["ep"]) == 0  # the expert groups tile the stage
     ok &= (cols["sequence_parallel"] == 0) | (tp > 1)  # SP without TP changes nothing
     ok &= (cols["zero"] == 0) | (dp > 1)
     if fixed and "dp" in fixed:

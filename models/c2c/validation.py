@@ -25,11 +25,13 @@ from models.c2c.spec import (
 
 # Selene: A100 SXM4 80GB, NVLink 3 (600 GB/s bidirectional), 8 x HDR 200 Gb/s per node.
 A100_SELENE = ClusterSpec(peak_flops=312e12, hbm_bytes=80e9, hbm_bw=2039e9, domain_gpus=8,
+                          arch="ampere",
                           scaleup_bw=300e9, scaleout_bw=25e9, scaleup_efficiency=0.82,
                           scaleout_efficiency=0.94, scaleup_latency=3.4e-6,
                           scaleout_latency=14e-6)
 # EOS-class H100 SXM5: 989.5 TFLOP/s dense BF16, NVLink 4 (900 GB/s), 8 x NDR 400 Gb/s.
 H100_EOS = ClusterSpec(peak_flops=989.5e12, hbm_bytes=80e9, hbm_bw=3350e9, domain_gpus=8,
+                       arch="hopper",
                        scaleup_bw=450e9, scaleout_bw=50e9, scaleup_efficiency=0.82,
                        scaleout_efficiency=0.94, scaleup_latency=3.4e-6,
                        scaleout_latency=14e-6)

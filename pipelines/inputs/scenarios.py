@@ -11,11 +11,18 @@ import hashlib
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from models.c2c.spec import MAX_COUNT, Framework, Layout, Recompute, TransformerSpec
+from models.c2c.spec import (
+    MAX_COUNT,
+    Framework,
+    Layout,
+    Precision,
+    Recompute,
+    TransformerSpec,
+)
 from models.units import UnitError, conversion_factor, si_factor
 from pipelines.inputs.errors import InputError
 from pipelines.inputs.limits import DEFAULT_LIMITS, MAX_KEY_LENGTH, InputLimits
@@ -52,6 +59,8 @@ class ClusterRequest:
     scale_out_item: str | None = None
     inline: dict[str, Quantity] = field(default_factory=dict)
     gpus: int | None = None
+    arch: str | None = None  # gpu_specs.arch; else the ledger item's family
+    precision: Precision = Precision.BF16  # the scenario's: which peak the GEMMs use
 
 
 @dataclass(frozen=True)
@@ -67,6 +76,7 @@ class Scenario:
     definition: dict[str, Any]  # the file's content (lines dropped), for hashing/storage
     # The line of each field a later check may name ("parallel", "parallel.tp", "cluster.gpus").
     lines: dict[str, int] = field(default_factory=dict, compare=False)
+    expert_dp: int | None = None  # parallel.edp as written (it follows from the others)
 
     @property
     def content_sha256(self) -> str:
@@ -81,6 +91,8 @@ def canonical_json(value: Any) -> str:
 # pint gives the factor (a NIC rate is written in bits and used in bytes).
 QUANTITIES: dict[tuple[str, str], tuple[str, str | None, str]] = {
     ("gpu_specs", "peak"): ("TFLOP/s", None, "FLOP/s"),
+    ("gpu_specs", "peak_fp8"): ("TFLOP/s", None, "FLOP/s"),
+    ("gpu_specs", "peak_fp4"): ("TFLOP/s", None, "FLOP/s"),
     ("gpu_specs", "hbm"): ("GB", "bytes", "B"),
     ("gpu_specs", "hbm_bw"): ("GB/s", "bytes", "B/s"),
     ("scale_up", "bw_per_gpu_bidir"): ("GB/s", "bytes", "B/s"),
@@ -92,6 +104,8 @@ QUANTITIES: dict[tuple[str, str], tuple[str, str | None, str]] = {
 _NUMBERS = {("scale_up", "domain_gpus"), ("scale_up", "efficiency"),
             ("scale_out", "nics_per_gpu"), ("scale_out", "efficiency")}
 _ITEMS = {("scale_up", "item"), ("scale_up", "system"), ("scale_out", "item")}
+# Text of the cluster: the GPU's architecture, which picks the compute efficiencies.
+_WORDS = {("gpu_specs", "arch")}
 QUANTITY_TEXT = re.compile(
     r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([^\d\s.+-].*)$")
 
@@ -228,10 +242,18 @@ class _Reader(DocumentReader):
                                             f"{MAX_KEY_LENGTH}")
         parallel = self.section("parallel")
         layout, fixed = self.layout(parallel)
+        expert_dp = self.expert_dp
         tokens = self.doc.get("tokens")
         if tokens is not None:
             tokens = self.number(self.doc, "tokens", "tokens", float)
         model, framework, cluster = self.model(), self.framework(), self.cluster()
+        if "precision" in self.doc:
+            try:
+                framework = replace(framework, precision=Precision.parse(
+                    str(self.doc["precision"])))
+            except ValueError as exc:
+                self.fail(None, "precision", "precision", str(exc))
+            cluster = replace(cluster, precision=framework.precision)
         lines = {f"parallel.{k}": line for k, line in parallel.get(LINES, {}).items() if k}
         lines["parallel"] = parallel.get(LINES, {}).get("") or self.line_of(None, "parallel")
         lines["cluster.gpus"] = self.line_of(self.doc["cluster"], "gpus")
@@ -239,7 +261,7 @@ class _Reader(DocumentReader):
         return Scenario(name=str(name), path=self.path, model=model, layout=layout,
                         fixed=fixed, framework=framework, cluster=cluster, tokens=tokens,
                         definition=strip_lines(self.doc),
-                        lines={k: v for k, v in lines.items() if v})
+                        lines={k: v for k, v in lines.items() if v}, expert_dp=expert_dp)
 
     def number(self, section: dict[str, Any], key: str, name: str, kind: type) -> Any:
         """A finite, non-negative number (a whole one when `kind` is int); YAML reads 300e9
@@ -283,10 +305,13 @@ class _Reader(DocumentReader):
     def model(self) -> TransformerSpec:
         raw = self.section("model")
         ints = {"layers", "hidden", "heads", "seq_len", "vocab", "ffn", "kv_heads", "experts",
-                "top_k", "moe_ffn", "moe_every"}
+                "top_k", "moe_ffn", "moe_every", "head_dim", "shared_ffn"}
+        counts_from_zero = {"first_dense_layers", "shared_experts"}
         flags = {"swiglu", "tied_embeddings"}
-        self.unknown_keys(raw, ints | flags, "model")
+        self.unknown_keys(raw, ints | counts_from_zero | flags, "model")
         values: dict[str, Any] = {k: self.count(raw, k, f"model.{k}") for k in ints if k in raw}
+        values.update({k: self.count(raw, k, f"model.{k}", smallest=0)
+                       for k in counts_from_zero if k in raw})
         values.update({k: self.flag(raw, k, f"model.{k}") for k in flags if k in raw})
         for key in ("layers", "hidden", "heads", "seq_len", "vocab"):
             if key not in values:
@@ -298,11 +323,14 @@ class _Reader(DocumentReader):
             raise  # unreachable: fail raises
 
     def layout(self, raw: dict[str, Any]) -> tuple[Layout, dict[str, int | bool]]:
-        ints = {"tp", "pp", "dp", "ep", "micro_batch", "global_batch", "interleave", "zero"}
+        ints = {"tp", "pp", "dp", "ep", "micro_batch", "global_batch", "interleave", "zero",
+                "cp", "etp", "edp", "first_stage_layers", "last_stage_layers"}
         self.unknown_keys(raw, ints | {"sequence_parallel", "recompute"}, "parallel")
         fixed: dict[str, int | bool] = {
             k: self.count(raw, k, f"parallel.{k}", smallest=0 if k == "zero" else 1)
             for k in ints if k in raw}
+        # edp follows from the others (tp x cp x dp / (etp x ep)); given, it is checked.
+        self.expert_dp = fixed.pop("edp", None)
         if "global_batch" not in fixed:
             self.fail(raw, "", "parallel.global_batch", "missing")
         if "sequence_parallel" in raw:
@@ -330,11 +358,12 @@ class _Reader(DocumentReader):
         self.unknown_keys(raw, {"gpu", "gpu_specs", "scale_up", "scale_out", "gpus"}, "cluster")
         inline: dict[str, Quantity] = {}
         items: dict[str, str] = {}
+        words: dict[str, str] = {}
         for part in ("gpu_specs", "scale_up", "scale_out"):
             section = raw.get(part) or {LINES: {}}
             if not isinstance(section, dict):
                 self.fail(raw, part, f"cluster.{part}", "expected a mapping")
-            allowed = {k for s, k in (*QUANTITIES, *_NUMBERS, *_ITEMS) if s == part}
+            allowed = {k for s, k in (*QUANTITIES, *_NUMBERS, *_ITEMS, *_WORDS) if s == part}
             self.unknown_keys(section, allowed, f"cluster.{part}")
             for key in section:
                 if key == LINES:
@@ -342,6 +371,8 @@ class _Reader(DocumentReader):
                 name = f"cluster.{part}.{key}"
                 if (part, key) in _ITEMS:
                     items[f"{part}.{key}"] = self.item(section, key, name)
+                elif (part, key) in _WORDS:
+                    words[f"{part}.{key}"] = self.item(section, key, name).strip().lower()
                 elif (part, key) in _NUMBERS:
                     inline[f"{part}.{key}"] = Quantity(self.plain(section, key, name),
                                                        str(section[key]))
@@ -352,7 +383,7 @@ class _Reader(DocumentReader):
         return ClusterRequest(gpu=gpu, scale_up_item=items.get("scale_up.item"),
                               scale_up_system=items.get("scale_up.system"),
                               scale_out_item=items.get("scale_out.item"), inline=inline,
-                              gpus=gpus)
+                              gpus=gpus, arch=words.get("gpu_specs.arch"))
 
     def quantity(self, section: dict[str, Any], key: str, name: str, part: str) -> Quantity:
         unit, counts, si_unit = QUANTITIES[(part, key)]

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
+from sqlalchemy import select
+
 from db.engine import Session
 from db.queries import measured_run_shape
+from db.schema import Item
 from models.c2c import calibration as cal
-from models.c2c.spec import ClusterSpec
+from models.c2c.spec import ClusterSpec, Precision
 from models.units import si_factor
 from pipelines.inputs.scenarios import ClusterRequest
 from pipelines.ledger.figures import FigureUsed
@@ -84,7 +87,12 @@ def resolve_cluster(request: ClusterRequest, session: Session | None, *, on: dat
     used["scaleup_bw"] = _scale_up_bw(look)
     used.update(_scale_out(look))
     used.update(_efficiencies(look, used))
+    gemm_peak = _gemm_peak(look)
+    if gemm_peak is not None:
+        used["gemm_peak_flops"] = gemm_peak
     spec = ClusterSpec(peak_flops=used["peak_flops"].value, hbm_bytes=used["hbm_bytes"].value,
+                       gemm_peak_flops=None if gemm_peak is None else gemm_peak.value,
+                       arch=_arch(look),
                        hbm_bw=used["hbm_bw"].value, domain_gpus=int(used["domain_gpus"].value),
                        scaleup_bw=used["scaleup_bw"].value,
                        scaleout_bw=used["scaleout_bw_per_nic"].value
@@ -94,6 +102,31 @@ def resolve_cluster(request: ClusterRequest, session: Session | None, *, on: dat
                        scaleup_latency=used["scaleup_latency"].value,
                        scaleout_latency=used["scaleout_latency"].value)
     return spec, list(used.values())
+
+
+def _gemm_peak(look: _Lookup) -> FigureUsed | None:
+    """The dense peak of the scenario's GEMM precision (FP8 or FP4): inline, else the GPU
+    item's peak_dense_fp8 / peak_dense_fp4 in the ledger; None in BF16 (peak_flops is it)."""
+    precision = look.request.precision
+    if precision == Precision.BF16:
+        return None
+    key = "gpu_specs.peak_fp4" if precision == Precision.FP4 else "gpu_specs.peak_fp8"
+    metric = precision.peak_metric
+    return look.need("gemm_peak_flops", key,
+                     look.inline("gemm_peak_flops", key, "FLOP/s")
+                     or look.ledger("gemm_peak_flops", look.request.gpu, metric, "FLOP/s"),
+                     look.request.gpu, metric)
+
+
+def _arch(look: _Lookup) -> str:
+    """The architecture whose compute efficiencies apply: gpu_specs.arch, else the GPU item's
+    family in the ledger (Hopper, Blackwell, ...), else the pooled "generic"."""
+    if look.request.arch:
+        return cal.ARCH_OF_FAMILY.get(look.request.arch, look.request.arch)
+    if look.session is None or look.request.gpu is None:
+        return cal.GENERIC_ARCH
+    family = look.session.scalar(select(Item.family).where(Item.key == look.request.gpu))
+    return cal.ARCH_OF_FAMILY.get((family or "").strip().lower(), cal.GENERIC_ARCH)
 
 
 def _scale_up_bw(look: _Lookup) -> FigureUsed:

@@ -18,7 +18,7 @@ ESTIMATE_KEYS = {
     "model_tflops_per_gpu", "hw_tflops_per_gpu", "mfu", "memory_gib_per_gpu", "fits",
     "time_to_train_days", "dataset_version",
 }
-DIMENSIONS = {"tp", "pp", "dp", "ep"}
+DIMENSIONS = {"tp", "cp", "pp", "dp", "ep"}
 SHIPPED_HGX = str(SHIPPED_SCENARIOS / "gpt3-175b-tp8-hgx-ndr.yaml")
 
 
