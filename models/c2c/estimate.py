@@ -31,6 +31,7 @@ from models.c2c.spec import (
     FloatArray,
     Framework,
     Layouts,
+    Precision,
     Recompute,
     TransformerSpec,
 )
@@ -177,10 +178,15 @@ def _evaluate(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layou
                  "pp": stage.pp.scaled(m), "dp": dp_exposed, "ep": stage.ep.scaled(m)},
         model_flops_per_gpu=model_flops / (t_iter * gpus),
         hw_flops_per_gpu=hw_flops / (t_iter * gpus),
-        mfu=model_flops / (t_iter * gpus * hw.gemm_peak),
+        mfu=model_flops / (t_iter * gpus * gemm_peak(hw, fw.precision)),
         memory_bytes=memory, fits=memory <= usable_memory(hw),
         time_to_train_s=None if tokens is None
         else tokens / (lay.global_batch * model.seq_len) * t_iter)
+
+
+def gemm_peak(hw: ClusterSpec, precision: Precision) -> float:
+    """The dense peak the GEMMs run at in `precision` (MFU is measured against it)."""
+    return hw.peak_flops if precision == Precision.BF16 else hw.gemm_peak
 
 
 def usable_memory(hw: ClusterSpec) -> float:

@@ -10,15 +10,17 @@ the briefing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 from models.c2c.estimate import evaluate
+from models.c2c.measured_runs import ARCHITECTURES, RUNS, SOURCES, MeasuredRun
 from models.c2c.spec import (
     ClusterSpec,
     Framework,
     Layout,
     Layouts,
+    Precision,
     Recompute,
     TransformerSpec,
 )
@@ -154,4 +156,99 @@ def validation_results() -> list[ValidationResult]:
         measured = 100 * point.measured
         results.append(ValidationResult(MCORE_SET, point.name, measured, predicted,
                                         predicted - measured))
+    return results
+
+
+# --- NeMo / Megatron-Bridge performance summaries (models/c2c/measured_runs.py) -----------
+
+def _system(peak: float, fp8: float, fp4: float | None, hbm: float, domain: int,
+            nvlink: float, nic: float, arch: str) -> dict[Precision, ClusterSpec]:
+    """One DGX system's GPU in each precision it runs (TFLOP/s, GB, GPUs, GB/s one way,
+    Gb/s per NIC): the BF16 peak for attention, the precision's peak for the GEMMs."""
+    peaks = {Precision.BF16: peak, Precision.FP8: fp8, Precision.MXFP8: fp8}
+    if fp4 is not None:
+        peaks[Precision.FP4] = fp4
+    return {p: ClusterSpec(peak_flops=peak * 1e12, gemm_peak_flops=v * 1e12, hbm_bytes=hbm * 1e9,
+                           hbm_bw=(3350e9 if arch == "hopper" else 8000e9), domain_gpus=domain,
+                           scaleup_bw=nvlink * 1e9, scaleout_bw=nic / 8 * 1e9,
+                           scaleup_efficiency=0.82, scaleout_efficiency=0.94,
+                           scaleup_latency=3.4e-6, scaleout_latency=14e-6, arch=arch)
+            for p, v in peaks.items()}
+
+
+# The published runs' own systems, from the vendors' datasheets (dense peaks: half the
+# "with sparsity" figures): DGX H100 (8 x H100 SXM, NVLink 4, 8 x 400 Gb/s), DGX B200 (8 x
+# B200, NVLink 5, 8 x 400 Gb/s), GB200 NVL72 and GB300 NVL72 (72-GPU NVLink 5 domains; 400 and
+# 800 Gb/s NICs). B300 has two runs and no datasheet figures in the ledger: not used.
+SYSTEMS: dict[str, dict[Precision, ClusterSpec]] = {
+    "DGX-H100": _system(989.5, 1979, None, 80, 8, 450, 400, "hopper"),
+    "DGX-B200": _system(2250, 4500, 9000, 180, 8, 900, 400, "blackwell"),
+    "DGX-GB200": _system(2500, 5000, 10000, 186, 72, 900, 400, "blackwell"),
+    "DGX-GB300": _system(2500, 5000, 15000, 279, 72, 900, 800, "blackwell"),
+}
+
+
+def _architecture(name: str, seq_len: int) -> TransformerSpec:
+    a = ARCHITECTURES[name]
+    return TransformerSpec(layers=a.layers, hidden=a.hidden, heads=a.heads, seq_len=seq_len,
+                           vocab=a.vocab, ffn=a.ffn, kv_heads=a.kv_heads, swiglu=a.swiglu,
+                           experts=a.experts, top_k=a.top_k, moe_ffn=a.moe_ffn,
+                           tied_embeddings=a.tied_embeddings, head_dim=a.head_dim,
+                           first_dense_layers=a.first_dense_layers,
+                           shared_experts=a.shared_experts, shared_ffn=a.shared_ffn)
+
+
+@dataclass(frozen=True)
+class RunCase:
+    """A published run as the model evaluates it."""
+
+    run: MeasuredRun
+    model: TransformerSpec
+    layout: Layout
+    hw: ClusterSpec
+    framework: Framework
+
+    @property
+    def name(self) -> str:
+        return f"{self.run.model} {self.run.gpus}x{self.run.system} {self.run.precision}"
+
+    def tokens_per_s_per_gpu(self, t_iter: float) -> float:
+        return self.run.global_batch * self.run.seq_len / (t_iter * self.run.gpus)
+
+
+def published_runs() -> list[RunCase]:
+    """Every transcribed run on a system above: Megatron-Core with fused attention, TP and
+    DP overlap; sequence parallelism wherever TP > 1; the distributed optimizer, or FSDP where
+    the run used it; no recompute (the recipes' selective recompute is the fused kernel's)."""
+    cases = []
+    for run in RUNS:
+        if run.system not in SYSTEMS:
+            continue
+        precision = Precision.parse(run.precision)
+        model = _architecture(run.model, run.seq_len)
+        dp = run.gpus // (run.tp * run.pp * run.cp)
+        layout = Layout(tp=run.tp, pp=run.pp, dp=dp, cp=run.cp, ep=run.ep,
+                        micro_batch=run.micro_batch, global_batch=run.global_batch,
+                        interleave=run.vp, sequence_parallel=run.tp > 1,
+                        zero=3 if run.fsdp else 1, recompute=Recompute.NONE)
+        cases.append(RunCase(run, model, layout, SYSTEMS[run.system][precision],
+                             replace(MCORE_FRAMEWORK, precision=precision)))
+    return cases
+
+
+def published_set(run: MeasuredRun) -> PublishedSet:
+    source = SOURCES[run.source]
+    return PublishedSet(source.title, source.url, source.published_on,
+                        "training throughput (tokens/s/GPU)", "%")
+
+
+def run_results(cases: list[RunCase] | None = None) -> list[ValidationResult]:
+    """The model's error on each published run: predicted vs measured tokens/s/GPU."""
+    results = []
+    for case in cases if cases is not None else published_runs():
+        estimate = evaluate(case.model, case.hw, case.framework, Layouts.of([case.layout]))
+        predicted = case.tokens_per_s_per_gpu(float(estimate.t_iter[0]))
+        measured = case.run.tokens_per_s_per_gpu
+        results.append(ValidationResult(published_set(case.run), case.name, measured, predicted,
+                                        100 * (predicted - measured) / measured))
     return results

@@ -16,7 +16,7 @@ from db import results
 from db.engine import Engine, Session
 from db.schema import DatasetVersion
 from models.c2c import calibration as cal
-from models.c2c.estimate import DIMENSIONS, Estimates, evaluate
+from models.c2c.estimate import DIMENSIONS, Estimates, evaluate, gemm_peak
 from models.c2c.spec import ClusterSpec, Layouts, Precision
 from models.c2c.sweep import (
     NoValidLayout,
@@ -82,7 +82,7 @@ def compute_basis(hw: ClusterSpec, precision: Precision) -> dict[str, Any]:
     return {"arch": hw.arch, "precision": precision.name.lower(),
             "gemm_efficiency": cal.gemm_efficiency(hw.arch, precision),
             "attention_efficiency": cal.attention_efficiency(hw.arch),
-            "gemm_peak_tflops": hw.gemm_peak / 1e12}
+            "gemm_peak_tflops": gemm_peak(hw, precision) / 1e12}
 
 
 def check_layout(scenario: Scenario) -> None:
