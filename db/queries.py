@@ -123,6 +123,11 @@ def dataset_version(session: Session, version_id: int) -> DatasetVersion:
     return found
 
 
+def item_family(session: Session, key: str) -> str | None:
+    """The family the ledger gives an item (Hopper, Blackwell, ...), None if it has none."""
+    return session.scalar(select(Item.family).where(Item.key == key))
+
+
 def measured_run_shape(session: Session, observation_id: int) -> tuple[int, int] | None:
     """(nodes, GPUs per node) of the nccl-tests run an observation summarises: the run in the
     same raw file with a size point on the observation's line. None if it is not one."""

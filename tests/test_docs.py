@@ -24,7 +24,7 @@ OUTSIDE = ("shared/reference", "../shared")
 OUTSIDE_NAMES = re.compile(r"(perf_model|cost_facts|spec_facts|versioning|formats)\.md")
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 FENCE = re.compile(r"^```.*?^```", re.S | re.M)
-CITATION = re.compile(r"\bdocs/([\w-]+\.md)(?:#([\w-]+))?")
+CITATION = re.compile(r"(?<![/\w.])docs/([\w-]+\.md)(?:#([\w-]+))?")  # not a URL's path
 
 
 @cache

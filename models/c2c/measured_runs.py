@@ -78,7 +78,7 @@ class Source:
     published_on: date  # the release / page date as best known (see the comment on each entry)
 
 
-# Commit of NVIDIA-NeMo/Megatron-Bridge whose docs/performance-summary-archive.md was transcribed.
+# Commit of NVIDIA-NeMo/Megatron-Bridge whose performance-summary archive page was transcribed.
 _MB_COMMIT: Final = "067f987df03b8355b03192d88d70f1709fedf51a"
 _MB_ARCHIVE_URL: Final = (
     "https://github.com/NVIDIA-NeMo/Megatron-Bridge/blob/"
@@ -86,7 +86,7 @@ _MB_ARCHIVE_URL: Final = (
 )
 
 # The tables, keyed by a short name. Megatron-Bridge sources are dated by the commit that first
-# added the release's section to docs/performance-summary*.md (`git log -S "<release> NeMo
+# added the release's section to the performance-summary pages (`git log -S "<release> NeMo
 # Container"`); later commits revised some numbers, and the rows below are the revised ones as of
 # _MB_COMMIT.
 SOURCES: Final[dict[str, Source]] = {

@@ -5,11 +5,8 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from sqlalchemy import select
-
 from db.engine import Session
-from db.queries import measured_run_shape
-from db.schema import Item
+from db.queries import item_family, measured_run_shape
 from models.c2c import calibration as cal
 from models.c2c.spec import ClusterSpec, Precision
 from models.units import si_factor
@@ -125,7 +122,7 @@ def _arch(look: _Lookup) -> str:
         return cal.ARCH_OF_FAMILY.get(look.request.arch, look.request.arch)
     if look.session is None or look.request.gpu is None:
         return cal.GENERIC_ARCH
-    family = look.session.scalar(select(Item.family).where(Item.key == look.request.gpu))
+    family = item_family(look.session, look.request.gpu)
     return cal.ARCH_OF_FAMILY.get((family or "").strip().lower(), cal.GENERIC_ARCH)
 
 

@@ -8,10 +8,12 @@ from datetime import UTC, date, datetime
 
 import pytest
 
+from db.engine import Session
 from models.c2c.spec import Precision
 from pipelines.inputs.scenarios import ScenarioError, load_scenario
 from pipelines.jobs.c2c import check_layout, estimate
 from pipelines.ledger.cluster_specs import MissingSpec, resolve_cluster
+from pipelines.settings import PROJECT_ROOT
 
 ON = date(2026, 11, 22)
 KNOWN = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
@@ -94,3 +96,28 @@ def test_uneven_stages_are_accepted_when_the_rest_splits(write_scenario):
     scenario = loaded(write_scenario, text)
     check_layout(scenario)
     assert (scenario.layout.first_stage_layers, scenario.layout.last_stage_layers) == (22, 22)
+
+
+LEDGER_FP8 = """\
+name: llama-70b-fp8-on-gb200
+precision: fp8
+model: {layers: 80, hidden: 8192, heads: 64, kv_heads: 8, ffn: 28672, swiglu: true,
+        seq_len: 8192, vocab: 128256, tied_embeddings: false}
+parallel: {tp: 2, pp: 4, dp: 8, micro_batch: 1, global_batch: 128, sequence_parallel: true}
+cluster:
+  gpu: gb200
+  scale_up: {domain_gpus: 72, bw_per_gpu_bidir: "1800 GB/s"}
+  scale_out: {nic_rate: "400 Gb/s"}
+"""
+
+
+def test_the_ledger_gives_the_fp8_peak_and_the_family_gives_the_architecture(
+        write_scenario, ledger, ingest):
+    ingest(PROJECT_ROOT / "data" / "sources" / "gpu_compute.yaml")
+    scenario = load_scenario(write_scenario(LEDGER_FP8))
+    with Session(ledger) as session:
+        hw, used = resolve_cluster(scenario.cluster, session, on=ON, known=datetime.now(UTC))
+    assert hw.arch == "blackwell" and hw.gemm_peak == 5000e12 and hw.peak_flops == 2500e12
+    (peak,) = [s for s in used if s.name == "gemm_peak_flops"]
+    assert (peak.origin, peak.item, peak.metric) == ("ledger", "gb200", "peak_dense_fp8")
+    assert peak.source == "nvidia-gb200-nvl72-page"
