@@ -97,6 +97,11 @@ class TcoLine:
     cheaper_option: str | None
     usd_per_gpu_hour: tuple[tuple[str, float], ...] = ()   # (option, $/GPU-hour)
     inputs: tuple[Cited, ...] = ()
+    # s's P10-P90 with the C2C model's error, and "too close to call" when it overlaps s*'s.
+    speedup_p10: float | None = None
+    speedup_p90: float | None = None
+    call: str | None = None
+    settle_with: str | None = None
 
 
 @dataclass(frozen=True)

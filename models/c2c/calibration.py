@@ -25,23 +25,58 @@ FUSED_ATTENTION_EFFICIENCY: Final = 0.45  # fitted (Hopper)
 
 # Per architecture and precision: the fraction of the datasheet's dense peak a large GEMM
 # reaches, and of the BF16 peak a fused attention kernel reaches (attention stays in BF16 in
-# every precision). An architecture not listed gets "generic" (the pooled fit). Fitted jointly
-# with the constants above on the calibration sets of models/c2c/validation.py.
+# every precision). An architecture not listed gets the mean of the listed ones for that
+# precision. Ampere and Hopper BF16: fitted with the constants above on Korthikanti Table 5 and
+# the Megatron-Core H100 table. The rest: fitted by bench/c2c_fit.py on the NeMo 24.07 and
+# Megatron-Bridge 25.11 / 26.04.01 performance summaries (models/c2c/measured_runs.py, 56
+# runs: DGX H100, DGX B200, GB200 NVL72, GB300 NVL72); a value those tables give fewer than 3
+# runs for (Blackwell BF16 and FP4) takes the architecture's FP8 value.
 GEMM_EFFICIENCY: Final[dict[tuple[str, Precision], float]] = {
     ("ampere", Precision.BF16): GEMM_COMPUTE_EFFICIENCY,
     ("hopper", Precision.BF16): GEMM_COMPUTE_EFFICIENCY,
-    ("hopper", Precision.FP8): GEMM_COMPUTE_EFFICIENCY,
-    ("hopper", Precision.MXFP8): GEMM_COMPUTE_EFFICIENCY,
-    ("blackwell", Precision.BF16): GEMM_COMPUTE_EFFICIENCY,
-    ("blackwell", Precision.FP8): GEMM_COMPUTE_EFFICIENCY,
-    ("blackwell", Precision.MXFP8): GEMM_COMPUTE_EFFICIENCY,
-    ("blackwell", Precision.FP4): GEMM_COMPUTE_EFFICIENCY,
+    ("hopper", Precision.FP8): 0.69,
+    ("hopper", Precision.MXFP8): 0.69,
+    ("blackwell", Precision.BF16): 0.71,
+    ("blackwell", Precision.FP8): 0.71,
+    ("blackwell", Precision.MXFP8): 0.59,
+    ("blackwell", Precision.FP4): 0.71,
+    ("blackwell_ultra", Precision.BF16): 0.89,
+    ("blackwell_ultra", Precision.FP8): 0.89,
+    ("blackwell_ultra", Precision.MXFP8): 0.86,
+    ("blackwell_ultra", Precision.FP4): 0.89,
 }
 ATTENTION_EFFICIENCY: Final[dict[str, float]] = {
     "ampere": FUSED_ATTENTION_EFFICIENCY,
     "hopper": FUSED_ATTENTION_EFFICIENCY,
-    "blackwell": FUSED_ATTENTION_EFFICIENCY,
+    "blackwell": 0.29,
+    # Blackwell Ultra (GB300, B300) doubles the exponent units attention's softmax runs on.
+    "blackwell_ultra": 0.32,
 }
+
+# --- the model's error: what the measured throughput was, relative to the predicted one, on
+# runs of each architecture (P10, P90 of predicted / measured tokens/s), and what that rests
+# on. The iteration time's band is t x [P10, P90]. bench/c2c_fit.py prints them.
+BAND: Final[dict[str, tuple[float, float, str]]] = {
+    "ampere": (0.967, 1.018, "8 Korthikanti Table 5 points, in sample (the constants were "
+                             "fitted on them)"),
+    "hopper": (0.836, 1.196, "21 NeMo / Megatron-Bridge H100 FP8 runs, each table left out "
+                             "of the fit in turn"),
+    "blackwell": (0.819, 1.136, "21 Megatron-Bridge B200 / GB200 runs, each table left out "
+                                "of the fit in turn"),
+    "blackwell_ultra": (0.904, 1.089, "14 Megatron-Bridge GB300 runs, each table left out "
+                                      "of the fit in turn"),
+}
+# An architecture without its own: the widest of them.
+GENERIC_BAND: Final = (min(b[0] for b in BAND.values()), max(b[1] for b in BAND.values()),
+                       "the widest band of the fitted architectures (none of its own)")
+
+
+def band(arch: str) -> tuple[float, float, str]:
+    """(low, high, basis): measured/predicted iteration time stays within [low, high] on 80 %
+    of the calibration runs of `arch`."""
+    return BAND.get(arch, GENERIC_BAND)
+
+
 GENERIC_ARCH: Final = "generic"
 # Bytes per GEMM operand element in each precision (block scales included), and the bytes a
 # cast to it moves per activation element (read BF16, write the low-precision copy and, for
@@ -52,7 +87,8 @@ QUANTIZE_BYTES: Final = {Precision.BF16: 0.0, Precision.FP8: 3.0, Precision.MXFP
                          Precision.FP4: 2.5625}
 # GPU families (the ledger item's `family`) -> the architecture the efficiencies are kept for.
 ARCH_OF_FAMILY: Final = {"ampere": "ampere", "hopper": "hopper", "blackwell": "blackwell",
-                         "blackwell ultra": "blackwell"}
+                         "blackwell ultra": "blackwell_ultra",
+                         "blackwell_ultra": "blackwell_ultra"}
 
 
 def gemm_efficiency(arch: str, precision: Precision) -> float:
@@ -81,6 +117,12 @@ FFN_PASSES_SWIGLU: Final = 3.0  # read gate and up, write
 # models launch-bound.
 ELEMENTWISE_KERNELS_PER_LAYER: Final = 16.0
 LOSS_BYTES_PER_LOGIT: Final = 24.0  # fp32 logits: upcast, max, exp-sum, loss, gradient
+# MoE routing per layer, forward: the router's fp32 scores (softmax, top-k: passes over
+# tokens x experts), and the permutation of each token's top-k copies to their experts and
+# back (read + write, twice: dispatch and combine), with their small kernels.
+ROUTER_SCORE_PASSES: Final = 4.0  # x 4 bytes (fp32) x tokens x experts
+PERMUTE_PASSES: Final = 4.0  # x 2 bytes x tokens x top_k x hidden
+MOE_KERNELS_PER_LAYER: Final = 12.0
 OPTIMIZER_BYTES_PER_PARAM: Final = 30.0  # Adam: fp32 master, m, v read+write; grad; bf16 param
 
 # --- memory

@@ -83,6 +83,8 @@ def layer_forward(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: L
     elementwise = _hbm_seconds(cal.HIDDEN_PASSES * hidden_elements
                                + ffn_passes * ffn_elements, hw) \
         + cal.ELEMENTWISE_KERNELS_PER_LAYER * cal.KERNEL_OVERHEAD_S
+    if moe:
+        elementwise = elementwise + _routing(model, Rates.of(hw, fw, bf16=True), lay, tokens)
     scores = (np.zeros_like(t) if fw.flash_attention
               else cal.SCORE_PASSES * tokens * model.heads * model.seq_len / t)
     return LayerCompute(gemm_s=qkv + out + core + mlp, attention_core_s=core,
@@ -140,6 +142,21 @@ def _mlp(model: TransformerSpec, rates: Rates, lay: Layouts, tokens: FloatArray,
         seconds, flops = seconds + shared_s, flops + shared_flops
         elements = elements + tokens * model.shared_ffn_width / t
     return seconds, flops, elements
+
+
+def _routing(model: TransformerSpec, bf16: Rates, lay: Layouts,
+             tokens: FloatArray) -> FloatArray:
+    """Seconds of a MoE layer's routing on one GPU, forward: the router GEMM (BF16; over all
+    the GPU's tokens unless sequence parallelism splits them over TP), its fp32 scores, and
+    the permutation of the tokens' top-k copies to their experts and back. Not model FLOPs
+    (the published MFU formulas leave the router out)."""
+    t = lay.tp.astype(np.float64)
+    rows = tokens / np.where(lay.sequence_parallel, t, 1.0)
+    router = gemm_seconds(rows, np.full_like(t, float(model.hidden)),
+                          np.full_like(t, float(model.experts)), bf16)
+    moved = (cal.ROUTER_SCORE_PASSES * 4.0 * rows * model.experts
+             + cal.PERMUTE_PASSES * cal.BYTES_PER_ELEMENT * rows * model.top_k * model.hidden)
+    return router + moved / bf16.hbm + cal.MOE_KERNELS_PER_LAYER * cal.KERNEL_OVERHEAD_S
 
 
 def _hbm_seconds(elements: FloatArray, hw: ClusterSpec) -> FloatArray:

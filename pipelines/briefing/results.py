@@ -34,6 +34,8 @@ def scenario_line(result: C2CResult, scenario: Scenario) -> ScenarioLine:
 
 def tco_line(result: TcoResult, scenario: Scenario) -> TcoLine:
     figures = json.loads(result.result_json)
+    speedup_band = figures.get("ranges", {}).get("speedup") or {}
+    verdict = figures.get("verdict") or {}
     return TcoLine(
         name=scenario.name, scale_up_option=result.scale_up_option or "",
         scale_out_option=result.scale_out_option or "",
@@ -42,7 +44,9 @@ def tco_line(result: TcoResult, scenario: Scenario) -> TcoLine:
         speedup=result.speedup, cheaper_option=result.cheaper_option,
         usd_per_gpu_hour=tuple((o["name"], o["usd_per_gpu_hour"])
                                for o in figures.get("options", [])),
-        inputs=tuple(_cited(i) for i in figures.get("inputs", [])))
+        inputs=tuple(_cited(i) for i in figures.get("inputs", [])),
+        speedup_p10=speedup_band.get("p10"), speedup_p90=speedup_band.get("p90"),
+        call=verdict.get("call"), settle_with=verdict.get("settle_with"))
 
 
 def ledger_pairs(result: C2CResult | TcoResult) -> set[tuple[str, str]]:

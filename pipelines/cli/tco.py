@@ -100,8 +100,18 @@ def _print_comparison(result: dict[str, Any]) -> None:
     if band:
         line += f" (P10 {band['p10']:.2f}, P90 {band['p90']:.2f})"
     if result["speedup"] is not None:
-        line += (f"; the JCTs give s = {result['speedup']:.2f}, so {result['cheaper_option']} "
-                 "costs less per job")
+        s_band = result["ranges"].get("speedup")
+        line += f"; the JCTs give s = {result['speedup']:.2f}"
+        if s_band:
+            line += (f" (P10 {s_band['p10']:.2f}, P90 {s_band['p90']:.2f}, with the C2C "
+                     "model's error)")
+        call = result.get("verdict", {})
+        if call.get("call") == "too close to call":
+            line += (f": too close to call ({result['cheaper_option']} is cheaper at the point "
+                     f"values, but the bands of s and s* overlap); {call['settle_with']} would "
+                     "settle it")
+        else:
+            line += f", so {result['cheaper_option']} costs less per job"
     console.print(line, highlight=False)
 
 

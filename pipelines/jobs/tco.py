@@ -154,10 +154,15 @@ def _modelled_jct(scenario: TcoScenario, link: C2CLink, used: dict[str, FigureUs
                             f"{estimate['gpus']} GPUs but the option has {gpus:g}; the job "
                             "cost assumes the whole cluster runs the job")
     days = estimate["time_to_train_days"]
+    # The model's error band travels with the time to train: the Monte Carlo samples it like
+    # any other range (each option's on its own, which does not understate the speed-up's).
+    low, high = estimate["band"]["time_to_train_days"]
     note = (f"C2C scenario {link.scenario}: {estimate['t_iter_s']:.3g} s/iteration, "
             f"{performance.tokens:.3g} tokens, C2C {estimate['c2c']:.2f}, "
-            f"MFU {estimate['mfu']:.1%}; failure-free (divided by availability x goodput)")
-    return FigureUsed(f"options.{link.option}.jct", days, "day", "c2c", note=note), estimate
+            f"MFU {estimate['mfu']:.1%}; failure-free (divided by availability x goodput); "
+            f"model error band {low:.3g}-{high:.3g} days ({estimate['band']['basis']})")
+    return FigureUsed(f"options.{link.option}.jct", days, "day", "c2c", low=low, high=high,
+                      note=note), estimate
 
 
 def _find_c2c(scenario: TcoScenario, link: C2CLink, folder: Path,
@@ -253,12 +258,30 @@ def _comparison(plan: ComparisonPlan, point: dict[str, float],
     pair = (plan.scale_up, plan.scale_out)
     cheaper = (min(pair, key=lambda name: job[name])
                if all(job[name] is not None for name in pair) else None)
+    ranges = {k: spread[k].to_json() for k in ("break_even_speedup", "speedup") if k in spread}
     return {"scale_up": plan.scale_up, "scale_out": plan.scale_out, "options": options,
             "break_even_speedup": outputs["break_even_speedup"],
             "speedup": outputs.get("speedup"), "cheaper_option": cheaper,
-            "time_cost_per_year_usd": point["time_cost_per_year"],
-            "ranges": {k: spread[k].to_json() for k in ("break_even_speedup", "speedup")
-                       if k in spread}}
+            "verdict": verdict(ranges, cheaper),
+            "time_cost_per_year_usd": point["time_cost_per_year"], "ranges": ranges}
+
+
+# What settles a call the model's error leaves open.
+SETTLE = ("a measured nccl-tests all-reduce on the scale-out fabric, or a benchmark of the "
+          "workload on each option")
+
+
+def verdict(ranges: dict[str, dict[str, float]], cheaper: str | None) -> dict[str, Any]:
+    """"too close to call" when the P10-P90 of the speed-up s and of the break-even s*
+    overlap (the model's band and the cost ranges cannot tell which side s falls on), else
+    the cheaper option; with what would settle it."""
+    s, s_star = ranges.get("speedup"), ranges.get("break_even_speedup")
+    if cheaper is None or s is None or s_star is None:
+        return {"call": None, "settle_with": None}
+    overlap = s["p10"] <= s_star["p90"] and s_star["p10"] <= s["p90"]
+    if overlap:
+        return {"call": "too close to call", "settle_with": SETTLE}
+    return {"call": cheaper, "settle_with": None}
 
 
 def _training_run(plan: TrainingRunPlan, point: dict[str, float],

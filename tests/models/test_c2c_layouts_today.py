@@ -22,7 +22,7 @@ from models.c2c.spec import (
 )
 from models.c2c.stages import stage_layers
 from models.c2c.sweep import enumerate_layouts
-from models.c2c.validation import published_runs, run_results
+from models.c2c.validation import calibration_runs, published_runs, run_results
 
 # A GB200-like GPU in a 72-GPU NVLink domain; FP8 at twice the BF16 peak.
 GB200 = ClusterSpec(peak_flops=2500e12, gemm_peak_flops=5000e12, hbm_bytes=186e9, hbm_bw=8e12,
@@ -164,3 +164,25 @@ def test_every_published_run_of_a_known_system_is_evaluated_with_a_finite_error(
     assert len(results) == len(cases) >= 50
     assert all(np.isfinite(r.error) for r in results)
     assert {c.run.precision for c in cases} == {"bf16", "fp8", "mxfp8", "fp4"}
+
+
+def test_the_fitted_efficiencies_keep_each_published_table_within_its_stated_error():
+    """The errors docs/c2c-method.md states for the NeMo / Megatron-Bridge tables (in sample,
+    with calibration.py's fitted values): a model change that loses accuracy fails here."""
+    stated = {"nemo-24.07": 5.0, "megatron-bridge-25.11": 16.0,
+              "megatron-bridge-26.04.01": 11.0}
+    cases = calibration_runs()
+    results = run_results(cases)
+    for source, bound in stated.items():
+        errors = [abs(r.error) for c, r in zip(cases, results, strict=True)
+                  if c.run.source == source]
+        assert errors and np.mean(errors) <= bound, (source, np.mean(errors))
+
+
+def test_each_architecture_has_a_band_and_an_unknown_one_the_widest():
+    for arch in ("ampere", "hopper", "blackwell", "blackwell_ultra"):
+        low, high, basis = cal.band(arch)
+        assert 0 < low < 1 < high and basis
+    low, high, _ = cal.band("some-new-gpu")
+    assert low == min(b[0] for b in cal.BAND.values())
+    assert high == max(b[1] for b in cal.BAND.values())

@@ -121,3 +121,13 @@ def test_the_ledger_gives_the_fp8_peak_and_the_family_gives_the_architecture(
     (peak,) = [s for s in used if s.name == "gemm_peak_flops"]
     assert (peak.origin, peak.item, peak.metric) == ("ledger", "gb200", "peak_dense_fp8")
     assert peak.source == "nvidia-gb200-nvl72-page"
+
+
+def test_every_estimate_carries_the_models_error_band(write_scenario):
+    scenario = loaded(write_scenario)
+    result = estimate(scenario, resolve_cluster(scenario.cluster, None, on=ON, known=KNOWN),
+                      None)
+    low, high = result["band"]["t_iter_s"]
+    assert low < result["t_iter_s"] < high
+    assert result["band"]["basis"].startswith("blackwell: ")
+    assert result["band"]["time_to_train_days"] is None  # the scenario sets no tokens
