@@ -132,11 +132,13 @@ class WarehouseMeta:
 
 def publish_warehouse(engine: Engine, target: Path, meta: WarehouseMeta,
                       source_kind_rank: dict[str, int], *,
-                      checks: Mapping[str, TableChecks] | None = None) -> Path:
+                      checks: Mapping[str, TableChecks] | None = None,
+                      model_errors: Sequence[Sequence[object]] = ()) -> Path:
     """Build the warehouse for `meta`'s dataset version at `target`, atomically.
 
     Args:
         checks: the declared checks to run on the built file (default warehouse_checks.CHECKS).
+        model_errors: rows of the model_error table (the C2C model's calibration errors).
 
     Raises:
         WarehouseCheckError: a check failed; `target` is left as it was.
@@ -147,7 +149,7 @@ def publish_warehouse(engine: Engine, target: Path, meta: WarehouseMeta,
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         _remove(tmp)
-        _build(engine, tmp, meta, source_kind_rank)
+        _build(engine, tmp, meta, source_kind_rank, model_errors)
         _verify(tmp, checks)
         # A reader holding the old file keeps its inode; new connections open the new file.
         os.replace(tmp, target)
@@ -196,7 +198,7 @@ def _verify(path: Path, checks: Mapping[str, TableChecks] | None) -> None:
 
 
 def _build(engine: Engine, path: Path, meta: WarehouseMeta,
-           source_kind_rank: dict[str, int]) -> None:
+           source_kind_rank: dict[str, int], model_errors: Sequence[Sequence[object]]) -> None:
     con = duckdb.connect(str(path), config={"storage_compatibility_version": STORAGE_VERSION})
     try:
         # Ledger times arrive as naive UTC text from SQLite: the casts must read them as UTC.
@@ -212,6 +214,7 @@ def _build(engine: Engine, path: Path, meta: WarehouseMeta,
             for table, query in _LOADS.items():
                 _load(ledger, con, table, query, meta.cutoff_at)
         _insert(con, "tco_option_result", _option_rows(con))
+        _insert(con, "model_error", model_errors)
         for name in MART_FILES:
             con.execute((SQL_DIR / name).read_text(encoding="utf-8"))
         for view, table in _COMMENTED_LIKE.items():

@@ -380,3 +380,25 @@ comment on column rejected_row.line is 'Line of the row in the file (NULL when u
 comment on column rejected_row.field is 'Field that failed validation (file = the whole file)';
 comment on column rejected_row.reason is 'Why it was rejected';
 comment on column rejected_row.raw_text is 'The row as read';
+
+create table model_error (
+    calibration_set varchar not null,
+    url varchar not null,
+    published_on date not null,
+    quantity varchar not null,
+    error_unit varchar not null,
+    point varchar not null,
+    measured double not null,
+    predicted double not null,
+    error double not null
+);
+comment on table model_error is 'The C2C model against every published measurement it is calibrated on (specledger validate): one row per point, with the model of this build.';
+comment on column model_error.calibration_set is 'Title of the published set of measurements';
+comment on column model_error.url is 'Where the set was published (pinned to a commit where it is a repository file)';
+comment on column model_error.published_on is 'When the set was published';
+comment on column model_error.quantity is 'What measured and predicted are: iteration time (s), MFU (%) or throughput (tokens/s/GPU)';
+comment on column model_error.error_unit is '% (error relative to measured) or points (MFU difference)';
+comment on column model_error.point is 'The measured run: model, GPUs, system, precision';
+comment on column model_error.measured is 'The published value, in quantity';
+comment on column model_error.predicted is 'The model''s value for the same run, in quantity';
+comment on column model_error.error is 'Signed error, in error_unit (positive: the model predicts more)';

@@ -270,3 +270,32 @@ def is_outlier(run: MeasuredRun) -> bool:
 def calibration_runs() -> list[RunCase]:
     """The published runs the efficiencies are fitted on: all but the OUTLIERS."""
     return [case for case in published_runs() if not is_outlier(case.run)]
+
+
+@dataclass(frozen=True)
+class SetReport:
+    """One calibration set: where it was published, each point, and the error summary."""
+
+    published: PublishedSet
+    results: tuple[ValidationResult, ...]
+
+    @property
+    def mean_abs_error(self) -> float:
+        return sum(r.abs_error for r in self.results) / len(self.results)
+
+    @property
+    def max_abs_error(self) -> float:
+        return max(r.abs_error for r in self.results)
+
+
+def fidelity_report() -> list[SetReport]:
+    """Every calibration set with the model's error on each of its points, in the order
+    the sets were published: what `specledger validate` prints and the warehouse keeps."""
+    results = [*validation_results(), *run_results(calibration_runs())]
+    sets: dict[str, list[ValidationResult]] = {}
+    published: dict[str, PublishedSet] = {}
+    for result in results:
+        sets.setdefault(result.published.title, []).append(result)
+        published[result.published.title] = result.published
+    return sorted((SetReport(published[t], tuple(r)) for t, r in sets.items()),
+                  key=lambda s: s.published.published_on)

@@ -117,6 +117,43 @@ def _print_specs(specs: list[dict[str, Any]]) -> None:
     console.print(table)
 
 
+def validate(home: HomeOption = None, as_json: JsonOption = False,
+             points: Annotated[bool, typer.Option(
+                 "--points/--summary", help="Every point of every set, or one line a set.")]
+             = True) -> None:
+    """The C2C model against every published measurement it is calibrated on: each set's
+    points, the model's predictions and errors (mean, max). No ledger needed."""
+    from pipelines.jobs.c2c import fidelity_json
+
+    del home  # accepted like every command's; the published sets need no ledger
+    report = fidelity_json()
+    if as_json:
+        write_json(report)
+        return
+    for calibration_set in report["sets"] if points else []:
+        unit = calibration_set["error_unit"]
+        table = Table(title=f"{calibration_set['title']} ({calibration_set['published_on']})",
+                      title_justify="left", box=box.SIMPLE)
+        for column in ("point", f"measured, {calibration_set['quantity']}", "model", "error"):
+            table.add_column(column, justify="left" if column == "point" else "right")
+        for point in calibration_set["points"]:
+            table.add_row(point["point"], f"{point['measured']:.4g}", f"{point['predicted']:.4g}",
+                          f"{point['error']:+.1f} {'%' if unit == '%' else 'pts'}")
+        console.print(table)
+    summary = Table(title="C2C model error per calibration set", title_justify="left",
+                    box=box.SIMPLE)
+    for column in ("set", "published", "points", "mean abs", "max abs"):
+        summary.add_column(column, justify="left" if column in ("set", "published") else "right")
+    for calibration_set in report["sets"]:
+        unit = "%" if calibration_set["error_unit"] == "%" else " pts"
+        summary.add_row(calibration_set["title"], calibration_set["published_on"],
+                        str(len(calibration_set["points"])),
+                        f"{calibration_set['mean_abs_error']:.1f}{unit}",
+                        f"{calibration_set['max_abs_error']:.1f}{unit}")
+    console.print(summary)
+
+
 def register(app: typer.Typer) -> None:
     app.command()(estimate)
     app.command()(sweep)
+    app.command()(validate)

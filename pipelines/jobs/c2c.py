@@ -292,3 +292,25 @@ def _recompute_one(session: Session, scenario: Scenario, version_id: int, known:
                            estimate=payload, inputs_sha256=digest, code_version=code_version,
                            computed_at=now)
     return "computed"
+
+
+def fidelity_json() -> dict[str, Any]:
+    """`specledger validate --json`: every calibration set, its points and error summary."""
+    from models.c2c.validation import fidelity_report
+
+    return {"sets": [{
+        "title": report.published.title, "url": report.published.url,
+        "published_on": report.published.published_on.isoformat(),
+        "quantity": report.published.quantity, "error_unit": report.published.error_unit,
+        "mean_abs_error": report.mean_abs_error, "max_abs_error": report.max_abs_error,
+        "points": [{"point": r.point, "measured": r.measured, "predicted": r.predicted,
+                    "error": r.error} for r in report.results]}
+        for report in fidelity_report()]}
+
+
+def fidelity_rows() -> list[tuple[object, ...]]:
+    """The same as warehouse rows: set, url, published_on, quantity, error unit, point,
+    measured, predicted, error."""
+    return [(s["title"], s["url"], s["published_on"], s["quantity"], s["error_unit"],
+             p["point"], p["measured"], p["predicted"], p["error"])
+            for s in fidelity_json()["sets"] for p in s["points"]]

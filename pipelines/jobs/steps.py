@@ -148,7 +148,8 @@ def publish(settings: Settings, dataset_version: int, *, as_of: date, built_at: 
             version = queries.dataset_version(session, dataset_version)
             meta = WarehouseMeta(version.id, version.content_hash, version.cutoff_at, as_of,
                                  built_at, code_version())
-        return publish_warehouse(engine, settings.warehouse_path, meta, SOURCE_KIND_RANK)
+        return publish_warehouse(engine, settings.warehouse_path, meta, SOURCE_KIND_RANK,
+                                 model_errors=c2c.fidelity_rows())
     finally:
         engine.dispose()
 

@@ -295,3 +295,23 @@ def test_the_result_tables_and_latest_views_comment_every_column(published):
                             "'tco_latest' and column_name = 'total_cost_usd'") == query(
         published, "select comment from duckdb_columns() where table_name = 'tco_result' "
                    "and column_name = 'total_cost_usd'")
+
+
+def test_the_models_calibration_errors_are_a_table_analysts_can_group(ledger, tmp_path,
+                                                                       ingest, write_pack):
+    from pipelines.jobs.c2c import fidelity_rows
+
+    report = ingest(write_pack("v1.yaml", NVLINK_PACK))
+    with Session(ledger) as session:
+        version = dataset_version(session, report.dataset_version)
+        meta = WarehouseMeta(version.id, version.content_hash, version.cutoff_at,
+                             date(2026, 11, 22), version.cutoff_at, "test")
+    rows = fidelity_rows()
+    path = publish_warehouse(ledger, tmp_path / "w.duckdb", meta, SOURCE_KIND_RANK,
+                             model_errors=rows)
+    sets = query(path, "select calibration_set, count(*), avg(abs(error)) from model_error "
+                       "group by all order by min(published_on)")
+    assert sum(n for _, n, _ in sets) == len(rows) > 50
+    assert "Korthikanti" in sets[0][0]
+    korthikanti = [abs(r[-1]) for r in rows if r[0] == sets[0][0]]
+    assert sets[0][2] == pytest.approx(sum(korthikanti) / len(korthikanti))

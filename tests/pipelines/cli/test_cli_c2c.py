@@ -193,3 +193,18 @@ def test_a_non_finite_or_non_scalar_value_exits_2_with_file_line_and_field(
     assert result.exit_code == 2, (result.output, result.exception)
     assert f"{path}{where}" in " ".join(result.stderr.split())
     assert result.stdout == ""  # no "Infinity" for a JSON reader to choke on
+
+
+def test_validate_prints_every_calibration_set_with_its_points_and_errors(cli):
+    result = cli("validate", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    titles = [s["title"] for s in report["sets"]]
+    assert any("Korthikanti" in t for t in titles) and any("Megatron-Bridge" in t for t in titles)
+    for calibration_set in report["sets"]:
+        errors = [abs(p["error"]) for p in calibration_set["points"]]
+        assert calibration_set["mean_abs_error"] == pytest.approx(sum(errors) / len(errors))
+        assert calibration_set["max_abs_error"] == pytest.approx(max(errors))
+        assert calibration_set["url"].startswith("https://")
+    summary = cli("validate", "--summary")
+    assert summary.exit_code == 0 and "mean abs" in summary.stdout
