@@ -117,15 +117,17 @@ class PublishedSet:
     published_on: date
     quantity: str        # what `Point.measured` is
     error_unit: str      # "%" (relative error) or "points" (MFU difference)
+    key: str = ""        # a short name to cite it by
 
 
 KORTHIKANTI_SET = PublishedSet(
     "Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models, "
     "Table 5 (A100, Selene)", "https://arxiv.org/abs/2205.05198", date(2022, 5, 10),
-    "iteration time (s)", "%")
+    "iteration time (s)", "%", "korthikanti-2022-table5")
 MCORE_SET = PublishedSet(
     "Megatron-Core H100 weak-scaling table (NVIDIA/Megatron-LM README, commit 06d70a1b)",
-    "https://github.com/NVIDIA/Megatron-LM", date(2024, 7, 15), "MFU (%)", "points")
+    "https://github.com/NVIDIA/Megatron-LM", date(2024, 7, 15), "MFU (%)", "points",
+    "megatron-core-2024-h100")
 
 
 @dataclass(frozen=True)
@@ -239,7 +241,7 @@ def published_runs() -> list[RunCase]:
 def published_set(run: MeasuredRun) -> PublishedSet:
     source = SOURCES[run.source]
     return PublishedSet(source.title, source.url, source.published_on,
-                        "training throughput (tokens/s/GPU)", "%")
+                        "training throughput (tokens/s/GPU)", "%", source.key)
 
 
 def run_results(cases: list[RunCase] | None = None) -> list[ValidationResult]:

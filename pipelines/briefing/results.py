@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from db.schema import C2CResult, Scenario, TcoResult
-from models.c2c.validation import validation_results
+from models.c2c.validation import fidelity_report
 from models.trends import result_moves
 from reports.context import (
     Cited,
@@ -109,20 +109,19 @@ def _shown(value: object) -> str:
     return f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
-VALIDATION_SOURCE_KEYS = {"%": "korthikanti-2022-table5", "points": "megatron-core-2024-h100"}
-
-
 def validation_lines() -> tuple[list[ValidationLine], list[SourceLine]]:
-    """The C2C model against published measurements, and those publications as sources."""
+    """The C2C model against every published measurement it is calibrated on, and those
+    publications as sources."""
     lines, sources = [], {}
-    for result in validation_results():
-        published = result.published
-        key = VALIDATION_SOURCE_KEYS[published.error_unit]
-        sources[key] = SourceLine(key=key, title=published.title, publisher=None,
-                                  kind="published measurement",
-                                  published_on=published.published_on, url=published.url)
-        lines.append(ValidationLine(
+    for report in fidelity_report():
+        published = report.published
+        sources[published.key] = SourceLine(key=published.key, title=published.title,
+                                            publisher=None, kind="published measurement",
+                                            published_on=published.published_on,
+                                            url=published.url)
+        lines.extend(ValidationLine(
             dataset=published.title, point=result.point, quantity=published.quantity,
             measured=result.measured, predicted=result.predicted, error=result.error,
-            error_unit=published.error_unit, source=key, source_date=published.published_on))
+            error_unit=published.error_unit, source=published.key,
+            source_date=published.published_on) for result in report.results)
     return lines, list(sources.values())
