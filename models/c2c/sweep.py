@@ -25,9 +25,10 @@ from models.c2c.spec import (
 )
 
 # Measured peak of enumerate_layouts (tracemalloc, GPT-3 and a 64-expert MoE on 1,024 GPUs,
-# 5,040 and 720 GPUs): 99-117 bytes per candidate layout, before the divisibility rules.
-# Evaluating the layouts that pass them costs about 700 bytes more each.
-ENUMERATION_BYTES_PER_LAYOUT = 120
+# 51,840 and 1,064,448 candidates, with cp, etp and the stage columns): 153-157 bytes per
+# candidate layout, before the divisibility rules. Evaluating the layouts that pass them costs
+# about 700 bytes more each.
+ENUMERATION_BYTES_PER_LAYOUT = 160
 
 
 class NoValidLayout(ValueError):
