@@ -7,7 +7,14 @@ from dataclasses import replace
 
 import numpy as np
 
-from models.c2c.spec import FloatArray, Framework, Layouts, Recompute, TransformerSpec
+from models.c2c.spec import (
+    FloatArray,
+    Framework,
+    Layouts,
+    Precision,
+    Recompute,
+    TransformerSpec,
+)
 from models.c2c.stages import stage_layers
 
 # Bytes per parameter (bf16 weights, fp32 gradients, Adam fp32 master + 2 moments), and
@@ -88,23 +95,30 @@ def state_bytes(model: TransformerSpec, lay: Layouts,
 
 def activation_bytes_per_layer(model: TransformerSpec, fw: Framework,
                                lay: Layouts) -> FloatArray:
-    """Activations one layer keeps for backward, per micro-batch (Korthikanti eq. 1-6).
+    """Activations one layer keeps for backward, per micro-batch, in bytes per s x b x h
+    (Korthikanti eq. 1-6: 34 = 10 replicated across TP + 24 sharded, for GPT with dropout and
+    BF16), rebuilt term by term so GQA, head width, SwiGLU, top-k, shared experts, dropout
+    and FP8 scale it. Context parallelism splits the sequence, so everything by cp.
 
-    34 = 10 replicated across TP (norm inputs, projection inputs, masks) + 24 sharded;
-    here the sharded part is rebuilt from the shapes so GQA, head width, SwiGLU, top-k and
-    shared experts scale it. Context parallelism splits the sequence, so everything by cp."""
+    Replicated: the two norms' inputs (2 + 2), the QKV and first MLP GEMMs' inputs (saved in
+    the GEMM precision: 2 bytes in BF16, 1 in FP8, as Transformer Engine keeps them) and,
+    with dropout, its two masks (1 + 1). Sharded: Q (2 x width), K and V, the output
+    projection's input (width, in the GEMM precision), the first MLP GEMM's output (2 x ffn,
+    twice for SwiGLU's gate) and the second's input (ffn, in the GEMM precision)."""
     sbh = lay.micro_batch * (model.seq_len / lay.cp.astype(np.float64)) * float(model.hidden)
     t = lay.tp.astype(np.float64)
     sp = lay.sequence_parallel
+    saved = 2.0 if fw.precision == Precision.BF16 else 1.0  # a GEMM input kept for backward
     width = model.attention_width / model.hidden
     kv_share = model.groups * model.kv_channels / model.hidden
-    gate = 1.5 if model.swiglu else 1.0
     moe_share = model.moe_layers / model.layers
     routed = model.expert_ffn_width * model.top_k + model.shared_ffn_width
-    ffn = moe_share * routed + (1 - moe_share) * model.ffn_width
-    sharded = 2 + 2 * width + 4 * kv_share + 4 * ffn / model.hidden * gate
+    ffn = (moe_share * routed + (1 - moe_share) * model.ffn_width) / model.hidden
+    fc1_out = 2.0 * ffn * (2.0 if model.swiglu else 1.0)
+    sharded = 2 * width + 4 * kv_share + saved * width + fc1_out + saved * ffn
+    replicated = 4.0 + 2 * saved + (2.0 if fw.dropout else 0.0)
     scores = 5.0 * model.heads * model.seq_len / model.hidden
-    replicated = np.where(sp, 10.0 / t, 10.0)
+    replicated = np.where(sp, replicated / t, replicated)
     keep_scores = (lay.recompute == Recompute.NONE) & (not fw.flash_attention)
     per_layer = sbh * (replicated + sharded / t + np.where(keep_scores, scores / t, 0.0))
     checkpoint = 2.0 * sbh / np.where(sp, t, 1.0)

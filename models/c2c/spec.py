@@ -279,3 +279,4 @@ class Framework:
     tp_overlap: bool = False  # TP collectives pipelined with their GEMMs (Megatron-Core)
     dp_overlap: bool = True  # gradient reduce / parameter gather behind backward / forward
     precision: Precision = Precision.BF16  # what the GEMMs run in
+    dropout: bool = False  # dropout layers (and their masks); today's LLM pre-training has none

@@ -39,7 +39,8 @@ H100_EOS = ClusterSpec(peak_flops=989.5e12, hbm_bytes=80e9, hbm_bw=3350e9, domai
                        scaleout_latency=14e-6)
 
 # Korthikanti et al. 2022: Megatron-LM 2022, unfused attention, no TP overlap.
-KORTHIKANTI_FRAMEWORK = Framework(flash_attention=False, tp_overlap=False, dp_overlap=True)
+KORTHIKANTI_FRAMEWORK = Framework(flash_attention=False, tp_overlap=False, dp_overlap=True,
+                                  dropout=True)
 # Megatron-Core 2024: fused attention, TP and DP overlap.
 MCORE_FRAMEWORK = Framework(flash_attention=True, tp_overlap=True, dp_overlap=True)
 

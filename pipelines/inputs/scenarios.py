@@ -349,7 +349,7 @@ class _Reader(DocumentReader):
 
     def framework(self) -> Framework:
         raw = self.section("framework", required=False)
-        allowed = {"flash_attention", "tp_overlap", "dp_overlap"}
+        allowed = {"flash_attention", "tp_overlap", "dp_overlap", "dropout"}
         self.unknown_keys(raw, allowed, "framework")
         return Framework(**{k: self.flag(raw, k, f"framework.{k}") for k in allowed if k in raw})
 

@@ -52,7 +52,7 @@ SMALL = TransformerSpec(layers=8, hidden=2048, heads=16, seq_len=2048, vocab=320
 MOE = replace(SMALL, experts=8, top_k=2)
 GPT_22B = TransformerSpec(layers=48, hidden=6144, heads=64, seq_len=2048, vocab=51200)
 GPT3 = TransformerSpec(layers=96, hidden=12288, heads=96, seq_len=2048, vocab=51200)
-UNFUSED = Framework(flash_attention=False)
+UNFUSED = Framework(flash_attention=False, dropout=True)  # as Korthikanti et al. ran
 
 
 def layouts(*items: Layout) -> Layouts:
