@@ -90,9 +90,10 @@ def _print_estimates(rows: list[dict[str, Any]], title: str) -> None:
                          else "right")
     for row in rows:
         p = row["parallel"]
-        layout = (f"tp{p['tp']} pp{p['pp']} dp{p['dp']} ep{p['ep']} mb{p['micro_batch']} "
-                  f"v{p['interleave']}{' sp' if p['sequence_parallel'] else ''} "
-                  f"rc:{p['recompute']} z{p['zero']}")
+        extra = "".join(f" {k}{p[k]}" for k in ("cp", "etp") if p.get(k, 1) not in (1, p["tp"]))
+        layout = (f"tp{p['tp']} pp{p['pp']} dp{p['dp']} ep{p['ep']}{extra} "
+                  f"mb{p['micro_batch']} v{p['interleave']}"
+                  f"{' sp' if p['sequence_parallel'] else ''} rc:{p['recompute']} z{p['zero']}")
         table.add_row(layout, f"{row['t_iter_s']:.3f}", f"{row['c2c_scale_up']:.2f}",
                       f"{row['c2c_scale_out']:.2f}", row["class"], row["recommended_fabric"],
                       f"{row['mfu']:.1%}",
@@ -102,8 +103,23 @@ def _print_estimates(rows: list[dict[str, Any]], title: str) -> None:
     stack = ", ".join(f"{k} {v:.3f}" for k, v in first["t_comm_exposed_s"].items())
     console.print(f"time stack (s/iter): compute {first['t_compute_s']:.3f}, bubble "
                   f"{first['t_bubble_s']:.3f}, exposed {stack}", highlight=False)
+    band = first.get("band")
+    if band:
+        low, high = band["t_iter_s"]
+        console.print(f"model error band (P10-P90 of measured / predicted): {low:.3f}-"
+                      f"{high:.3f} s/iter; {band['basis']}", highlight=False)
     if first["time_to_train_days"] is not None:
-        console.print(f"time to train: {first['time_to_train_days']:.1f} days", highlight=False)
+        days = f"time to train: {first['time_to_train_days']:.1f} days"
+        if band and band["time_to_train_days"]:
+            low, high = band["time_to_train_days"]
+            days += f" (P10-P90 {low:.1f}-{high:.1f})"
+        console.print(days, highlight=False)
+    compute = first.get("compute")
+    if compute:
+        console.print(f"compute: {compute['arch']}, {compute['precision']} GEMMs at "
+                      f"{compute['gemm_efficiency']:.0%} of {compute['gemm_peak_tflops']:,.0f} "
+                      f"TFLOP/s, fused attention at {compute['attention_efficiency']:.0%} of the "
+                      "BF16 peak (models/c2c/calibration.py)", highlight=False)
 
 
 def _print_specs(specs: list[dict[str, Any]]) -> None:
