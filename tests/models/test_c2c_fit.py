@@ -1,0 +1,23 @@
+"""The fitted compute efficiencies and the error bands in models/c2c/calibration.py are what
+bench/c2c_fit.py gives on the published runs: refitted here (about 40 s, so in
+`./dev trials`), they must come out the same."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.c2c_fit import fit_all
+from models.c2c import calibration as cal
+
+
+@pytest.mark.trials
+@pytest.mark.slow(seconds=45)
+def test_refitting_the_published_runs_gives_the_stored_efficiencies_and_bands():
+    report = fit_all()
+    for key, value in report.gemm.items():
+        assert cal.GEMM_EFFICIENCY[key] == pytest.approx(value, abs=0.005), key
+    for key, value in report.attention.items():
+        assert cal.ATTENTION_EFFICIENCY[key] == pytest.approx(value, abs=0.005), key
+    for arch, (low, high, _) in report.bands.items():
+        stored_low, stored_high, _ = cal.BAND[arch]
+        assert (stored_low, stored_high) == pytest.approx((low, high), abs=0.002), arch
