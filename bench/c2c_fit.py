@@ -71,8 +71,8 @@ def fit(cases: Sequence[RunCase], rounds: int = 3) -> tuple[dict, dict]:
     """Coordinate descent: each value in turn, on the runs that use it."""
     # From the same start every time (the BF16 fit of the older sets), not from the stored
     # values: coordinate descent is path-dependent, and the fit must be reproducible.
-    gemm = {k: cal.GEMM_COMPUTE_EFFICIENCY for k in GEMM_KEYS}
-    attention = {k: cal.FUSED_ATTENTION_EFFICIENCY for k in ATTENTION_KEYS}
+    gemm = dict.fromkeys(GEMM_KEYS, cal.GEMM_COMPUTE_EFFICIENCY)
+    attention = dict.fromkeys(ATTENTION_KEYS, cal.FUSED_ATTENTION_EFFICIENCY)
     for _ in range(rounds):
         for key in [*GEMM_KEYS, *ATTENTION_KEYS]:
             relevant = [c for c in cases if uses(c, key)]
