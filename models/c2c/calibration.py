@@ -34,21 +34,21 @@ FUSED_ATTENTION_EFFICIENCY: Final = 0.45  # fitted (Hopper)
 GEMM_EFFICIENCY: Final[dict[tuple[str, Precision], float]] = {
     ("ampere", Precision.BF16): GEMM_COMPUTE_EFFICIENCY,
     ("hopper", Precision.BF16): GEMM_COMPUTE_EFFICIENCY,
-    ("hopper", Precision.FP8): 0.69,
-    ("hopper", Precision.MXFP8): 0.69,
-    ("blackwell", Precision.BF16): 0.71,
-    ("blackwell", Precision.FP8): 0.71,
-    ("blackwell", Precision.MXFP8): 0.59,
-    ("blackwell", Precision.FP4): 0.71,
-    ("blackwell_ultra", Precision.BF16): 0.89,
-    ("blackwell_ultra", Precision.FP8): 0.89,
-    ("blackwell_ultra", Precision.MXFP8): 0.86,
-    ("blackwell_ultra", Precision.FP4): 0.89,
+    ("hopper", Precision.FP8): 0.66,
+    ("hopper", Precision.MXFP8): 0.66,
+    ("blackwell", Precision.BF16): 0.66,
+    ("blackwell", Precision.FP8): 0.66,
+    ("blackwell", Precision.MXFP8): 0.57,
+    ("blackwell", Precision.FP4): 0.66,
+    ("blackwell_ultra", Precision.BF16): 0.90,
+    ("blackwell_ultra", Precision.FP8): 0.90,
+    ("blackwell_ultra", Precision.MXFP8): 0.87,
+    ("blackwell_ultra", Precision.FP4): 0.90,
 }
 ATTENTION_EFFICIENCY: Final[dict[str, float]] = {
     "ampere": FUSED_ATTENTION_EFFICIENCY,
     "hopper": FUSED_ATTENTION_EFFICIENCY,
-    "blackwell": 0.29,
+    "blackwell": 0.32,
     # Blackwell Ultra (GB300, B300) doubles the exponent units attention's softmax runs on.
     "blackwell_ultra": 0.32,
 }
@@ -59,11 +59,11 @@ ATTENTION_EFFICIENCY: Final[dict[str, float]] = {
 BAND: Final[dict[str, tuple[float, float, str]]] = {
     "ampere": (0.967, 1.018, "8 Korthikanti Table 5 points, in sample (the constants were "
                              "fitted on them)"),
-    "hopper": (0.836, 1.196, "21 NeMo / Megatron-Bridge H100 FP8 runs, each table left out "
+    "hopper": (0.833, 1.186, "21 NeMo / Megatron-Bridge H100 FP8 runs, each table left out "
                              "of the fit in turn"),
-    "blackwell": (0.819, 1.136, "21 Megatron-Bridge B200 / GB200 runs, each table left out "
+    "blackwell": (0.817, 1.131, "21 Megatron-Bridge B200 / GB200 runs, each table left out "
                                 "of the fit in turn"),
-    "blackwell_ultra": (0.904, 1.089, "14 Megatron-Bridge GB300 runs, each table left out "
+    "blackwell_ultra": (0.904, 1.090, "14 Megatron-Bridge GB300 runs, each table left out "
                                       "of the fit in turn"),
 }
 # An architecture without its own: the widest of them.
@@ -127,7 +127,7 @@ OPTIMIZER_BYTES_PER_PARAM: Final = 30.0  # Adam: fp32 master, m, v read+write; g
 
 # --- memory
 BYTES_PER_ELEMENT: Final = 2  # bf16 activations and weights
-GRAD_REDUCE_BYTES: Final = 4  # Megatron reduces bf16 models' gradients in fp32
+GRAD_REDUCE_BYTES: Final = 4  # with Framework.grad_reduce_in_fp32 (Megatron-LM 2022); else 2
 USABLE_HBM_FRACTION: Final = 0.90  # CUDA context, NCCL buffers, allocator fragmentation
 
 # --- communication defaults, used when the ledger has no measured bus bandwidth.

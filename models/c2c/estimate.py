@@ -329,7 +329,8 @@ def _dp(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts, st
     zero = 0 * m
     grads, gathered = TieredTime(zero, zero), TieredTime(zero, zero)
     for stride, n, count in groups:
-        grad_bytes = count * float(cal.GRAD_REDUCE_BYTES)
+        grad_bytes = count * (float(cal.GRAD_REDUCE_BYTES) if fw.grad_reduce_in_fp32
+                              else float(cal.BYTES_PER_ELEMENT))
         param_bytes = count * float(cal.BYTES_PER_ELEMENT)
         reduce = hierarchical("all_reduce", stride, n, grad_bytes, hw)
         scatter = hierarchical("gather", stride, n, grad_bytes, hw)

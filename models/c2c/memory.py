@@ -17,10 +17,13 @@ from models.c2c.spec import (
 )
 from models.c2c.stages import stage_layers
 
-# Bytes per parameter (bf16 weights, fp32 gradients, Adam fp32 master + 2 moments), and
-# which of them each ZeRO stage shards over data parallelism (Megatron dist_optimizer.md:
-# plain 18 bytes, distributed optimizer 6 + 12/d).
-_WEIGHT, _GRAD, _OPTIMIZER = 2.0, 4.0, 12.0
+# Bytes per parameter, and which of them each ZeRO stage shards over data parallelism
+# (Megatron's dist_optimizer.md): bf16 weights (2); gradients reduced in fp32 (4) with Adam's
+# fp32 master weights and two moments (12), plain 18 and distributed 6 + 12/d; or gradients
+# in bf16 (2), the optimizer then also keeping fp32 main gradients (16), distributed 4 + 16/d.
+_WEIGHT = 2.0
+_GRAD = {True: 4.0, False: 2.0}
+_OPTIMIZER = {True: 12.0, False: 16.0}
 
 ParamsPerGpu = tuple[FloatArray, FloatArray]  # (dense, expert) on the busiest GPU
 
@@ -76,9 +79,10 @@ def parameters_per_gpu(model: TransformerSpec, lay: Layouts) -> ParamsPerGpu:
     return dense, expert
 
 
-def state_bytes(model: TransformerSpec, lay: Layouts,
-                params: ParamsPerGpu | None = None) -> FloatArray:
-    """Weights, gradients and optimizer states per GPU for the layout's ZeRO stage."""
+def state_bytes(model: TransformerSpec, lay: Layouts, params: ParamsPerGpu | None = None,
+                grads_in_fp32: bool = True) -> FloatArray:
+    """Weights, gradients and optimizer states per GPU for the layout's ZeRO stage, with the
+    gradients kept and reduced in fp32 or in bf16 (Framework.grad_reduce_in_fp32)."""
     dense, expert = params if params is not None else parameters_per_gpu(model, lay)
     # The distributed optimizer and FSDP shard over the data- and context-parallel ranks
     # (they hold the same weights); experts over their own data-parallel replicas.
@@ -87,8 +91,9 @@ def state_bytes(model: TransformerSpec, lay: Layouts,
 
     def per_param(shards: FloatArray) -> FloatArray:
         weight = np.where(lay.zero >= 3, _WEIGHT / shards, _WEIGHT)
-        grad = np.where(lay.zero >= 2, _GRAD / shards, _GRAD)
-        return weight + grad + np.where(lay.zero >= 1, _OPTIMIZER / shards, _OPTIMIZER)
+        grad, optimizer = _GRAD[grads_in_fp32], _OPTIMIZER[grads_in_fp32]
+        grad = np.where(lay.zero >= 2, grad / shards, grad)
+        return weight + grad + np.where(lay.zero >= 1, optimizer / shards, optimizer)
 
     return dense * per_param(d) + expert * per_param(expert_dp)
 
@@ -142,4 +147,5 @@ def activation_bytes(model: TransformerSpec, fw: Framework, lay: Layouts) -> Flo
 
 def memory_bytes(model: TransformerSpec, fw: Framework, lay: Layouts,
                  params: ParamsPerGpu | None = None) -> FloatArray:
-    return state_bytes(model, lay, params) + activation_bytes(model, fw, lay)
+    return (state_bytes(model, lay, params, fw.grad_reduce_in_fp32)
+            + activation_bytes(model, fw, lay))

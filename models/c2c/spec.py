@@ -280,3 +280,6 @@ class Framework:
     dp_overlap: bool = True  # gradient reduce / parameter gather behind backward / forward
     precision: Precision = Precision.BF16  # what the GEMMs run in
     dropout: bool = False  # dropout layers (and their masks); today's LLM pre-training has none
+    # Gradients kept and reduced in fp32 (Megatron-LM 2022) or in bf16 (Megatron-Core's default
+    # and NVIDIA's current performance recipes).
+    grad_reduce_in_fp32: bool = False

@@ -349,7 +349,8 @@ class _Reader(DocumentReader):
 
     def framework(self) -> Framework:
         raw = self.section("framework", required=False)
-        allowed = {"flash_attention", "tp_overlap", "dp_overlap", "dropout"}
+        allowed = {"flash_attention", "tp_overlap", "dp_overlap", "dropout",
+                   "grad_reduce_in_fp32"}
         self.unknown_keys(raw, allowed, "framework")
         return Framework(**{k: self.flag(raw, k, f"framework.{k}") for k in allowed if k in raw})
 

@@ -96,6 +96,18 @@ def test_state_bytes_per_parameter_by_zero_stage(zero, dp, bytes_per_parameter):
     assert state_bytes(SMALL, lay)[0] / (dense + expert)[0] == pytest.approx(bytes_per_parameter)
 
 
+@pytest.mark.parametrize(("zero", "dp", "bytes_per_parameter"), [
+    (0, 8, 20),  # bf16 weights + bf16 gradients + fp32 master, main gradients, two moments
+    (1, 8, 4 + 16 / 8),  # distributed optimizer with bf16 gradients
+])
+def test_gradients_in_bf16_keep_fp32_main_gradients_in_the_optimizer(zero, dp,
+                                                                      bytes_per_parameter):
+    lay = layouts(Layout(tp=2, dp=dp, global_batch=dp, zero=zero))
+    dense, expert = parameters_per_gpu(SMALL, lay)
+    per_parameter = state_bytes(SMALL, lay, grads_in_fp32=False)[0] / (dense + expert)[0]
+    assert per_parameter == pytest.approx(bytes_per_parameter)
+
+
 # --- collectives (docs/c2c-method.md#collectives)
 
 def test_ring_all_reduce_without_latency_is_2_n_minus_1_over_n_size_over_bandwidth():
