@@ -97,13 +97,23 @@ def by_set(cases: Sequence[RunCase]) -> dict[str, list[RunCase]]:
     return dict(groups)
 
 
+# A band per architecture and parallel scheme needs at least this many runs; else the
+# architecture's band stands.
+MIN_BAND_RUNS = 5
+
+
+def scheme(case: RunCase) -> str:
+    """The parallel scheme a band is kept for: dense, or MoE (expert parallelism)."""
+    return "moe" if case.model.is_moe else "dense"
+
+
 @dataclass
 class FitReport:
     gemm: dict
     attention: dict
     in_sample: dict[str, np.ndarray]  # set -> errors (%) with the fit on all sets
     left_out: dict[str, np.ndarray]  # set -> errors (%) with the fit on the other sets
-    bands: dict[str, tuple[float, float, int]]  # arch -> P10, P90 of predicted/measured, runs
+    bands: dict[str, tuple[float, float, int]]  # arch[/scheme] -> P10, P90, runs
 
 
 def fit_all() -> FitReport:
@@ -119,8 +129,9 @@ def fit_all() -> FitReport:
         left_out[name] = errors(members, g, a)
         for case, err in zip(members, left_out[name], strict=True):
             ratios[case.hw.arch].append(1 + err / 100)
-    bands = {arch: (*(float(x) for x in np.percentile(r, [10, 90])), len(r))
-             for arch, r in sorted(ratios.items())}
+            ratios[f"{case.hw.arch}/{scheme(case)}"].append(1 + err / 100)
+    bands = {key: (*(float(x) for x in np.percentile(r, [10, 90])), len(r))
+             for key, r in sorted(ratios.items()) if len(r) >= MIN_BAND_RUNS}
     return FitReport(gemm, attention, in_sample, left_out, bands)
 
 
@@ -139,8 +150,8 @@ def main() -> int:
               f"{np.max(np.abs(e)):5.1f} | {np.mean(np.abs(out)):5.1f} / "
               f"{np.max(np.abs(out)):5.1f}")
     print("\nband of predicted/measured tokens/s (P10, P90), leave-one-set-out:")
-    for arch, (low, high, n) in report.bands.items():
-        print(f"  {arch:15s} {n:3d} runs  {low:.3f} {high:.3f}")
+    for key, (low, high, n) in report.bands.items():
+        print(f"  {key:21s} {n:3d} runs  {low:.3f} {high:.3f}")
     print(f"\n{time.perf_counter() - started:.1f} s")
     return 0
 

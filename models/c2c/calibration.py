@@ -54,27 +54,36 @@ ATTENTION_EFFICIENCY: Final[dict[str, float]] = {
 }
 
 # --- the model's error: what the measured throughput was, relative to the predicted one, on
-# runs of each architecture (P10, P90 of predicted / measured tokens/s), and what that rests
-# on. The iteration time's band is t x [P10, P90]. bench/c2c_fit.py prints them.
+# runs of each architecture and parallel scheme ("hopper/dense", "blackwell/moe"; the
+# architecture alone where a scheme has fewer than 5 runs): the P10 and P90 of predicted /
+# measured tokens/s, and what that rests on. The iteration time's band is t x [P10, P90].
+# bench/c2c_fit.py prints them.
+_LEFT_OUT = "each table left out of the fit in turn"
 BAND: Final[dict[str, tuple[float, float, str]]] = {
     "ampere": (0.967, 1.018, "8 Korthikanti Table 5 points, in sample (the constants were "
                              "fitted on them)"),
-    "hopper": (0.833, 1.186, "21 NeMo / Megatron-Bridge H100 FP8 runs, each table left out "
-                             "of the fit in turn"),
-    "blackwell": (0.817, 1.131, "21 Megatron-Bridge B200 / GB200 runs, each table left out "
-                                "of the fit in turn"),
-    "blackwell_ultra": (0.904, 1.090, "14 Megatron-Bridge GB300 runs, each table left out "
-                                      "of the fit in turn"),
+    "hopper": (0.833, 1.186, f"21 NeMo / Megatron-Bridge H100 FP8 runs, {_LEFT_OUT}"),
+    "hopper/dense": (0.916, 1.181, f"17 NeMo / Megatron-Bridge H100 FP8 dense runs, "
+                                   f"{_LEFT_OUT}"),
+    "blackwell": (0.817, 1.131, f"21 Megatron-Bridge B200 / GB200 runs, {_LEFT_OUT}"),
+    "blackwell/dense": (0.795, 1.084, f"14 Megatron-Bridge B200 / GB200 dense runs, "
+                                      f"{_LEFT_OUT}"),
+    "blackwell/moe": (0.863, 1.332, f"7 Megatron-Bridge B200 / GB200 MoE runs, {_LEFT_OUT}"),
+    "blackwell_ultra": (0.904, 1.090, f"14 Megatron-Bridge GB300 runs, {_LEFT_OUT}"),
+    "blackwell_ultra/dense": (0.942, 1.110, f"10 Megatron-Bridge GB300 dense runs, "
+                                            f"{_LEFT_OUT}"),
 }
 # An architecture without its own: the widest of them.
 GENERIC_BAND: Final = (min(b[0] for b in BAND.values()), max(b[1] for b in BAND.values()),
                        "the widest band of the fitted architectures (none of its own)")
 
 
-def band(arch: str) -> tuple[float, float, str]:
+def band(arch: str, moe: bool = False) -> tuple[float, float, str]:
     """(low, high, basis): measured/predicted iteration time stays within [low, high] on 80 %
-    of the calibration runs of `arch`."""
-    return BAND.get(arch, GENERIC_BAND)
+    of the calibration runs of `arch` and its parallel scheme (dense or MoE), else of `arch`,
+    else the widest band."""
+    scheme = f"{arch}/{'moe' if moe else 'dense'}"
+    return BAND.get(scheme) or BAND.get(arch) or GENERIC_BAND
 
 
 GENERIC_ARCH: Final = "generic"

@@ -76,15 +76,16 @@ def estimate_row(estimates: Estimates, i: int) -> dict[str, Any]:
     }
 
 
-def error_band(row: dict[str, Any], hw: ClusterSpec) -> dict[str, Any]:
+def error_band(row: dict[str, Any], hw: ClusterSpec, moe: bool) -> dict[str, Any]:
     """The model's error around one result: the iteration time and time to train that 80 % of
-    the calibration runs of the GPU's architecture fell within (calibration.BAND)."""
-    low, high, basis = cal.band(hw.arch)
+    the calibration runs of the GPU's architecture and the parallel scheme (dense or MoE)
+    fell within (calibration.BAND)."""
+    low, high, basis = cal.band(hw.arch, moe)
     days = row.get("time_to_train_days")
     return {"t_iter_s": [row["t_iter_s"] * low, row["t_iter_s"] * high],
             "time_to_train_days": None if days is None else [days * low, days * high],
             "p10_p90_of": "measured / predicted on the calibration runs",
-            "basis": f"{hw.arch}: {basis}"}
+            "basis": f"{hw.arch}, {'MoE' if moe else 'dense'}: {basis}"}
 
 
 def compute_basis(hw: ClusterSpec, precision: Precision) -> dict[str, Any]:
@@ -181,7 +182,8 @@ def estimate(scenario: Scenario, specs: tuple[Any, list[FigureUsed]],
                              Layouts.of([scenario.layout]), scenario.tokens)
     row = estimate_row(estimates, 0)
     check_finite(scenario, row)
-    return {"scenario": scenario.name, **row, "band": error_band(row, hw),
+    return {"scenario": scenario.name, **row,
+            "band": error_band(row, hw, scenario.model.is_moe),
             "compute": compute_basis(hw, scenario.framework.precision),
             "dataset_version": dataset_version, "specs": [s.to_json() for s in used]}
 
@@ -225,7 +227,8 @@ def sweep_scenario(scenario: Scenario, specs: tuple[Any, list[FigureUsed]], top:
     rows = [estimate_row(found.best, i) for i in range(len(found.best.t_iter))]
     for row in rows:
         check_finite(scenario, row)
-    best = [{"scenario": scenario.name, **row, "band": error_band(row, hw),
+    best = [{"scenario": scenario.name, **row,
+             "band": error_band(row, hw, scenario.model.is_moe),
              "dataset_version": dataset_version} for row in rows]
     return {"scenario": scenario.name, "evaluated": found.evaluated, "valid": found.valid,
             "seconds": seconds, "ranked_by": found.ranked_by, "best": best,

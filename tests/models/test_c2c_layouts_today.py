@@ -183,6 +183,9 @@ def test_each_architecture_has_a_band_and_an_unknown_one_the_widest():
     for arch in ("ampere", "hopper", "blackwell", "blackwell_ultra"):
         low, high, basis = cal.band(arch)
         assert 0 < low < 1 < high and basis
+    # A scheme with its own runs has its own band; one without falls back to the architecture.
+    assert cal.band("blackwell", moe=True) == cal.BAND["blackwell/moe"]
+    assert cal.band("hopper", moe=True) == cal.BAND["hopper"]
     low, high, _ = cal.band("some-new-gpu")
     assert low == min(b[0] for b in cal.BAND.values())
     assert high == max(b[1] for b in cal.BAND.values())

@@ -129,5 +129,5 @@ def test_every_estimate_carries_the_models_error_band(write_scenario):
                       None)
     low, high = result["band"]["t_iter_s"]
     assert low < result["t_iter_s"] < high
-    assert result["band"]["basis"].startswith("blackwell: ")
+    assert result["band"]["basis"].startswith("blackwell, MoE: 7 Megatron-Bridge")
     assert result["band"]["time_to_train_days"] is None  # the scenario sets no tokens
