@@ -7,6 +7,7 @@ import time
 import pytest
 from prefect import get_client
 from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+from prefect.events.worker import EventsWorker
 from prefect.testing.utilities import prefect_test_harness
 
 from pipelines.flows.c2c_sweep import c2c_sweep
@@ -42,6 +43,10 @@ def test_the_sweep_flow_runs_each_share_as_a_task(write_scenario, tmp_path):
     path = write_scenario(SEARCH)
     scenario = load_scenario(path)
     whole = c2c.sweep_scenario(scenario, scenario_specs(scenario, None)[:2], 5, None)
+    # Prefect's events worker is per process: one left from a flow an earlier test of this
+    # worker ran (the CLI's temporary server, now gone) would swallow this flow's task-run
+    # events, so that the server never records them. Drain it first.
+    EventsWorker.drain_all()
     with prefect_test_harness(server_startup_timeout=90):
         state = c2c_sweep(scenario_file=path, parts=4, top=5, home=tmp_path / "home",
                           return_state=True)
