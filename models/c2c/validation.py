@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import date
+from functools import cache
 
 from models.c2c.estimate import evaluate
 from models.c2c.measured_runs import ARCHITECTURES, RUNS, SOURCES, MeasuredRun
@@ -165,15 +166,15 @@ def validation_results() -> list[ValidationResult]:
 
 # --- NeMo / Megatron-Bridge performance summaries (models/c2c/measured_runs.py) -----------
 
-def _system(peak: float, fp8: float, fp4: float | None, hbm: float, domain: int,
-            nvlink: float, nic: float, arch: str) -> dict[Precision, ClusterSpec]:
-    """One DGX system's GPU in each precision it runs (TFLOP/s, GB, GPUs, GB/s one way,
+def _system(peak: float, fp8: float, fp4: float | None, hbm: float, hbm_bw: float,
+            domain: int, nvlink: float, nic: float, arch: str) -> dict[Precision, ClusterSpec]:
+    """One DGX system's GPU in each precision it runs (TFLOP/s, GB, GB/s, GPUs, GB/s one way,
     Gb/s per NIC): the BF16 peak for attention, the precision's peak for the GEMMs."""
     peaks = {Precision.BF16: peak, Precision.FP8: fp8, Precision.MXFP8: fp8}
     if fp4 is not None:
         peaks[Precision.FP4] = fp4
     return {p: ClusterSpec(peak_flops=peak * 1e12, gemm_peak_flops=v * 1e12, hbm_bytes=hbm * 1e9,
-                           hbm_bw=(3350e9 if arch == "hopper" else 8000e9), domain_gpus=domain,
+                           hbm_bw=hbm_bw * 1e9, domain_gpus=domain,
                            scaleup_bw=nvlink * 1e9, scaleout_bw=nic / 8 * 1e9,
                            scaleup_efficiency=0.82, scaleout_efficiency=0.94,
                            scaleup_latency=3.4e-6, scaleout_latency=14e-6, arch=arch)
@@ -185,10 +186,11 @@ def _system(peak: float, fp8: float, fp4: float | None, hbm: float, domain: int,
 # B200, NVLink 5, 8 x 400 Gb/s), GB200 NVL72 and GB300 NVL72 (72-GPU NVLink 5 domains; 400 and
 # 800 Gb/s NICs). B300 has two runs and no datasheet figures in the ledger: not used.
 SYSTEMS: dict[str, dict[Precision, ClusterSpec]] = {
-    "DGX-H100": _system(989.5, 1979, None, 80, 8, 450, 400, "hopper"),
-    "DGX-B200": _system(2250, 4500, 9000, 180, 8, 900, 400, "blackwell"),
-    "DGX-GB200": _system(2500, 5000, 10000, 186, 72, 900, 400, "blackwell"),
-    "DGX-GB300": _system(2500, 5000, 15000, 279, 72, 900, 800, "blackwell_ultra"),
+    "DGX-H100": _system(989.5, 1979, None, 80, 3350, 8, 450, 400, "hopper"),
+    "DGX-B200": _system(2250, 4500, 9000, 180, 8000, 8, 900, 400, "blackwell"),
+    "DGX-GB200": _system(2500, 5000, 10000, 186, 8000, 72, 900, 400, "blackwell"),
+    "DGX-GB300": _system(2500, 5000, 15000, 279, 8000, 72, 900, 800,
+                         "blackwell_ultra"),
 }
 
 
@@ -294,14 +296,17 @@ class SetReport:
         return max(r.abs_error for r in self.results)
 
 
-def fidelity_report() -> list[SetReport]:
+@cache
+def fidelity_report() -> tuple[SetReport, ...]:
     """Every calibration set with the model's error on each of its points, in the order
-    the sets were published: what `specledger validate` prints and the warehouse keeps."""
+    the sets were published: what `specledger validate` prints and the warehouse keeps.
+    It depends on the code alone, so it is computed once a process (a run publishes it to
+    the warehouse and prints it in the briefing)."""
     results = [*validation_results(), *run_results(calibration_runs())]
     sets: dict[str, list[ValidationResult]] = {}
     published: dict[str, PublishedSet] = {}
     for result in results:
         sets.setdefault(result.published.title, []).append(result)
         published[result.published.title] = result.published
-    return sorted((SetReport(published[t], tuple(r)) for t, r in sets.items()),
-                  key=lambda s: s.published.published_on)
+    return tuple(sorted((SetReport(published[t], tuple(r)) for t, r in sets.items()),
+                        key=lambda s: s.published.published_on))

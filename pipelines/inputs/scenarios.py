@@ -241,8 +241,7 @@ class _Reader(DocumentReader):
             self.fail(None, "name", "name", f"{len(name):,} characters; a name has at most "
                                             f"{MAX_KEY_LENGTH}")
         parallel = self.section("parallel")
-        layout, fixed = self.layout(parallel)
-        expert_dp = self.expert_dp
+        layout, fixed, expert_dp = self.layout(parallel)
         tokens = self.doc.get("tokens")
         if tokens is not None:
             tokens = self.number(self.doc, "tokens", "tokens", float)
@@ -322,7 +321,8 @@ class _Reader(DocumentReader):
             self.fail(raw, "", "model", str(exc))
             raise  # unreachable: fail raises
 
-    def layout(self, raw: dict[str, Any]) -> tuple[Layout, dict[str, int | bool]]:
+    def layout(self, raw: dict[str, Any]) -> tuple[Layout, dict[str, int | bool], int | None]:
+        """The layout, the choices the file fixes (for sweep), and parallel.edp as written."""
         ints = {"tp", "pp", "dp", "ep", "micro_batch", "global_batch", "interleave", "zero",
                 "cp", "etp", "edp", "first_stage_layers", "last_stage_layers"}
         self.unknown_keys(raw, ints | {"sequence_parallel", "recompute"}, "parallel")
@@ -330,7 +330,7 @@ class _Reader(DocumentReader):
             k: self.count(raw, k, f"parallel.{k}", smallest=0 if k == "zero" else 1)
             for k in ints if k in raw}
         # edp follows from the others (tp x cp x dp / (etp x ep)); given, it is checked.
-        self.expert_dp = fixed.pop("edp", None)
+        expert_dp = fixed.pop("edp", None)
         if "global_batch" not in fixed:
             self.fail(raw, "", "parallel.global_batch", "missing")
         if "sequence_parallel" in raw:
@@ -345,7 +345,7 @@ class _Reader(DocumentReader):
             self.fail(raw, "zero", "parallel.zero", "must be 0, 1, 2 or 3")
         values = {**fixed}
         values["recompute"] = Recompute(values.get("recompute", Recompute.NONE))
-        return Layout(**values), fixed  # type: ignore[arg-type]
+        return Layout(**values), fixed, expert_dp  # type: ignore[arg-type,return-value]
 
     def framework(self) -> Framework:
         raw = self.section("framework", required=False)
