@@ -24,7 +24,14 @@ from models.c2c.compute import (
     logits_forward,
     recompute_seconds,
 )
-from models.c2c.memory import ParamsPerGpu, memory_bytes, parameters_per_gpu
+from models.c2c.memory import (
+    ParamsPerGpu,
+    activation_bytes_per_layer,
+    memory_bytes,
+    offloaded_layers,
+    parameters_per_gpu,
+    recomputed_layers,
+)
 from models.c2c.spec import (
     LAYOUT_FIELDS,
     ClusterSpec,
@@ -160,8 +167,9 @@ def _evaluate(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layou
     stage = _stage(model, hw, fw, lay, layer)
     tp_exposed, tp_slowdown = _tp_exposed(stage, fw, lay, hw)
     cp_exposed, cp_slowdown = _cp_exposed(stage)
+    ep_exposed, ep_slowdown = _ep_exposed(stage, fw)
     per_mb = (stage.compute + tp_exposed.total + tp_slowdown + cp_exposed.total + cp_slowdown
-              + stage.ep.total + stage.pp.total)
+              + ep_exposed.total + ep_slowdown + stage.pp.total)
     bubble = (lay.pp - 1) / lay.interleave * per_mb
     dp_link, dp_exposed, dp_slowdown = _dp(model, hw, fw, lay, stage, m, params)
     optimizer = _optimizer_seconds(hw, lay, params)
@@ -175,7 +183,7 @@ def _evaluate(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layou
         link={"tp": stage.tp.scaled(m), "cp": stage.cp.scaled(m), "pp": stage.pp.scaled(m),
               "dp": dp_link, "ep": stage.ep.scaled(m)},
         exposed={"tp": tp_exposed.scaled(m), "cp": cp_exposed.scaled(m),
-                 "pp": stage.pp.scaled(m), "dp": dp_exposed, "ep": stage.ep.scaled(m)},
+                 "pp": stage.pp.scaled(m), "dp": dp_exposed, "ep": ep_exposed.scaled(m)},
         model_flops_per_gpu=model_flops / (t_iter * gpus),
         hw_flops_per_gpu=hw_flops / (t_iter * gpus),
         mfu=model_flops / (t_iter * gpus * gemm_peak(hw, fw.precision)),
@@ -191,7 +199,7 @@ def gemm_peak(hw: ClusterSpec, precision: Precision) -> float:
 
 def usable_memory(hw: ClusterSpec) -> float:
     """HBM a framework can fill: the usable fraction of capacity, less a fixed reserve."""
-    return hw.hbm_bytes * cal.USABLE_HBM_FRACTION
+    return hw.hbm_bytes * cal.USABLE_HBM_FRACTION - cal.HBM_RESERVE_BYTES
 
 
 def _layer(model: TransformerSpec, hw: ClusterSpec, fw: Framework,
@@ -215,19 +223,21 @@ def _stage(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts,
     backward = 2 * forward + (0.5 * layer.attention_core_s if fw.flash_attention else 0.0)
     mode = np.where(fw.flash_attention & (lay.recompute == Recompute.SELECTIVE),
                     Recompute.NONE, lay.recompute)
-    extra = recompute_seconds(layer, mode)
     split = stage_layers(model, lay)
+    full_share = _full_recompute_share(model, lay)
+    extra = recompute_seconds(layer, mode) * np.where(mode == Recompute.FULL, full_share, 1.0)
     logits, _ = logits_forward(model, hw, lay)
     per_layer = forward + backward + extra
     other = np.maximum(split.first, split.middle)
     last_is_slowest = split.last * per_layer + 3 * logits >= other * per_layer
     layers = np.where(last_is_slowest, split.last, other)
     with_logits = np.where(last_is_slowest, 1.0, 0.0)
-    compute = layers * per_layer + 3 * logits * with_logits
+    offload = _offload_exposed(model, hw, fw, lay, layers, forward, backward + extra)
+    compute = layers * per_layer + 3 * logits * with_logits + offload
     attention = layer.attention_core_s * (2.5 if fw.flash_attention else 3.0)
     return _Stage(compute=compute, forward=layers * forward + logits * with_logits,
                   backward=layers * (backward + extra) + 2 * logits * with_logits,
-                  gemm=layers * layer.gemm_s * (3 + (mode == Recompute.FULL)),
+                  gemm=layers * layer.gemm_s * (3 + (mode == Recompute.FULL) * full_share),
                   layers=layers, layer_forward=forward, layer_backward=backward + extra,
                   tp=_tp_link(model, hw, lay).scaled(layers),
                   cp=_cp_link(model, hw, lay).scaled(layers),
@@ -236,12 +246,34 @@ def _stage(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts,
                   pp=_pp_link(model, hw, lay))
 
 
+def _full_recompute_share(model: TransformerSpec, lay: Layouts) -> FloatArray:
+    """The share of a stage's layers full recompute covers (1 unless limited to a block)."""
+    if not lay.recompute_layers.any():  # the sweep's case: no block limit, skip the split
+        return np.ones(len(lay))
+    layers = stage_layers(model, lay).most
+    return np.divide(recomputed_layers(layers, lay), layers, out=np.ones_like(layers),
+                     where=(layers > 0) & (lay.recompute == Recompute.FULL))
+
+
+def _offload_exposed(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts,
+                     layers: FloatArray, forward: FloatArray,
+                     backward: FloatArray) -> FloatArray:
+    """Per micro-batch, what activation offloading adds: each offloaded layer's saved
+    tensors go to host memory behind the next layer's forward and come back behind the
+    previous layer's backward; a copy longer than the compute it hides behind shows."""
+    if not lay.offload_layers.any():
+        return np.zeros(len(lay))
+    copy = activation_bytes_per_layer(model, fw, lay) / hw.host_bw
+    exposed = np.maximum(copy - forward, 0.0) + np.maximum(copy - backward, 0.0)
+    return offloaded_layers(layers, lay) * exposed
+
+
 def _tp_link(model: TransformerSpec, hw: ClusterSpec, lay: Layouts) -> TieredTime:
     """One layer, one micro-batch: 4 all-reduces, or with SP 4 all-gathers + 4
     reduce-scatters + 2 all-gathers redone in backward; full recompute repeats forward's."""
     size = local_tokens(model, lay) * model.hidden * float(cal.BYTES_PER_ELEMENT)
     one = np.ones_like(lay.tp)
-    full = (lay.recompute == Recompute.FULL).astype(np.float64)
+    full = np.where(lay.recompute == Recompute.FULL, _full_recompute_share(model, lay), 0.0)
     all_reduce = hierarchical("all_reduce", one, lay.tp, size, hw).scaled(4 + 2 * full)
     gathers = hierarchical("gather", one, lay.tp, size, hw).scaled(10 + 4 * full)
     return _where(lay.sequence_parallel, gathers, all_reduce)
@@ -261,7 +293,7 @@ def _ep_link(model: TransformerSpec, hw: ClusterSpec, lay: Layouts) -> TieredTim
     ranks (etp apart)."""
     tokens = local_tokens(model, lay) / np.where(lay.sequence_parallel, lay.tp, 1)
     size = tokens * model.top_k * model.hidden * float(cal.BYTES_PER_ELEMENT)
-    full = (lay.recompute == Recompute.FULL).astype(np.float64)
+    full = np.where(lay.recompute == Recompute.FULL, _full_recompute_share(model, lay), 0.0)
     return all_to_all(lay.expert_tp, lay.ep, size, hw).scaled(4 + 2 * full)
 
 
@@ -302,6 +334,18 @@ def _cp_exposed(stage: _Stage) -> tuple[TieredTime, FloatArray]:
     hidden = np.minimum(link, stage.attention)
     share = np.divide(link - hidden, link, out=np.zeros_like(link), where=link > 0)
     return stage.cp.scaled(share), _slowdown(stage.cp, hidden, link)
+
+
+def _ep_exposed(stage: _Stage, fw: Framework) -> tuple[TieredTime, FloatArray]:
+    """With EP overlap (Megatron's overlap_moe_expert_parallel_comm), one micro-batch's
+    dispatch and combine run beside another's forward or backward: what that compute cannot
+    cover stays exposed, and the covered part slows it. Without, all of it is exposed."""
+    link = stage.ep.total
+    if not fw.ep_overlap:
+        return stage.ep, np.zeros_like(link)
+    hidden = np.minimum(link, stage.compute)
+    share = np.divide(link - hidden, link, out=np.zeros_like(link), where=link > 0)
+    return stage.ep.scaled(share), _slowdown(stage.ep, hidden, link)
 
 
 def _slowdown(link: TieredTime, hidden: FloatArray, total: FloatArray) -> FloatArray:
@@ -391,7 +435,8 @@ def _flops_per_iteration(model: TransformerSpec, hw: ClusterSpec, lay: Layouts,
     forward = (model.layers * layer + logits * shards) * sequences_per_mb
     core = 4.0 * lay.micro_batch * model.seq_len ** 2 * model.attention_width * model.layers \
         * sequences_per_mb
-    extra = np.where(lay.recompute == Recompute.FULL, forward - logits * shards
-                     * sequences_per_mb,
+    extra = np.where(lay.recompute == Recompute.FULL,
+                     (forward - logits * shards * sequences_per_mb)
+                     * _full_recompute_share(model, lay),
                      np.where(lay.recompute == Recompute.SELECTIVE, core, 0.0))
     return 3 * forward, 3 * forward + extra

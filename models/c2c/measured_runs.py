@@ -377,3 +377,40 @@ _MB_26_04_01: Final = _table(
 # (25.09, 26.02, 26.02.01, 26.04, 26.06, 26.06.01) and the current page (26.08) are largely
 # reruns of the same layouts and are deliberately not transcribed.
 RUNS: Final[tuple[MeasuredRun, ...]] = _NEMO_24_07 + _MB_25_11 + _MB_26_04_01
+
+
+@dataclass(frozen=True)
+class RecipeSettings:
+    """What a run's recipe sets beyond the published table's columns, where it changes time or
+    memory: read from the recipe function of that system, model and precision in
+    Megatron-Bridge's `perf_recipes` (at _MB_COMMIT), and used only when the recipe's layout
+    (tp, pp, cp, vp, ep, micro-batch, FSDP) is the run's own."""
+
+    recipe: str  # the function in src/megatron/bridge/perf_recipes/...
+    layout: tuple[int, int, int, int, int, int, bool]  # tp, pp, cp, vp, ep, micro_batch, fsdp
+    offload_layers: int = 0  # cpu_offloading_num_layers (activations only)
+    ep_overlap: bool = False  # overlap_moe_expert_parallel_comm / moe_a2a_overlap
+
+
+_RECIPES_URL: Final = (
+    f"https://github.com/NVIDIA-NeMo/Megatron-Bridge/tree/{_MB_COMMIT}/"
+    "src/megatron/bridge/perf_recipes"
+)
+RECIPES: Final[dict[tuple[str, str, str], RecipeSettings]] = {
+    ("DGX-GB200", "LLAMA3_70B", "fp8"): RecipeSettings(
+        "llama/gb200/llama3.py: llama3_70b_pretrain_64gpu_gb200_fp8cs_config",
+        (1, 1, 1, 1, 1, 2, True), offload_layers=40),
+    ("DGX-GB300", "LLAMA3_70B", "fp8"): RecipeSettings(
+        "llama/gb300/llama3.py: llama3_70b_pretrain_64gpu_gb300_fp8cs_config",
+        (1, 1, 1, 1, 1, 2, True), offload_layers=20),
+    ("DGX-H100", "Qwen3_235B_a22B", "fp8"): RecipeSettings(
+        "qwen/h100/qwen3_moe.py: qwen3_235b_a22b_pretrain_256gpu_h100_fp8cs_config",
+        (2, 8, 1, 4, 32, 1, False), ep_overlap=True),
+}
+
+
+def recipe_settings(run: MeasuredRun) -> RecipeSettings | None:
+    """The recipe settings of a run, when its recipe's layout is the run's."""
+    found = RECIPES.get((run.system, run.model, run.precision))
+    layout = (run.tp, run.pp, run.cp, run.vp, run.ep, run.micro_batch, run.fsdp)
+    return found if found is not None and found.layout == layout else None

@@ -130,19 +130,48 @@ def activation_bytes_per_layer(model: TransformerSpec, fw: Framework,
     return np.where(lay.recompute == Recompute.FULL, checkpoint, per_layer)
 
 
+def recomputed_layers(layers: FloatArray, lay: Layouts) -> FloatArray:
+    """Layers of a stage that full recompute covers: all, or the block it is limited to."""
+    full = lay.recompute == Recompute.FULL
+    block = np.where(lay.recompute_layers > 0, np.minimum(lay.recompute_layers, layers), layers)
+    return np.where(full, block, 0.0)
+
+
+def offloaded_layers(layers: FloatArray, lay: Layouts) -> FloatArray:
+    """Layers of a stage whose activations wait in host memory (at most the stage's)."""
+    return np.minimum(lay.offload_layers.astype(np.float64), layers)
+
+
 def activation_bytes(model: TransformerSpec, fw: Framework, lay: Layouts) -> FloatArray:
     """Activations on the first stage, the fullest: min(m, p) micro-batches in flight over
     its layers, x (1 + (p-1)/(v p)) with interleaving; full recompute also needs one
-    layer's working set while it recomputes."""
+    layer's working set while it recomputes. A recomputed layer keeps only its input; an
+    offloaded layer keeps nothing on the GPU."""
     m = lay.global_batch // (lay.micro_batch * lay.dp)
     p = lay.pp.astype(np.float64)
     in_flight = np.minimum(m, lay.pp) * (1 + np.where(lay.interleave > 1,
                                                        (p - 1) / (lay.interleave * p), 0.0))
-    layers = stage_layers(model, lay).first
-    stored = activation_bytes_per_layer(model, fw, lay) * layers * in_flight
+    split = stage_layers(model, lay)
+    layers = split.first
+    # With the embedding in the split, the first stage's first chunk holds one layer fewer:
+    # of the micro-batches in flight, those in their first chunk (min(m, p), and p - 1 more
+    # with interleaving) keep one layer less than the stage's average suggests.
+    first_chunk = np.minimum(m, lay.pp) * (1 + np.where(lay.interleave > 1, (p - 1) / p, 0.0))
+    in_flight_layers = np.where(
+        split.embedded, (layers + 1) * in_flight - first_chunk, layers * in_flight)
     working = activation_bytes_per_layer(
         model, fw, replace(lay, recompute=np.zeros_like(lay.recompute)))
-    return stored + np.where(lay.recompute == Recompute.FULL, working, 0.0)
+    checkpointed = activation_bytes_per_layer(model, fw, lay)
+    full = lay.recompute == Recompute.FULL
+    per_layer = checkpointed  # every layer recomputed alike, or none (the sweep's case)
+    if lay.recompute_layers.any() or lay.offload_layers.any():
+        recomputed = recomputed_layers(layers, lay)
+        # The offloaded layers are taken from those that keep everything (Megatron offloads
+        # the saved tensors, which a recomputed layer barely has).
+        kept = np.maximum(layers - recomputed - offloaded_layers(layers, lay), 0.0)
+        total = checkpointed * recomputed + np.where(full, working, checkpointed) * kept
+        per_layer = np.divide(total, layers, out=np.zeros_like(total), where=layers > 0)
+    return per_layer * in_flight_layers + np.where(full, working, 0.0)
 
 
 def memory_bytes(model: TransformerSpec, fw: Framework, lay: Layouts,

@@ -165,6 +165,9 @@ class ClusterSpec:
     scaleout_latency: float
     gemm_peak_flops: float | None = None  # dense FLOP/s in the GEMM precision; None = BF16
     arch: str = "generic"  # ampere, hopper, blackwell; other names get the pooled efficiency
+    # GPU <-> host memory, one direction, bytes/s: PCIe Gen5 x16 (64 GB/s) unless the GPU sits
+    # on a Grace CPU (NVLink-C2C, 900 GB/s both ways shared by two GPUs: 225 GB/s each way).
+    host_bw: float = 64e9
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -184,6 +187,10 @@ class Layout:
     over cp GPUs). `etp`: the experts' tensor-parallel size (0: the same as tp); the expert
     data-parallel size follows (tp x cp x dp / (etp x ep)). `first_stage_layers` /
     `last_stage_layers`: uneven pipelines (0: an even share); the other stages split the rest.
+    `recompute_layers`: with full recompute, only this many layers of each stage are
+    recomputed (Megatron's recompute_method "block"; 0: all). `offload_layers`: the
+    activations of this many layers of each stage wait in host memory between forward and
+    backward (Megatron's cpu_offloading_num_layers).
     """
 
     tp: int = 1
@@ -200,6 +207,8 @@ class Layout:
     etp: int = 0
     first_stage_layers: int = 0
     last_stage_layers: int = 0
+    recompute_layers: int = 0
+    offload_layers: int = 0
 
     @property
     def gpus(self) -> int:
@@ -236,6 +245,8 @@ class Layouts:
     etp: IntArray  # 0: the same as tp
     first_stage_layers: IntArray
     last_stage_layers: IntArray
+    recompute_layers: IntArray  # 0: every layer (with full recompute)
+    offload_layers: IntArray
     extra: Mapping[str, npt.NDArray[np.generic]] = field(default_factory=dict)
 
     @classmethod
@@ -283,3 +294,6 @@ class Framework:
     # Gradients kept and reduced in fp32 (Megatron-LM 2022) or in bf16 (Megatron-Core's default
     # and NVIDIA's current performance recipes).
     grad_reduce_in_fp32: bool = False
+    # MoE dispatch/combine of one micro-batch overlapped with another's compute (Megatron-Core
+    # overlap_moe_expert_parallel_comm, the 1F1B all-to-all overlap).
+    ep_overlap: bool = False

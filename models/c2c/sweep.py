@@ -28,7 +28,7 @@ from models.c2c.spec import (
 # 51,840 and 1,064,448 candidates, with cp, etp and the stage columns): 153-157 bytes per
 # candidate layout, before the divisibility rules. Evaluating the layouts that pass them costs
 # about 700 bytes more each.
-ENUMERATION_BYTES_PER_LAYOUT = 160
+ENUMERATION_BYTES_PER_LAYOUT = 220
 
 
 class NoValidLayout(ValueError):
@@ -95,6 +95,8 @@ def candidate_values(model: TransformerSpec, fw: Framework, gpus: int,
         "zero": [0, 1, 3],
         "first_stage_layers": [0],
         "last_stage_layers": [0],
+        "recompute_layers": [0],
+        "offload_layers": [0],
     }
 
 

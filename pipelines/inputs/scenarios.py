@@ -95,6 +95,7 @@ QUANTITIES: dict[tuple[str, str], tuple[str, str | None, str]] = {
     ("gpu_specs", "peak_fp4"): ("TFLOP/s", None, "FLOP/s"),
     ("gpu_specs", "hbm"): ("GB", "bytes", "B"),
     ("gpu_specs", "hbm_bw"): ("GB/s", "bytes", "B/s"),
+    ("gpu_specs", "host_bw"): ("GB/s", "bytes", "B/s"),
     ("scale_up", "bw_per_gpu_bidir"): ("GB/s", "bytes", "B/s"),
     ("scale_up", "latency"): ("us", None, "s"),
     ("scale_out", "nic_rate"): ("Gb/s", "bits", "B/s"),
@@ -324,10 +325,12 @@ class _Reader(DocumentReader):
     def layout(self, raw: dict[str, Any]) -> tuple[Layout, dict[str, int | bool], int | None]:
         """The layout, the choices the file fixes (for sweep), and parallel.edp as written."""
         ints = {"tp", "pp", "dp", "ep", "micro_batch", "global_batch", "interleave", "zero",
-                "cp", "etp", "edp", "first_stage_layers", "last_stage_layers"}
+                "cp", "etp", "edp", "first_stage_layers", "last_stage_layers",
+                "recompute_layers", "offload_layers"}
+        from_zero = {"zero", "recompute_layers", "offload_layers"}
         self.unknown_keys(raw, ints | {"sequence_parallel", "recompute"}, "parallel")
         fixed: dict[str, int | bool] = {
-            k: self.count(raw, k, f"parallel.{k}", smallest=0 if k == "zero" else 1)
+            k: self.count(raw, k, f"parallel.{k}", smallest=0 if k in from_zero else 1)
             for k in ints if k in raw}
         # edp follows from the others (tp x cp x dp / (etp x ep)); given, it is checked.
         expert_dp = fixed.pop("edp", None)
@@ -350,7 +353,7 @@ class _Reader(DocumentReader):
     def framework(self) -> Framework:
         raw = self.section("framework", required=False)
         allowed = {"flash_attention", "tp_overlap", "dp_overlap", "dropout",
-                   "grad_reduce_in_fp32"}
+                   "grad_reduce_in_fp32", "ep_overlap"}
         self.unknown_keys(raw, allowed, "framework")
         return Framework(**{k: self.flag(raw, k, f"framework.{k}") for k in allowed if k in raw})
 

@@ -72,7 +72,9 @@ def estimate_row(estimates: Estimates, i: int) -> dict[str, Any]:
                      "first_stage_layers": layout.first_stage_layers or None,
                      "last_stage_layers": layout.last_stage_layers or None,
                      "sequence_parallel": layout.sequence_parallel,
-                     "recompute": layout.recompute.name.lower(), "zero": layout.zero},
+                     "recompute": layout.recompute.name.lower(),
+                     "recompute_layers": layout.recompute_layers or None,
+                     "offload_layers": layout.offload_layers or None, "zero": layout.zero},
     }
 
 

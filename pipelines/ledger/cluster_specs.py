@@ -22,7 +22,10 @@ class MissingSpec(LookupError):
     """A figure the model needs that neither the scenario nor the ledger gives."""
 
 
-COUNTS = ("GPUs", "NICs")  # plain counts: no unit to convert
+COUNTS = ("GPUs", "NICs")
+# GPU <-> host memory when the scenario does not say: PCIe Gen5 x16, 64 GB/s each way (only
+# activation offloading, parallel.offload_layers, uses it).
+HOST_BW_DEFAULT = 64e9  # plain counts: no unit to convert
 # (field, scenario key, ledger metric of the GPU item, the SI unit the model uses)
 _GPU = (("peak_flops", "gpu_specs.peak", "peak_dense_bf16", "FLOP/s"),
         ("hbm_bytes", "gpu_specs.hbm", "hbm_capacity", "B"),
@@ -87,6 +90,9 @@ def resolve_cluster(request: ClusterRequest, session: Session | None, *, on: dat
     gemm_peak = _gemm_peak(look)
     if gemm_peak is not None:
         used["gemm_peak_flops"] = gemm_peak
+    used["host_bw"] = look.inline("host_bw", "gpu_specs.host_bw", "B/s") or FigureUsed(
+        "host_bw", HOST_BW_DEFAULT, "B/s", "default",
+        note="PCIe Gen5 x16, one direction (give cluster.gpu_specs.host_bw for NVLink-C2C)")
     spec = ClusterSpec(peak_flops=used["peak_flops"].value, hbm_bytes=used["hbm_bytes"].value,
                        gemm_peak_flops=None if gemm_peak is None else gemm_peak.value,
                        arch=_arch(look),
@@ -97,7 +103,8 @@ def resolve_cluster(request: ClusterRequest, session: Session | None, *, on: dat
                        scaleup_efficiency=used["scaleup_efficiency"].value,
                        scaleout_efficiency=used["scaleout_efficiency"].value,
                        scaleup_latency=used["scaleup_latency"].value,
-                       scaleout_latency=used["scaleout_latency"].value)
+                       scaleout_latency=used["scaleout_latency"].value,
+                       host_bw=used["host_bw"].value)
     return spec, list(used.values())
 
 

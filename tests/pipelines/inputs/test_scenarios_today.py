@@ -131,3 +131,27 @@ def test_every_estimate_carries_the_models_error_band(write_scenario):
     assert low < result["t_iter_s"] < high
     assert result["band"]["basis"].startswith("blackwell, MoE: 7 Megatron-Bridge")
     assert result["band"]["time_to_train_days"] is None  # the scenario sets no tokens
+
+
+def test_offloading_block_recompute_and_ep_overlap_are_scenario_keys(write_scenario):
+    text = (MOE_TODAY
+            .replace("sequence_parallel: true, zero: 1}",
+                     "sequence_parallel: true, zero: 1,\n           recompute: full, "
+                     "recompute_layers: 2, offload_layers: 4}")
+            .replace('hbm_bw: "8000 GB/s", arch: blackwell}',
+                     'hbm_bw: "8000 GB/s", host_bw: "225 GB/s", arch: blackwell}')
+            + "framework: {ep_overlap: true}\n")
+    scenario = loaded(write_scenario, text)
+    assert (scenario.layout.recompute_layers, scenario.layout.offload_layers) == (2, 4)
+    assert scenario.framework.ep_overlap
+    specs = resolve_cluster(scenario.cluster, None, on=ON, known=KNOWN)
+    assert specs[0].host_bw == 225e9
+    result = estimate(scenario, specs, None)
+    assert result["parallel"]["offload_layers"] == 4
+    assert result["parallel"]["recompute_layers"] == 2
+
+
+def test_without_a_host_link_the_default_is_pcie_and_says_so(write_scenario):
+    hw, used = resolve_cluster(loaded(write_scenario).cluster, None, on=ON, known=KNOWN)
+    host = next(u for u in used if u.name == "host_bw")
+    assert hw.host_bw == 64e9 and host.origin == "default" and "PCIe" in host.note
