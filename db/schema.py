@@ -230,6 +230,8 @@ class Observation(Base):
         # An ingest's "what does this source say of these items now": without it the lookup
         # scans every live row of the source, and the time per file grows with the ledger.
         Index("ix_observation_source_item_live", "source_id", "item_id", "superseded_at"),
+        # The price index reads every live offer of one GPU and term.
+        Index("ix_observation_offer", "offer_gpu", "offer_term", "superseded_at"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -254,6 +256,18 @@ class Observation(Base):
     line: Mapped[int | None] = mapped_column(Integer)
     # sha256 of (item, metric, source, as_of, content): summed into dataset_version digests.
     content_sha256: Mapped[str] = mapped_column(String(64))
+    # A market price's terms (price lists, quotes), NULL for every other figure: who offers it,
+    # where, on what term, for which GPU item and how many GPUs a unit holds (an instance's
+    # GPUs, a quote's quantity), the instance type, the currency written, and until when a
+    # quote holds.
+    offer_provider: Mapped[str | None] = mapped_column(Text)
+    offer_region: Mapped[str | None] = mapped_column(Text)
+    offer_term: Mapped[str | None] = mapped_column(String(20))
+    offer_gpu: Mapped[str | None] = mapped_column(Text)
+    offer_units: Mapped[int | None] = mapped_column(Integer)
+    offer_instance: Mapped[str | None] = mapped_column(Text)
+    offer_currency: Mapped[str | None] = mapped_column(String(10))
+    offer_valid_until: Mapped[date | None]
 
 
 class MeasurementRun(Base):

@@ -32,6 +32,10 @@ from db.schema import (
 CONTENT_FIELDS = ("value", "low", "high", "value_written", "unit_written", "value_kind",
                   "status", "quote", "as_of_precision", "valid_to")
 _CHUNK = 500  # bound the size of IN (...) lists
+# A market price's terms, in the order of models.observations.OfferTerms.as_tuple().
+OFFER_COLUMNS = ("offer_provider", "offer_term", "offer_region", "offer_gpu", "offer_units",
+                 "offer_instance", "offer_currency", "offer_valid_until")
+
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,35 @@ class RowError:
     reason: str
 
 
+# A market price's term: what the offer commits to (a cloud price list's on-demand, spot,
+# 1- or 3-year reservation, capacity block; a contract; a vendor's quote).
+OFFER_TERMS = ("on_demand", "spot", "reserved_1y", "reserved_3y", "capacity_block", "contract",
+               "quote")
+# Keys an offer may carry that are kept in the raw row only (as written, for review).
+_OFFER_NOTES = {"price_written", "unit_written", "usd_rate", "incoterms", "lead_time_written",
+                "notes", "quantity", "vendor", "gpus_per_instance"}
+_CURRENCY = re.compile(r"^[A-Z]{3}$")
+
+
+@dataclass(frozen=True)
+class OfferTerms:
+    """The terms of a market price (a price list's row, a quote): structured, so that the
+    price index can group by GPU and term across providers and regions."""
+
+    provider: str
+    term: str
+    region: str | None = None
+    gpu: str | None = None  # the GPU item the price is for
+    units: int | None = None  # GPUs an instance holds, or a quote's quantity
+    instance: str | None = None
+    currency: str | None = None  # as written; the value is in the metric's unit (USD)
+    valid_until: date | None = None  # a quote's validity
+
+    def as_tuple(self) -> tuple[Any, ...]:
+        return (self.provider, self.term, self.region, self.gpu, self.units, self.instance,
+                self.currency, self.valid_until)
+
+
 @dataclass(frozen=True)
 class CleanObservation:
     """An observation in the metric's canonical unit, with what the source wrote kept beside."""
@@ -63,6 +92,7 @@ class CleanObservation:
     as_of_precision: str
     valid_to: date | None
     line: int | None
+    offer: OfferTerms | None = None
 
     @property
     def identity(self) -> tuple[str, str, str, date]:
@@ -249,6 +279,7 @@ def _validate(
         if valid_to <= as_of:
             raise _Invalid("valid_to", f"valid_to {valid_to} is not after as_of {as_of}")
     quote = _text_field(row, "quote")
+    offer = _offer(row.get("offer")) if not _blank(row.get("offer")) else None
     return CleanObservation(
         source=source, item=item, metric=metric.key,
         value=(low + high) / 2, low=low, high=high,
@@ -256,7 +287,51 @@ def _validate(
         value_kind=_choice(row, "value_kind", VALUE_KINDS, "reported"),
         status=_choice(row, "status", STATUSES, None),
         quote=quote, as_of=as_of, as_of_precision=precision, valid_to=valid_to, line=line,
+        offer=offer,
     )
+
+
+def _offer(raw: Any) -> OfferTerms:
+    """A market price's terms from the row's `offer` mapping (adapters and YAML packs):
+    provider (or vendor) and term required."""
+    if not isinstance(raw, dict):
+        raise _Invalid("offer", f"offer must be a mapping, got {_shown(raw)}")
+    known = {"provider", "term", "region", "gpu", "units", "instance_type", "currency",
+             "valid_until"} | _OFFER_NOTES
+    unknown = sorted(str(k) for k in raw if k not in known)
+    if unknown:
+        raise _Invalid(f"offer.{unknown[0]}", f"unknown offer key {unknown[0]!r} (known: "
+                                              f"{', '.join(sorted(known - _OFFER_NOTES))})")
+    provider = _text_field(raw, "provider") or _text_field(raw, "vendor")
+    if provider is None:
+        raise _Invalid("offer.provider", "offer.provider is missing (who offers this price)")
+    try:
+        term = _choice(raw, "term", OFFER_TERMS, None)
+    except _Invalid as invalid:
+        raise _Invalid("offer.term", f"offer.{invalid.reason}") from invalid
+    # The GPU is an item key, kept as written: the pack that declares it may come later in the
+    # same ingest (the warehouse check offer_gpu_known lists any that never does).
+    gpu = _text_field(raw, "gpu")
+    units_raw = next((raw[k] for k in ("units", "gpus_per_instance", "quantity")
+                      if not _blank(raw.get(k))), None)
+    units = None
+    if units_raw is not None:
+        number = _number(units_raw, "offer.units")
+        if number < 1 or number != int(number) or number > 2**31 - 1:
+            raise _Invalid("offer.units", f"offer units {_shown(units_raw)} is not a count "
+                                          "of at least 1")
+        units = int(number)
+    currency = _text_field(raw, "currency")
+    if currency is not None and not _CURRENCY.match(currency.upper()):
+        raise _Invalid("offer.currency", f"currency {_shown(currency)} is not an ISO 4217 "
+                                         "code (USD, EUR, ...)")
+    valid_until = None
+    if not _blank(raw.get("valid_until")):
+        valid_until, _ = parse_partial_date(raw["valid_until"], "offer.valid_until")
+    return OfferTerms(provider=provider, term=term, region=_text_field(raw, "region"),
+                      gpu=gpu, units=units, instance=_text_field(raw, "instance_type"),
+                      currency=None if currency is None else currency.upper(),
+                      valid_until=valid_until)
 
 
 def validate_rows(

@@ -25,6 +25,7 @@ from models.observations import (
     COLUMN_FIELD,
     CleanObservation,
     MetricDef,
+    OfferTerms,
     RowError,
     validate_rows,
 )
@@ -397,12 +398,21 @@ def _observation_row(obs: CleanObservation, item_ids: dict[str, int],
                      raw_id: int) -> dict[str, Any]:
     # getattr, not dataclasses.asdict: asdict deep-copies and cost 20% of a 100k-row ingest.
     content = {name: getattr(obs, name) for name in store.CONTENT_FIELDS}
+    # An offer's terms are part of its content; a figure without them hashes as it always did.
+    terms = () if obs.offer is None else obs.offer.as_tuple()
     digest = observation_digest((obs.item, obs.metric, obs.source, obs.as_of,
-                                 *content.values()))
-    return {**content, "as_of": obs.as_of, "item_id": item_ids[obs.item],
+                                 *content.values(), *terms))
+    return {**content, **_offer_columns(obs.offer), "as_of": obs.as_of,
+            "item_id": item_ids[obs.item],
             "metric_id": metric_ids[obs.metric], "source_id": source_ids[obs.source],
             "ingest_run_id": run_id, "raw_file_id": raw_id, "line": obs.line,
             "content_sha256": digest}
+
+
+def _offer_columns(offer: OfferTerms | None) -> dict[str, Any]:
+    """An observation's offer columns (all None for a figure that is not a market price)."""
+    values = (None,) * len(store.OFFER_COLUMNS) if offer is None else offer.as_tuple()
+    return dict(zip(store.OFFER_COLUMNS, values, strict=True))
 
 
 def _record(session: Session, run_id: int, raw_id: int, report: FileReport,

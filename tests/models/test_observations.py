@@ -5,6 +5,7 @@ import pytest
 from models.observations import (
     CleanObservation,
     MetricDef,
+    OfferTerms,
     RowError,
     validate_row,
     validate_rows,
@@ -89,3 +90,44 @@ def test_a_second_row_for_the_same_fact_is_a_duplicate_naming_the_first_line():
     assert len(clean) == 1
     assert errors == [RowError(4, "item", errors[0].reason)]
     assert "line 3 already gives nvlink-5" in errors[0].reason
+
+
+OFFER = {"provider": "aws", "region": "us-east-1", "term": "reserved_1y", "gpu": "h100-sxm5",
+         "units": 8, "instance_type": "p5.48xlarge", "currency": "usd",
+         "price_written": "352000.00"}
+
+
+def test_a_market_price_keeps_its_offer_terms():
+    clean = check({**GOOD, "offer": OFFER})
+    assert isinstance(clean, CleanObservation)
+    assert clean.offer == OfferTerms(provider="aws", term="reserved_1y", region="us-east-1",
+                                     gpu="h100-sxm5", units=8, instance="p5.48xlarge",
+                                     currency="USD")
+    assert check(GOOD).offer is None
+
+
+def test_a_quote_names_its_vendor_quantity_and_validity():
+    quote = {"vendor": "ExampleReseller", "term": "quote", "quantity": 72,
+             "valid_until": "2026-12-31", "incoterms": "DAP"}
+    clean = check({**GOOD, "offer": quote})
+    assert clean.offer.provider == "ExampleReseller" and clean.offer.units == 72
+    assert clean.offer.valid_until == date(2026, 12, 31)
+
+
+@pytest.mark.parametrize("change,field,reason", [
+    ({"provider": None}, "offer.provider", "missing"),
+    ({"term": "weekly"}, "offer.term", "not one of"),
+    ({"units": 2.5}, "offer.units", "not a count"),
+    ({"units": 0}, "offer.units", "not a count"),
+    ({"currency": "dollars"}, "offer.currency", "ISO 4217"),
+    ({"valid_until": "soon"}, "offer.valid_until", "not a date"),
+    ({"colour": "blue"}, "offer.colour", "unknown offer key"),
+])
+def test_bad_offer_terms_are_rejected_naming_the_offer_field(change, field, reason):
+    error = check({**GOOD, "offer": {**OFFER, **change}})
+    assert isinstance(error, RowError) and error.field == field and reason in error.reason
+
+
+def test_an_offer_that_is_not_a_mapping_is_rejected():
+    error = check({**GOOD, "offer": "aws on demand"})
+    assert isinstance(error, RowError) and error.field == "offer"

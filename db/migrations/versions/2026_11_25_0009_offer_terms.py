@@ -1,0 +1,47 @@
+"""offer terms: a market price's provider, region, term, GPU, GPUs a unit, instance type,
+currency and quote validity as columns of its observation
+
+Cloud price lists and vendor quotes carry dimensions that used to live only inside item keys
+(`gcp-a3-h100-1yr`); the price index groups by them. NULL on every other observation, so
+existing rows and their content digests are unchanged.
+
+Revision ID: 0009
+Revises: 0008
+Create Date: 2026-11-25
+"""
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = '0009'
+down_revision: str | None = '0008'
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+_COLUMNS = (
+    ('offer_provider', sa.Text()),
+    ('offer_region', sa.Text()),
+    ('offer_term', sa.String(length=20)),
+    ('offer_gpu', sa.Text()),
+    ('offer_units', sa.Integer()),
+    ('offer_instance', sa.Text()),
+    ('offer_currency', sa.String(length=10)),
+    ('offer_valid_until', sa.Date()),
+)
+
+
+def upgrade() -> None:
+    with op.batch_alter_table('observation') as batch:
+        for name, kind in _COLUMNS:
+            batch.add_column(sa.Column(name, kind, nullable=True))
+    op.create_index('ix_observation_offer', 'observation',
+                    ['offer_gpu', 'offer_term', 'superseded_at'])
+
+
+def downgrade() -> None:
+    op.drop_index('ix_observation_offer', table_name='observation')
+    with op.batch_alter_table('observation') as batch:
+        for name, _ in reversed(_COLUMNS):
+            batch.drop_column(name)
