@@ -36,6 +36,10 @@ _COLUMNS = (
     Observation.superseded_at, Source.key.label("source"), Source.title.label("source_title"),
     Source.kind.label("source_kind"), Source.url.label("source_url"),
     Source.published_on.label("source_published_on"),
+    Source.publisher.label("source_publisher"),
+    Observation.offer_provider, Observation.offer_region, Observation.offer_term,
+    Observation.offer_gpu, Observation.offer_units, Observation.offer_instance,
+    Observation.offer_currency, Observation.offer_valid_until,
 )
 
 

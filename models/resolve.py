@@ -1,10 +1,12 @@
 """Resolve conflicting live values for one (item, metric) by a documented rule.
 
-First, each source speaks once: a source's figure with the newest as_of (valid on the date
+First, each series speaks once: a source's figure with the newest as_of (valid on the date
 asked) replaces its own earlier figures for the same (item, metric) — an electricity price
-for 2025 follows the same series' 2024 price, it does not contradict it. Then, across
-sources: the better source kind (SOURCE_KIND_RANK), then the newest as_of, then the newest
-publication date of the source, then the latest recorded observation. Other sources' values
+for 2025 follows the same series' 2024 price, it does not contradict it — and so do one
+publisher's successive publications (CBRE's colocation report of H2-2023, H2-2024 and 2025:
+the newest stands, the others are its history, not a disagreement). Then, across series:
+the better source kind (SOURCE_KIND_RANK), then the newest as_of, then the newest
+publication date of the source, then the latest recorded observation. Other series' values
 are kept as alternatives; nothing is discarded.
 """
 
@@ -40,6 +42,12 @@ class Candidate:
     value: float
     low: float
     high: float
+    source_publisher: str | None = None  # who published it: one publisher's sources are a series
+
+    @property
+    def series(self) -> str:
+        """Figures of one series follow each other: a publisher's, else a source's own."""
+        return self.source_publisher or f"source:{self.source_key}"
 
 
 @dataclass(frozen=True)
@@ -56,17 +64,19 @@ def _sort_key(candidate: Candidate) -> tuple[int, int, int, float, int]:
 
 
 def latest_per_source(candidates: Sequence[Candidate]) -> list[Candidate]:
-    """Each source's newest figure (by as_of, then recording); its earlier ones are history."""
+    """Each series' newest figure (by as_of, then publication, then recording): a source's
+    or a publisher's earlier figures are its history."""
     latest: dict[str, Candidate] = {}
     for candidate in candidates:
-        current = latest.get(candidate.source_key)
+        current = latest.get(candidate.series)
         if current is None or _recency(candidate) > _recency(current):
-            latest[candidate.source_key] = candidate
+            latest[candidate.series] = candidate
     return list(latest.values())
 
 
-def _recency(candidate: Candidate) -> tuple[date, datetime, int]:
-    return candidate.as_of, candidate.recorded_at, candidate.observation_id
+def _recency(candidate: Candidate) -> tuple[date, date, datetime, int]:
+    return (candidate.as_of, candidate.source_published_on or date.min, candidate.recorded_at,
+            candidate.observation_id)
 
 
 def resolve(candidates: Sequence[Candidate]) -> Resolution | None:

@@ -25,12 +25,18 @@ candidates as (
     where l.as_of <= s.valid_from and (l.valid_to is null or l.valid_to > s.valid_from)
 ),
 latest_per_source as (
-    -- The same rule as value_as_of, per span.
-    select item, metric, valid_from, source, any_value(valid_until) as valid_until,
-        max(struct_pack(as_of := as_of, recorded_at := recorded_at,
-                        observation_id := observation_id)) as latest
-    from candidates
-    group by item, metric, valid_from, source
+    -- The same rule as value_as_of, per span: a series is one publisher's sources, else a
+    -- source alone.
+    select c.item, c.metric, c.valid_from,
+        coalesce(nullif(trim(s.publisher), ''), 'source:' || c.source) as series,
+        any_value(c.valid_until) as valid_until,
+        max(struct_pack(as_of := c.as_of,
+                        published_on := coalesce(s.published_on, date '0001-01-01'),
+                        recorded_at := c.recorded_at, observation_id := c.observation_id,
+                        source := c.source)) as latest
+    from candidates c
+    join source s on s.key = c.source
+    group by c.item, c.metric, c.valid_from, series
 ),
 ranked as (
     select p.item, p.metric, p.valid_from, any_value(p.valid_until) as valid_until,
@@ -40,7 +46,7 @@ ranked as (
                  p.latest.observation_id)) as winner,
         count(*) - 1 as alternatives
     from latest_per_source p
-    join source s on s.key = p.source
+    join source s on s.key = p.latest.source
     join source_kind_rank r on r.kind = s.kind
     group by p.item, p.metric, p.valid_from
 ),

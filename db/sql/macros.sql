@@ -3,8 +3,9 @@
 -- superseded_at (UTC). This file holds what the ledger knew at meta.cutoff_at: rows recorded
 -- later are absent and closures after it are NULL.
 
--- The resolution rule (models/resolve.py), "valid on d, as known at t": each source's newest
--- figure (newest as_of, then latest recorded), then across sources the best source kind,
+-- The resolution rule (models/resolve.py), "valid on d, as known at t": each series' newest
+-- figure (one publisher's sources, else a source alone; newest as_of, then publication, then
+-- latest recorded), then across series the best source kind,
 -- newest as_of, newest publication (unknown last), latest recorded. Two aggregates over keys
 -- only, then the winners' rows: the same answer as two row_number windows in half the time.
 create macro value_as_of(d, t) as table
@@ -15,11 +16,16 @@ with live as (
       and as_of <= d and (valid_to is null or valid_to > d)
 ),
 latest_per_source as (
-    select item, metric, source,
-        max(struct_pack(as_of := as_of, recorded_at := recorded_at,
-                        observation_id := observation_id)) as latest
-    from live
-    group by item, metric, source
+    -- A series: one publisher's sources, else a source alone (models/resolve.py).
+    select l.item, l.metric,
+        coalesce(nullif(trim(s.publisher), ''), 'source:' || l.source) as series,
+        max(struct_pack(as_of := l.as_of,
+                        published_on := coalesce(s.published_on, date '0001-01-01'),
+                        recorded_at := l.recorded_at, observation_id := l.observation_id,
+                        source := l.source)) as latest
+    from live l
+    join source s on s.key = l.source
+    group by l.item, l.metric, series
 ),
 ranked as (
     select p.item, p.metric,
@@ -29,7 +35,7 @@ ranked as (
                  p.latest.observation_id)) as winner,
         count(*) - 1 as alternatives
     from latest_per_source p
-    join source s on s.key = p.source
+    join source s on s.key = p.latest.source
     join source_kind_rank r on r.kind = s.kind
     group by p.item, p.metric
 ),

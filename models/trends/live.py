@@ -70,11 +70,15 @@ def columns(*series: pd.Series) -> Iterator[tuple[Any, ...]]:
 def candidates(frame: pd.DataFrame) -> list[Candidate]:
     """The resolution rule's candidates, one per row, in row order."""
     published = [None if pd.isna(p) else p for p in frame["source_published_on"].dt.date.tolist()]
-    return [Candidate(int(i), s, k, p, a, r, float(v), float(lo), float(hi))
-            for (i, s, k, a, r, v, lo, hi), p in zip(columns(
+    publishers = ([None if pd.isna(p) or not str(p).strip() else str(p)
+                   for p in frame["source_publisher"].tolist()]
+                  if "source_publisher" in frame else [None] * len(frame))
+    return [Candidate(int(i), s, k, p, a, r, float(v), float(lo), float(hi), who)
+            for (i, s, k, a, r, v, lo, hi), p, who in zip(columns(
                 frame["observation_id"], frame["source"], frame["source_kind"],
                 frame["as_of"].dt.date, frame["recorded_at"].dt.to_pydatetime(),
-                frame["value"], frame["low"], frame["high"]), published, strict=True)]
+                frame["value"], frame["low"], frame["high"]), published, publishers,
+                strict=True)]
 
 
 def resolved(frame: pd.DataFrame) -> pd.DataFrame:

@@ -43,7 +43,7 @@ def _candidate(row: dict[str, Any]) -> Candidate:
                      source_kind=row["source_kind"],
                      source_published_on=row["source_published_on"], as_of=row["as_of"],
                      recorded_at=row["recorded_at"], value=row["value"], low=row["low"],
-                     high=row["high"])
+                     high=row["high"], source_publisher=row.get("source_publisher") or None)
 
 
 def current_values(session: Session, *, on: date, known: datetime) -> list[ResolvedValue]:

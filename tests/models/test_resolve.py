@@ -1,3 +1,4 @@
+from dataclasses import replace
 from datetime import UTC, date, datetime
 
 from models.resolve import Candidate, disagree, resolve
@@ -56,3 +57,20 @@ def test_figures_disagree_only_beyond_the_tolerance():
     assert not disagree(figure(120, 132), figure(130))  # inside the range
     assert disagree(figure(8.0), figure(7.7), tolerance=0.01)
     assert not disagree(figure(8.0), figure(7.7), tolerance=0.05)
+
+
+def test_one_publishers_successive_publications_are_a_series_not_a_conflict():
+    """CBRE's colocation price in its H2-2023 and H2-2024 reports: the newest stands, the
+    older one is history, not an alternative that disagrees."""
+    older = Candidate(1, "cbre-h2-2023", "analyst", date(2024, 2, 1), date(2023, 7, 1),
+                      datetime(2026, 1, 1, tzinfo=UTC), 150.0, 150.0, 150.0, "CBRE")
+    newer = Candidate(2, "cbre-h2-2024", "analyst", date(2025, 2, 1), date(2024, 7, 1),
+                      datetime(2026, 1, 1, tzinfo=UTC), 184.0, 184.0, 184.0, "CBRE")
+    other = Candidate(3, "jll-2024", "analyst", date(2025, 1, 1), date(2024, 7, 1),
+                      datetime(2026, 1, 1, tzinfo=UTC), 170.0, 170.0, 170.0, "JLL")
+    resolution = resolve([older, newer, other])
+    assert resolution.winner == newer
+    assert resolution.alternatives == (other,)  # another publisher: a real alternative
+    # Without publishers, each source is its own series and both stay alternatives.
+    anonymous = [replace(c, source_publisher=None) for c in (older, newer, other)]
+    assert len(resolve(anonymous).alternatives) == 2

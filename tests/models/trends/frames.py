@@ -11,7 +11,9 @@ COLUMNS = [
     "observation_id", "item", "item_name", "item_kind", "item_family", "metric", "unit",
     "value", "low", "high", "value_written", "unit_written", "value_kind", "status", "quote",
     "as_of", "as_of_precision", "valid_to", "recorded_at", "superseded_at", "source",
-    "source_title", "source_kind", "source_url", "source_published_on",
+    "source_title", "source_kind", "source_url", "source_published_on", "source_publisher",
+    "offer_provider", "offer_region", "offer_term", "offer_gpu", "offer_units",
+    "offer_instance", "offer_currency", "offer_valid_until",
 ]
 
 RECORDED = datetime(2026, 1, 1, tzinfo=UTC)
@@ -27,6 +29,9 @@ _DEFAULTS: dict[str, Any] = {
     "valid_to": None, "recorded_at": RECORDED, "superseded_at": None,
     "source": "nvidia-nvlink-page", "source_title": "NVIDIA NVLink",
     "source_kind": "vendor_datasheet", "source_url": None, "source_published_on": None,
+    "source_publisher": None, "offer_provider": None, "offer_region": None, "offer_term": None,
+    "offer_gpu": None, "offer_units": None, "offer_instance": None, "offer_currency": None,
+    "offer_valid_until": None,
 }
 
 

@@ -97,7 +97,9 @@ def test_epoch_and_the_reference_packs_sit_side_by_side_and_disagreements_are_li
         listed = {(c.winner["item"], c.winner["metric"]): c
                   for c in conflicts(session, on=ON, known=clock.now)}
     sources = {h100_tdp.winner["source"], *(a["source"] for a in h100_tdp.alternatives)}
-    assert {"epoch-ml-hardware-csv", "epoch-ml-hardware"} <= sources
+    # The hand-typed Epoch pack and Epoch's own CSV are one publisher's series: one speaks.
+    assert len(sources & {"epoch-ml-hardware-csv", "epoch-ml-hardware"}) == 1
+    assert "nvidia-h100-page" in sources
     # B200 HBM bandwidth: NVIDIA's DGX B200 page says 8 TB/s, Epoch 7.7 TB/s.
     b200 = listed["b200", "hbm_bandwidth"]
     assert (b200.winner["value"], b200.winner["source"]) == (8.0, "nvidia-dgx-b200-page")
