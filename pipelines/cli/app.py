@@ -173,8 +173,12 @@ def ingest(paths: Annotated[list[Path], typer.Argument(
                                "nccl-tests text log, an MLPerf round, an Epoch snapshot.")]
            = None,
            allow_rejects: Annotated[bool, typer.Option(
-               "--allow-rejects", help="Exit 0 even when rows were rejected.")] = False) -> None:
-    """Ingest files, recognised by content. Exit 1 when rows were rejected."""
+               "--allow-rejects", help="Exit 0 even when rows were rejected.")] = False,
+           no_publish: Annotated[bool, typer.Option(
+               "--no-publish", help="Leave the warehouse as it is (by default it is rebuilt "
+                                    "for the new dataset version).")] = False) -> None:
+    """Ingest files, recognised by content, and republish the warehouse. Exit 1 when rows
+    were rejected."""
     from db.engine import LedgerBusyError
     from pipelines.jobs import steps as jobs
     from pipelines.jobs.ingest import expand_paths
@@ -196,12 +200,23 @@ def ingest(paths: Annotated[list[Path], typer.Argument(
         errors.print(label("error:", "red", _busy_message(exc)), highlight=False,
                      soft_wrap=True)
         raise typer.Exit(4) from exc
+    warehouse = None if no_publish else jobs.publish(
+        settings, report.dataset_version, as_of=jobs.utc_now().date(), built_at=jobs.utc_now())
     if as_json:
-        write_json(report.to_json())
+        write_json({**report.to_json(), "warehouse": {
+            "published": warehouse is not None,
+            "path": str(warehouse or settings.warehouse_path)}})
         _print_wait(waits[0], errors)  # standard output holds the JSON alone
     else:
         _print_wait(waits[0])
         _print_ingest(report)
+        if warehouse is not None:
+            console.print(f"warehouse {warehouse} rebuilt for dataset version "
+                          f"{report.dataset_version}", highlight=False, soft_wrap=True)
+        else:
+            console.print(f"warehouse {settings.warehouse_path} not rebuilt (--no-publish): "
+                          f"it does not show dataset version {report.dataset_version} yet",
+                          highlight=False, soft_wrap=True)
     if report.total("rejected") and not allow_rejects:
         raise typer.Exit(EXIT_REJECTED)
 

@@ -136,3 +136,17 @@ def test_report_re_renders_the_briefing_of_an_ingested_version(cli, write_pack, 
     assert "identical to the first briefing" in again.output
     pdf = tmp_path / "home" / "briefings" / f"briefing-{today}.pdf"
     assert pdf.read_bytes() == (tmp_path / "again.pdf").read_bytes()
+
+
+def test_ingest_republishes_the_warehouse_unless_told_not_to(cli, write_pack, tmp_path):
+    import duckdb
+
+    path = str(write_pack("nvlink.yaml", NVLINK_PACK))
+    quiet = cli("ingest", path, "--no-publish")
+    assert quiet.exit_code == 0 and "not rebuilt (--no-publish)" in quiet.stdout
+    report = json.loads(cli("ingest", path, "--json").stdout)
+    assert report["warehouse"]["published"]
+    with duckdb.connect(report["warehouse"]["path"], read_only=True) as warehouse:
+        version = warehouse.execute("select dataset_version from meta").fetchone()[0]
+        values = warehouse.execute("select count(*) from current_value").fetchone()[0]
+    assert version == report["dataset_version"] and values == 2
