@@ -19,7 +19,10 @@ from pipelines.inputs.yaml_lines import (
     LINES,
 )
 
-ALLOWED_KEYS = ("name", "url", "file_name", "local")
+ALLOWED_KEYS = ("name", "url", "file_name", "local", "paging", "max_pages")
+# How a paged API links its pages: Azure's Retail Prices API ends each page with NextPageLink.
+PAGING = ("next_link",)
+DEFAULT_MAX_PAGES, MAX_PAGES = 100, 10_000
 # Sane lengths for what the ledger's remote_fetch log keeps: a longer name or URL is a
 # declaration error.
 MAX_NAME, MAX_URL = 200, 2000
@@ -37,6 +40,8 @@ class RemoteSource:
     file_name: str    # what the ingest sees (it picks the reader)
     line: int | None = None
     local: bool = False  # may reach loopback, link-local and private addresses
+    paging: str | None = None  # "next_link": follow each page's NextPageLink, join the pages
+    max_pages: int = DEFAULT_MAX_PAGES
 
 
 # --- declarations -----------------------------------------------------------------------------
@@ -95,7 +100,14 @@ def _source(path: str, number: int, entry: Any, list_line: int | None) -> Remote
             raise fail("url", "its path has no file name to read it by; give file_name")
     if not isinstance(file_name, str) or not _plain_name(file_name):
         raise fail("file_name", f"{file_name!r} is not a plain file name (no folders)")
-    return RemoteSource(name, url, file_name, lines[""], local)
+    paging = entry.get("paging")
+    if paging is not None and paging not in PAGING:
+        raise fail("paging", f"{paging!r} is not one of {', '.join(PAGING)}")
+    max_pages = entry.get("max_pages", DEFAULT_MAX_PAGES)
+    if isinstance(max_pages, bool) or not isinstance(max_pages, int) or not (
+            1 <= max_pages <= MAX_PAGES):
+        raise fail("max_pages", f"{max_pages!r} is not a whole number from 1 to {MAX_PAGES}")
+    return RemoteSource(name, url, file_name, lines[""], local, paging, max_pages)
 
 
 def _http_url(url: str) -> bool:

@@ -344,6 +344,15 @@ def _fetch_one(engine: Engine, cache: Path, source: RemoteSource, settings: Sett
         attempt, attempts = get_with_retries(
             fetcher, source.url, headers, retries=settings.fetch_retries,
             backoff=settings.fetch_backoff_seconds, sleep=sleep)
+        if source.paging == "next_link" and attempt.status == 200:
+            # Here, not at the top: remote_pages builds on this module's fetch.
+            from pipelines.jobs.remote_pages import follow_next_links
+
+            attempt, more = follow_next_links(
+                fetcher, source.url, attempt, max_pages=source.max_pages,
+                retries=settings.fetch_retries, backoff=settings.fetch_backoff_seconds,
+                sleep=sleep)
+            attempts += more
     try:
         result = _result(source.name, url, attempt, attempts, previous, cached, cache,
                          source.file_name, bool(headers))
