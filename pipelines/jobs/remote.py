@@ -37,8 +37,10 @@ from pipelines.inputs.remote_sources import (
     load_remote_sources,
     without_userinfo,
 )
+from pipelines.jobs.remote_attempt import Attempt
 from pipelines.jobs.remote_body import ACCEPT_ENCODING, Incomplete, content_codings, decoded
 from pipelines.jobs.remote_guard import Guard, Refused, guarded_client
+from pipelines.jobs.remote_pages import follow_next_links
 from pipelines.settings import Settings
 
 BACKOFF_CAP_SECONDS = 60.0  # no wait between two attempts is longer, Retry-After included
@@ -88,22 +90,6 @@ def decide_outcome(status: int | None, sha256: str | None, previous_sha256: str 
 
 
 # --- one fetch ---------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Attempt:
-    """What one GET came to: a status and maybe a body, or an error (status None: no response).
-    `final` errors (a refusal) are never retried; the same request would be refused again."""
-
-    status: int | None
-    body: Path | None = None          # the decoded bytes, spooled to a file beside the cache
-    sha256: str | None = None
-    size_bytes: int | None = None
-    etag: str | None = None
-    last_modified: str | None = None
-    retry_after: float | None = None
-    error: str | None = None
-    final: bool = False
-
 
 @dataclass(frozen=True)
 class Fetcher:
@@ -345,13 +331,12 @@ def _fetch_one(engine: Engine, cache: Path, source: RemoteSource, settings: Sett
             fetcher, source.url, headers, retries=settings.fetch_retries,
             backoff=settings.fetch_backoff_seconds, sleep=sleep)
         if source.paging == "next_link" and attempt.status == 200:
-            # Here, not at the top: remote_pages builds on this module's fetch.
-            from pipelines.jobs.remote_pages import follow_next_links
-
             attempt, more = follow_next_links(
-                fetcher, source.url, attempt, max_pages=source.max_pages,
-                retries=settings.fetch_retries, backoff=settings.fetch_backoff_seconds,
-                sleep=sleep)
+                lambda link: get_with_retries(fetcher, link, {}, retries=settings.fetch_retries,
+                                              backoff=settings.fetch_backoff_seconds,
+                                              sleep=sleep),
+                source.url, attempt, spool=fetcher.spool, max_bytes=fetcher.max_bytes,
+                max_pages=source.max_pages)
             attempts += more
     try:
         result = _result(source.name, url, attempt, attempts, previous, cached, cache,

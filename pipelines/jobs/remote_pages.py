@@ -11,22 +11,21 @@ import hashlib
 import json
 import os
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
-from pipelines.jobs.remote import Attempt, Fetcher, get_with_retries
+from pipelines.jobs.remote_attempt import Attempt
 
 NEXT_LINK = "NextPageLink"
 
 
-def follow_next_links(fetcher: Fetcher, url: str, first: Attempt, *, max_pages: int,
-                      retries: int, backoff: float,
-                      sleep: Callable[[float], None] = time.sleep) -> tuple[Attempt, int]:
-    """The first page (fetched from `url`) and every page it links, as one Attempt whose body
-    is `[page, ...]`, with the number of GETs made. A failed page, a page that is not a JSON
-    object, a loop or more than `max_pages` pages fail the whole fetch (its spooled pages are
-    removed)."""
+def follow_next_links(get: Callable[[str], tuple[Attempt, int]], url: str, first: Attempt, *,
+                      spool: Path, max_bytes: int, max_pages: int) -> tuple[Attempt, int]:
+    """The first page (fetched from `url`) and every page it links, each fetched by `get`
+    (the source's own client, guard, deadline and retries), as one Attempt whose body is
+    `[page, ...]` within `max_bytes`, with the number of GETs made. A failed page, a page
+    that is not a JSON object, a loop or more than `max_pages` pages fail the whole fetch (its
+    spooled pages are removed)."""
     assert first.body is not None
     pages, seen, gets = [first.body], {url}, 0
     try:
@@ -37,15 +36,14 @@ def follow_next_links(fetcher: Fetcher, url: str, first: Attempt, *, max_pages: 
             if len(pages) >= max_pages:
                 return _failed(pages, f"more than max_pages = {max_pages} pages"), gets
             seen.add(link)
-            attempt, tries = get_with_retries(fetcher, link, {}, retries=retries,
-                                              backoff=backoff, sleep=sleep)
+            attempt, tries = get(link)
             gets += tries
             if attempt.status != 200 or attempt.body is None:
                 reason = attempt.error or f"HTTP {attempt.status}"
                 return _failed(pages, f"page {len(pages) + 1}: {reason}", attempt.status), gets
             pages.append(attempt.body)
             link = _next_link(attempt.body)
-        return _joined(fetcher, pages, first), gets
+        return _joined(spool, max_bytes, pages, first), gets
     except _NotAPage as exc:
         return _failed(pages, str(exc)), gets
 
@@ -66,19 +64,19 @@ def _next_link(page: Path) -> str | None:
     return link if isinstance(link, str) and link.strip() else None
 
 
-def _joined(fetcher: Fetcher, pages: list[Path], first: Attempt) -> Attempt:
-    """The pages written as one JSON array, within the fetcher's byte limit."""
+def _joined(spool: Path, max_bytes: int, pages: list[Path], first: Attempt) -> Attempt:
+    """The pages written as one JSON array, within the byte limit."""
     digest, size = hashlib.sha256(), 0
-    handle, name = tempfile.mkstemp(dir=fetcher.spool, suffix=".part")
+    handle, name = tempfile.mkstemp(dir=spool, suffix=".part")
     path = Path(name)
     try:
         with os.fdopen(handle, "wb") as out:
             for n, page in enumerate(pages):
                 piece = (b"[" if n == 0 else b",") + page.read_bytes()
                 size += len(piece)
-                if size + 1 > fetcher.max_bytes:
+                if size + 1 > max_bytes:
                     path.unlink(missing_ok=True)
-                    return _failed(pages, f"the pages passed {fetcher.max_bytes} bytes, the "
+                    return _failed(pages, f"the pages passed {max_bytes} bytes, the "
                                           "limit SPECLEDGER_FETCH_MAX_BYTES sets")
                 digest.update(piece)
                 out.write(piece)
