@@ -66,7 +66,9 @@ FLAG_SEVERITIES = ("critical", "warning", "info")
 FLAG_KINDS = ("density_threshold", "density_growth", "interconnect_trend", "bandwidth_ratio",
               "switch_capacity", "single_source", "unconfirmed", "stale", "conflicting",
               "claim_without_measurement", "undated", "added", "changed", "superseded",
-              "result_moved")
+              "result_moved",
+              # market prices and quotes (models/market)
+              "price_move", "new_cheapest", "quote_expiring", "lead_time_grew")
 
 
 class UTCDateTime(TypeDecorator[datetime]):

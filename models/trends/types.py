@@ -33,6 +33,11 @@ FLAG_KINDS: tuple[str, ...] = (
     "changed",
     "superseded",
     "result_moved",           # a scenario's C2C class, fabric or break-even speed-up moved
+    # market prices and quotes (models/market)
+    "price_move",             # a GPU-hour price index median moved beyond the threshold
+    "new_cheapest",           # another provider now has the cheapest offer of a GPU and term
+    "quote_expiring",         # a vendor quote expires within the notice period, or expired
+    "lead_time_grew",         # a vendor quoted a longer lead time than in its previous quote
 )
 
 

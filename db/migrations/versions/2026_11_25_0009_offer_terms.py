@@ -1,9 +1,10 @@
 """offer terms: a market price's provider, region, term, GPU, GPUs a unit, instance type,
-currency and quote validity as columns of its observation
+currency and quote validity as columns of its observation; the market flag kinds
 
 Cloud price lists and vendor quotes carry dimensions that used to live only inside item keys
 (`gcp-a3-h100-1yr`); the price index groups by them. NULL on every other observation, so
-existing rows and their content digests are unchanged.
+existing rows and their content digests are unchanged. The flag table accepts the market's
+flag kinds (price_move, new_cheapest, quote_expiring, lead_time_grew).
 
 Revision ID: 0009
 Revises: 0008
@@ -32,15 +33,34 @@ _COLUMNS = (
 )
 
 
+_OLD_KINDS = ('density_threshold', 'density_growth', 'interconnect_trend', 'bandwidth_ratio',
+              'switch_capacity', 'single_source', 'unconfirmed', 'stale', 'conflicting',
+              'claim_without_measurement', 'undated', 'added', 'changed', 'superseded',
+              'result_moved')
+_NEW_KINDS = (*_OLD_KINDS, 'price_move', 'new_cheapest', 'quote_expiring', 'lead_time_grew')
+
+
+def _kinds(kinds: tuple[str, ...]) -> str:
+    return "kind IN (" + ", ".join(f"'{k}'" for k in kinds) + ")"
+
+
+def _flag_kinds(kinds: tuple[str, ...]) -> None:
+    with op.batch_alter_table('flag') as batch:
+        batch.drop_constraint(op.f('ck_flag_kind'), type_='check')
+        batch.create_check_constraint('kind', _kinds(kinds))
+
+
 def upgrade() -> None:
     with op.batch_alter_table('observation') as batch:
         for name, kind in _COLUMNS:
             batch.add_column(sa.Column(name, kind, nullable=True))
     op.create_index('ix_observation_offer', 'observation',
                     ['offer_gpu', 'offer_term', 'superseded_at'])
+    _flag_kinds(_NEW_KINDS)
 
 
 def downgrade() -> None:
+    _flag_kinds(_OLD_KINDS)
     op.drop_index('ix_observation_offer', table_name='observation')
     with op.batch_alter_table('observation') as batch:
         for name, _ in reversed(_COLUMNS):
