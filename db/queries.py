@@ -176,3 +176,32 @@ def sources_by_keys(session: Session, keys: Collection[str]) -> list[dict[str, A
 
 
 _IN_BATCH = 500
+
+
+def offer_history(session: Session) -> pd.DataFrame:
+    """Every market price with offer terms, on both clocks (models.market.snapshots reads it):
+    the full history, so each dataset version's offers can be cut from it."""
+    query = (select(Observation.id.label("observation_id"), Item.key.label("item"),
+                    Source.key.label("source"), Observation.value, Observation.as_of,
+                    Observation.valid_to, Observation.recorded_at, Observation.superseded_at,
+                    Observation.offer_provider, Observation.offer_region,
+                    Observation.offer_term, Observation.offer_gpu, Observation.offer_units)
+             .join(Item, Observation.item_id == Item.id)
+             .join(Source, Observation.source_id == Source.id)
+             .where(Observation.offer_gpu.is_not(None))
+             .order_by(Observation.id))
+    rows = [dict(row._mapping) for row in session.execute(query)]
+    import pandas as pd
+
+    return pd.DataFrame(rows, columns=["observation_id", "item", "source", "value", "as_of",
+                                       "valid_to", "recorded_at", "superseded_at",
+                                       "offer_provider", "offer_region", "offer_term",
+                                       "offer_gpu", "offer_units"])
+
+
+def dataset_versions(session: Session, up_to: int | None = None) -> list[tuple[int, datetime]]:
+    """(id, cut-off) of every dataset version, oldest first (up to `up_to` when given)."""
+    query = select(DatasetVersion.id, DatasetVersion.cutoff_at).order_by(DatasetVersion.id)
+    if up_to is not None:
+        query = query.where(DatasetVersion.id <= up_to)
+    return [(int(row.id), row.cutoff_at) for row in session.execute(query)]

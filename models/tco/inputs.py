@@ -26,6 +26,20 @@ class LedgerRef:
 
 
 @dataclass(frozen=True)
+class MarketRef:
+    """A rent read from the market's GPU-hour price index as of the dataset version: a
+    statistic of the offers for one GPU on one term, their P25-P75 spread as its range."""
+
+    gpu: str
+    term: str = "on_demand"
+    statistic: str = "median"  # median | min | p25 | p75
+    written: str = ""
+
+
+MARKET_STATISTICS = ("median", "min", "p25", "p75")
+
+
+@dataclass(frozen=True)
 class Field:
     """How one input is read: its model unit, bounds and default."""
 
@@ -74,6 +88,12 @@ OPTION_FIELDS = {
     "goodput": Field("", **_FRACTION, low_open=True, default=1.0,
                      default_note="no work lost to failures"),
     "jct": Field("day", low_open=True),
+}
+# A rented option pays its rent per GPU-hour and owns nothing: no capex, power or facility.
+RENTED_OPTION_FIELDS = {
+    "rent": Field("USD/hour", low_open=True),
+    **{key: OPTION_FIELDS[key] for key in ("gpus", "staff", "licences", "availability",
+                                           "goodput", "jct")},
 }
 CAPEX_FIELDS = {
     "cost": Field("USD"),

@@ -2,7 +2,7 @@
 
 docs/tco-method.md (capex, opex, job cost and break-even):
     A = sum_k C_k CRF(r, n_k)                            annualised capex
-    O = P_IT u_p PUE 8760 p_elec + colo P_IT 12 + m C_IT + L    opex per year
+    O = P_IT u_p PUE 8760 p_elec + colo P_IT 12 + m C_IT + L + N 8760 rent   opex per year
     R = A + O;  c = R / (N 8760 availability goodput);  J = (R + K) JCT / 365
     s* = (R_U + K) / (R_O + K), scale-up U wins a job when JCT_O / JCT_U >= s*
 Every field may be a float or a numpy array of samples.
@@ -52,6 +52,7 @@ class Option:
     goodput: Num = 1.0
     jct_days: Num | None = None  # the job's wall-clock time on this option
     depreciation: str = "crf"  # crf | economic (Epoch: k ln 10 of the value per year)
+    rent_usd_per_gpu_hour: Num = 0.0  # a rented option: what each GPU-hour costs
 
 
 @dataclass(frozen=True)
@@ -74,10 +75,12 @@ class OptionCost:
     usd_per_gpu_hour: Num  # at 100 % availability and goodput
     usd_per_useful_gpu_hour: Num  # at the option's availability x goodput
     job_cost: Num | None
+    rental: Num = 0.0  # a rented option's rent for a year of its GPUs
 
     @property
     def annual_opex(self) -> Num:
-        return self.energy + self.colocation + self.maintenance + self.staff_and_licences
+        return (self.energy + self.colocation + self.maintenance + self.staff_and_licences
+                + self.rental)
 
     @property
     def annual_total(self) -> Num:
@@ -125,13 +128,14 @@ def option_cost(option: Option, finance: Finance) -> OptionCost:
     it_capex = sum((item.cost for item in option.capex if item.it), 0.0)
     maintenance = option.maintenance_rate * it_capex
     fixed = option.staff_usd_per_year + option.licences_usd_per_year
-    total = capex + energy + colocation + maintenance + fixed
     gpu_hours = option.gpus * HOURS_PER_YEAR
+    rental = option.rent_usd_per_gpu_hour * gpu_hours
+    total = capex + energy + colocation + maintenance + fixed + rental
     job = (None if option.jct_days is None
            else (total + finance.time_cost_usd_per_year) * option.jct_days / DAYS_PER_YEAR)
     return OptionCost(option.name, capex, energy, colocation, maintenance, fixed,
                       total / gpu_hours, total / (gpu_hours * option.availability
-                                                  * option.goodput), job)
+                                                  * option.goodput), job, rental)
 
 
 def compare(comparison: Comparison) -> ComparisonCost:

@@ -34,6 +34,7 @@ class OptionPlan:
     # The JCT is the performance model's failure-free time to train: the wall clock is
     # longer by 1 / (availability x goodput).
     modelled_jct: bool = False
+    rented: bool = False  # rents its GPUs (options.<name>.rent): owns nothing
 
     def key(self, field: str) -> str:
         return f"options.{self.name}.{field}"
@@ -44,6 +45,13 @@ class OptionPlan:
             jct = v[self.key("jct")]
             if self.modelled_jct:
                 jct = jct / (v[self.key("availability")] * v[self.key("goodput")])
+        if self.rented:
+            return Option(name=self.name, gpus=v[self.key("gpus")], capex=(), it_power_kw=0.0,
+                          staff_usd_per_year=v[self.key("staff")],
+                          licences_usd_per_year=v[self.key("licences")],
+                          availability=v[self.key("availability")],
+                          goodput=v[self.key("goodput")], jct_days=jct,
+                          rent_usd_per_gpu_hour=v[self.key("rent")])
         items = tuple(CapexItem(c.name, v[self.key(f"capex.{c.name}.cost")],
                                 v[self.key(f"capex.{c.name}.life_years")], c.it,
                                 v.get(self.key(f"capex.{c.name}.residual"), 0.0))

@@ -23,13 +23,17 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from models.observations import OFFER_TERMS
 from models.tco.inputs import (
     CAPEX_FIELDS,
     FINANCE_FIELDS,
+    MARKET_STATISTICS,
     OPTION_FIELDS,
+    RENTED_OPTION_FIELDS,
     TRAINING_RUN_FIELDS,
     Field,
     LedgerRef,
+    MarketRef,
 )
 from models.tco.ownership import DEPRECIATION_MODES
 from models.tco.plans import CapexPlan, ComparisonPlan, OptionPlan, TrainingRunPlan
@@ -68,6 +72,7 @@ class InputSpec:
     ref: LedgerRef | None = None
     written: str = ""
     origin: str = "inline"  # inline | default
+    market: MarketRef | None = None  # a rent from the market's price index
 
 
 @dataclass(frozen=True)
@@ -216,7 +221,7 @@ class _Reader(DocumentReader):
     def option(self, raw: dict[str, Any], index: int,
                taken: list[str]) -> tuple[OptionPlan, C2CLink | None]:
         allowed = set(OPTION_FIELDS) | {"name", "capex", "c2c_scenario", "tokens",
-                                        "depreciation"}
+                                        "depreciation", "rent"}
         self.unknown_keys(raw, allowed, f"options[{index}]")
         name = raw.get("name")
         if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_-]+", name):
@@ -226,6 +231,8 @@ class _Reader(DocumentReader):
             self.fail(raw, "name", f"options[{index}].name",
                       f"contradictory: two options are named {name!r}")
         prefix = f"options.{name}"
+        if "rent" in raw:
+            return self.rented_option(raw, str(name), prefix)
         depreciation = raw.get("depreciation", "crf")
         if depreciation not in DEPRECIATION_MODES:
             self.fail(raw, "depreciation", f"{prefix}.depreciation",
@@ -240,6 +247,48 @@ class _Reader(DocumentReader):
         return OptionPlan(str(name), capex, has_jct="jct" in raw or link is not None,
                           depreciation=str(depreciation),
                           modelled_jct=link is not None), link
+
+    def rented_option(self, raw: dict[str, Any], name: str,
+                      prefix: str) -> tuple[OptionPlan, C2CLink | None]:
+        """An option that rents its GPUs: `rent` per GPU-hour (inline, a range, a ledger
+        reference, or {gpu, term, statistic} from the market's price index); it owns nothing,
+        so capex, power and facility fields do not apply."""
+        owned = sorted(k for k in raw if k in (*OPTION_FIELDS, "capex", "depreciation")
+                       and k not in RENTED_OPTION_FIELDS)
+        if owned:
+            self.fail(raw, owned[0], f"{prefix}.{owned[0]}",
+                      "contradictory: a rented option owns nothing (no capex, power or "
+                      "facility); drop it or drop rent")
+        link = self.jct_link(raw, prefix, name)
+        rent = raw["rent"]
+        if isinstance(rent, dict) and "gpu" in rent:
+            self.inputs[f"{prefix}.rent"] = InputSpec(
+                f"{prefix}.rent", RENTED_OPTION_FIELDS["rent"], raw.get(LINES, {}).get("rent"),
+                market=self.market(rent, f"{prefix}.rent"),
+                written=canonical_json(strip_lines(rent)))
+        else:
+            self.read(raw, "rent", f"{prefix}.rent", RENTED_OPTION_FIELDS["rent"])
+        for key, spec in RENTED_OPTION_FIELDS.items():
+            if key == "rent" or (key == "jct" and (link is not None or "jct" not in raw)):
+                continue
+            self.read(raw, key, f"{prefix}.{key}", spec)
+        return OptionPlan(name, (), has_jct="jct" in raw or link is not None,
+                          modelled_jct=link is not None, rented=True), link
+
+    def market(self, raw: dict[str, Any], name: str) -> MarketRef:
+        self.unknown_keys(raw, {"gpu", "term", "statistic"}, name)
+        gpu, term = raw.get("gpu"), raw.get("term", "on_demand")
+        statistic = raw.get("statistic", "median")
+        if not isinstance(gpu, str) or not gpu.strip():
+            self.fail(raw, "gpu", f"{name}.gpu", "expected a GPU item key, e.g. h100-sxm5")
+        terms = [t for t in OFFER_TERMS if t != "quote"]
+        if term not in terms:
+            self.fail(raw, "term", f"{name}.term", f"expected one of {', '.join(terms)}")
+        if statistic not in MARKET_STATISTICS:
+            self.fail(raw, "statistic", f"{name}.statistic",
+                      f"expected one of {', '.join(MARKET_STATISTICS)}")
+        return MarketRef(str(gpu).strip(), str(term), str(statistic),
+                         canonical_json(strip_lines(raw)))
 
     def jct_link(self, raw: dict[str, Any], prefix: str, option: str) -> C2CLink | None:
         if "c2c_scenario" not in raw:

@@ -282,7 +282,8 @@ def _recompute_one(session: Session, scenario: Scenario, version_id: int, known:
                                   recorded_at=now)
     if results.result_for(session, row.id, version_id) is not None:
         return "unchanged"
-    specs = resolve_cluster(scenario.cluster, session, on=on, known=known)
+    specs = resolve_cluster(scenario.cluster, session, on=on, known=known,
+                            offloads=scenario.layout.offload_layers > 0)
     digest = inputs_sha256(scenario, specs[1], code_version)
     earlier = results.latest_result_with_inputs(session, scenario.name, digest)
     if earlier is not None:

@@ -52,6 +52,7 @@ from pipelines.jobs.recompute import (
 )
 from pipelines.ledger.cluster_specs import resolve_cluster
 from pipelines.ledger.figures import FigureUsed
+from pipelines.ledger.market import index_row
 from pipelines.ledger.resolved import resolved_value
 
 TORNADO_BARS = 8
@@ -97,6 +98,8 @@ def resolve_inputs(scenario: TcoScenario, session: Session | None, *, on: date,
 def _resolve(scenario: TcoScenario, spec: InputSpec, session: Session | None, on: date,
              known: datetime) -> FigureUsed:
     unit = spec.field.unit or "1"
+    if spec.market is not None:
+        return _market_rent(scenario, spec, session, on, known)
     if spec.ref is None:
         return FigureUsed(spec.name, float(spec.value), unit, spec.origin,  # type: ignore[arg-type]
                          spec.low, spec.high,
@@ -135,6 +138,33 @@ def _resolve(scenario: TcoScenario, spec: InputSpec, session: Session | None, on
                      row["source"], row["as_of"].isoformat(), int(row["observation_id"]), note)
 
 
+def _market_rent(scenario: TcoScenario, spec: InputSpec, session: Session | None, on: date,
+                 known: datetime) -> FigureUsed:
+    """A rent from the market's GPU-hour price index valid on `on` as known at `known`: the
+    statistic asked for, the offers' P25-P75 as its range."""
+    market = spec.market
+    assert market is not None
+    row = (index_row(session, market.gpu, market.term, on=on, known=known)
+           if session is not None else None)
+    if row is None:
+        where = f"{scenario.path}:{spec.line}" if spec.line else scenario.path
+        reason = ("no ledger is open" if session is None else
+                  f"the ledger knows no {market.term} offer for {market.gpu!r} on {on}")
+        raise MissingInput(f"{where} {spec.name}: {reason}; give {spec.name} inline "
+                           "(\"2.10 USD/hour\") or ingest a price list")
+    value, low, high = (float(row[k]) for k in (market.statistic, "p25", "p75"))
+    low, high = min(low, value), max(high, value)
+    cheapest_on = row["cheapest_as_of"]  # a pandas Timestamp
+    note = (f"{market.statistic} of {int(row['n_offers'])} {market.term} offer(s) from "
+            f"{int(row['n_providers'])} provider(s) in the price index (P25-P75 "
+            f"{row['p25']:.2f}-{row['p75']:.2f} USD/GPU-hour); cheapest "
+            f"{row['cheapest_provider']} {row['cheapest_price']:.2f}")
+    return FigureUsed(spec.name, value, "USD/hour", "market", low, high, market.gpu,
+                      "gpu_hour_price", str(row["cheapest_source"]),
+                      cheapest_on.date().isoformat(),
+                      int(row["cheapest_observation_id"]), note)
+
+
 def _modelled_jct(scenario: TcoScenario, link: C2CLink, used: dict[str, FigureUsed],
                   folder: Path, session: Session | None, on: date, known: datetime,
                   limits: InputLimits) -> tuple[FigureUsed, dict[str, Any]]:
@@ -145,7 +175,8 @@ def _modelled_jct(scenario: TcoScenario, link: C2CLink, used: dict[str, FigureUs
     if performance.tokens is None:
         raise ScenarioError(scenario.path, link.line, f"options.{link.option}.tokens",
                             f"C2C scenario {link.scenario!r} sets no token budget: give tokens")
-    specs = resolve_cluster(performance.cluster, session, on=on, known=known)
+    specs = resolve_cluster(performance.cluster, session, on=on, known=known,
+                            offloads=performance.layout.offload_layers > 0)
     estimate = c2c.estimate(performance, specs, None)
     gpus = used[f"options.{link.option}.gpus"].value
     if estimate["gpus"] != gpus:

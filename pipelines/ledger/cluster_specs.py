@@ -71,8 +71,10 @@ class _Lookup:
 
 
 def resolve_cluster(request: ClusterRequest, session: Session | None, *, on: date,
-                    known: datetime) -> tuple[ClusterSpec, list[FigureUsed]]:
-    """The ClusterSpec a scenario runs on, and every figure used with its origin."""
+                    known: datetime,
+                    offloads: bool = False) -> tuple[ClusterSpec, list[FigureUsed]]:
+    """The ClusterSpec a scenario runs on, and every figure used with its origin; the host
+    link's bandwidth among them when the layout `offloads` activations (or it is given)."""
     look = _Lookup(session, request, on, known)
     used: dict[str, FigureUsed] = {}
     for name, key, metric, unit in _GPU:
@@ -90,9 +92,12 @@ def resolve_cluster(request: ClusterRequest, session: Session | None, *, on: dat
     gemm_peak = _gemm_peak(look)
     if gemm_peak is not None:
         used["gemm_peak_flops"] = gemm_peak
-    used["host_bw"] = look.inline("host_bw", "gpu_specs.host_bw", "B/s") or FigureUsed(
-        "host_bw", HOST_BW_DEFAULT, "B/s", "default",
-        note="PCIe Gen5 x16, one direction (give cluster.gpu_specs.host_bw for NVLink-C2C)")
+    host = look.inline("host_bw", "gpu_specs.host_bw", "B/s")
+    if host is not None or offloads:  # listed only where the model reads it
+        used["host_bw"] = host or FigureUsed(
+            "host_bw", HOST_BW_DEFAULT, "B/s", "default",
+            note="PCIe Gen5 x16, one direction (give cluster.gpu_specs.host_bw for "
+                 "NVLink-C2C)")
     spec = ClusterSpec(peak_flops=used["peak_flops"].value, hbm_bytes=used["hbm_bytes"].value,
                        gemm_peak_flops=None if gemm_peak is None else gemm_peak.value,
                        arch=_arch(look),
@@ -104,7 +109,8 @@ def resolve_cluster(request: ClusterRequest, session: Session | None, *, on: dat
                        scaleout_efficiency=used["scaleout_efficiency"].value,
                        scaleup_latency=used["scaleup_latency"].value,
                        scaleout_latency=used["scaleout_latency"].value,
-                       host_bw=used["host_bw"].value)
+                       host_bw=used["host_bw"].value if "host_bw" in used
+                       else HOST_BW_DEFAULT)
     return spec, list(used.values())
 
 

@@ -20,7 +20,7 @@ class FigureUsed:
     name: str
     value: float  # in `unit` (SI for hardware figures)
     unit: str
-    origin: str  # inline | ledger | measured | default | c2c
+    origin: str  # inline | ledger | measured | default | c2c | market (the price index)
     low: float | None = None  # a range the figure may take (Monte Carlo bands), when it has one
     high: float | None = None
     item: str | None = None

@@ -54,5 +54,6 @@ def scenario_specs(scenario: Scenario,
     needs_ledger = any((scenario.cluster.gpu, scenario.cluster.scale_up_item,
                         scenario.cluster.scale_up_system, scenario.cluster.scale_out_item))
     with newest_version(settings, needs_ledger) as view:
-        hw, used = resolve_cluster(scenario.cluster, view.session, on=view.on, known=view.known)
+        hw, used = resolve_cluster(scenario.cluster, view.session, on=view.on, known=view.known,
+                                   offloads=scenario.layout.offload_layers > 0)
         return hw, used, view.dataset_version

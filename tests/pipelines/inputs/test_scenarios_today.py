@@ -151,7 +151,11 @@ def test_offloading_block_recompute_and_ep_overlap_are_scenario_keys(write_scena
     assert result["parallel"]["recompute_layers"] == 2
 
 
-def test_without_a_host_link_the_default_is_pcie_and_says_so(write_scenario):
-    hw, used = resolve_cluster(loaded(write_scenario).cluster, None, on=ON, known=KNOWN)
+def test_without_a_host_link_the_default_is_pcie_and_says_so_where_it_is_used(write_scenario):
+    cluster = loaded(write_scenario).cluster
+    hw, used = resolve_cluster(cluster, None, on=ON, known=KNOWN, offloads=True)
     host = next(u for u in used if u.name == "host_bw")
     assert hw.host_bw == 64e9 and host.origin == "default" and "PCIe" in host.note
+    # A layout that offloads nothing does not list the host link among its figures.
+    _, unused = resolve_cluster(cluster, None, on=ON, known=KNOWN)
+    assert "host_bw" not in {u.name for u in unused}

@@ -25,31 +25,20 @@ from pipelines.jobs.remote import Attempt, Fetcher, attempt_get
 from pipelines.jobs.remote_guard import Guard, address_problem, guarded_client, resolve
 from pipelines.settings import Settings
 from tests.conftest import NVLINK_PACK
+from tests.pipelines.jobs.http_server import Server, reply
 from tests.pipelines.jobs.test_remote_sources import (
     RACK_CSV,
     WEEK1,
     File,
-    Server,
     briefing_html,
     cached_files,
     declare,
     fetch,
     logged,
-    reply,
     week,
 )
 
 KIB = 1024
-
-
-@pytest.fixture
-def server() -> Iterator[Server]:
-    served = Server()
-    served.thread.start()
-    yield served
-    served.stopping.set()
-    served.httpd.shutdown()
-    served.httpd.server_close()
 
 
 @pytest.fixture

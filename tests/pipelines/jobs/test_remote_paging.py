@@ -10,14 +10,16 @@ import pytest
 import yaml
 
 from pipelines.inputs.remote_sources import RemoteSourceError, load_remote_sources
-from tests.pipelines.jobs.test_remote_sources import (  # noqa: F401 - fixtures
-    cached_files,
-    fetch,
-    logged,
-    reply,
-    server,
-    settings,
-)
+from pipelines.settings import Settings
+from tests.pipelines.jobs.http_server import reply
+from tests.pipelines.jobs.test_remote_sources import cached_files, fetch, logged
+
+
+@pytest.fixture
+def settings(ledger_url, tmp_path) -> Settings:
+    return Settings(home=tmp_path / "home", database_url=ledger_url,
+                    remote_sources_path=tmp_path / "remote_sources.yaml",
+                    fetch_timeout_seconds=1.0, fetch_retries=1, fetch_backoff_seconds=0.1)
 
 
 def page(items: list[dict], next_path: str | None, server) -> bytes:

@@ -1,0 +1,77 @@
+"""The offers each dataset version knew: from the full history of market prices (both clocks)
+to the offers frame the index reads.
+
+A version sees an observation recorded by its cut-off and not superseded by then, valid on
+its date. One offer (a ledger item: a provider's instance type, region and term) may be priced
+by several live observations: successive price lists of one publisher, or a list and a quote
+copied by hand. The newest price stands (as_of, then recording), as the resolution rule's
+series do; the others are history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+
+import pandas as pd
+
+from models.market.frames import (
+    AS_OF,
+    GPU,
+    GPUS_PER_INSTANCE,
+    OBSERVATION_ID,
+    OFFER_COLUMNS,
+    PRICE,
+    PRICE_LIST_TERMS,
+    PROVIDER,
+    REGION,
+    SOURCE,
+    TERM,
+    VERSION,
+    VERSION_DATE,
+)
+
+# The history frame's columns (db.queries.offer_history): one row per observation.
+HISTORY_COLUMNS = ("observation_id", "item", "source", "value", "as_of", "valid_to",
+                   "recorded_at", "superseded_at", "offer_provider", "offer_region",
+                   "offer_term", "offer_gpu", "offer_units")
+
+
+@dataclass(frozen=True)
+class VersionCut:
+    """A dataset version: its id, its knowledge cut-off and the date its values hold on."""
+
+    version: int
+    cutoff_at: datetime
+    on: date
+
+
+def offers_at_versions(history: pd.DataFrame, versions: Sequence[VersionCut]) -> pd.DataFrame:
+    """The offers frame (models.market.frames.OFFER_COLUMNS): for each version, every offer
+    with a GPU and a price-list term that it knew, at its newest price."""
+    missing = [c for c in HISTORY_COLUMNS if c not in history.columns]
+    if missing:
+        raise ValueError(f"offer history is missing column(s) {', '.join(missing)}")
+    usable = history[history["offer_gpu"].notna()
+                     & history["offer_term"].isin(PRICE_LIST_TERMS)]
+    if usable.empty or not versions:
+        return pd.DataFrame(columns=list(OFFER_COLUMNS))
+    recorded = pd.to_datetime(usable["recorded_at"], utc=True)
+    superseded = pd.to_datetime(usable["superseded_at"], utc=True)
+    as_of = pd.to_datetime(usable["as_of"])
+    valid_to = pd.to_datetime(usable["valid_to"])
+    frames = []
+    for cut in versions:
+        cutoff, on = pd.Timestamp(cut.cutoff_at).tz_convert("UTC"), pd.Timestamp(cut.on)
+        seen = usable[(recorded <= cutoff) & (superseded.isna() | (superseded > cutoff))
+                      & (as_of <= on) & (valid_to.isna() | (valid_to > on))]
+        newest = (seen.sort_values(["item", "as_of", "recorded_at", "observation_id"])
+                  .drop_duplicates("item", keep="last"))
+        frames.append(pd.DataFrame({
+            VERSION: cut.version, VERSION_DATE: cut.on, PROVIDER: newest["offer_provider"],
+            REGION: newest["offer_region"], TERM: newest["offer_term"], GPU: newest["offer_gpu"],
+            GPUS_PER_INSTANCE: newest["offer_units"], PRICE: newest["value"],
+            AS_OF: newest["as_of"], SOURCE: newest["source"],
+            OBSERVATION_ID: newest["observation_id"]}))
+    return pd.concat(frames, ignore_index=True)[list(OFFER_COLUMNS)]

@@ -1,0 +1,102 @@
+"""Rent vs buy: a TCO option may rent its GPUs, at a price written inline or read from the
+market's GPU-hour price index as of the dataset version (its P25-P75 as the range)."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pytest
+
+from db.engine import Session
+from pipelines.inputs.scenarios import ScenarioError
+from pipelines.inputs.tco_scenarios import load_tco_scenario
+from pipelines.jobs import tco
+from tests.pipelines.conftest import edited
+
+TODAY, NOW = date(2026, 11, 22), datetime(2026, 11, 22, tzinfo=UTC)
+
+OWN_OR_RENT = """\
+name: own-or-rent
+kind: tco
+finance: {cost_of_capital: 0.08, electricity: "0.083 USD/kWh"}
+options:
+  - name: own
+    gpus: 144
+    capex:
+      - {name: racks, cost: "7.8e6 USD", life_years: 5, it: true}
+    it_power: "264 kW"
+    pue: 1.15
+    colocation: "195 USD/kW/month"
+    jct: "30 day"
+  - name: rent
+    gpus: 144
+    rent: "2.50 USD/hour"
+    jct: "40 day"
+"""
+
+# Three providers' 1-year H100 prices (3.0, 4.0 and 6.0 USD per GPU-hour).
+PRICES = """
+source: {key: cloud-prices-2026-11, title: Cloud price lists, kind: vendor_datasheet,
+         published_on: 2026-11-01}
+items:
+  - {key: h100-sxm5, name: H100 SXM5, kind: gpu, vendor: NVIDIA, family: Hopper}
+  - {key: a-h100-1y, name: A H100 1y, kind: cloud_offer}
+  - {key: b-h100-1y, name: B H100 1y, kind: cloud_offer}
+  - {key: c-h100-1y, name: C H100 1y, kind: cloud_offer}
+observations:
+  - {item: a-h100-1y, metric: gpu_hour_price, value: 3.0, unit: USD/hour, as_of: 2026-11-01,
+     status: C, offer: {provider: a, term: reserved_1y, gpu: h100-sxm5, region: eu}}
+  - {item: b-h100-1y, metric: gpu_hour_price, value: 4.0, unit: USD/hour, as_of: 2026-11-01,
+     status: C, offer: {provider: b, term: reserved_1y, gpu: h100-sxm5, region: us}}
+  - {item: c-h100-1y, metric: gpu_hour_price, value: 6.0, unit: USD/hour, as_of: 2026-11-01,
+     status: C, offer: {provider: c, term: reserved_1y, gpu: h100-sxm5, region: us}}
+"""
+MARKET_RENT = edited(OWN_OR_RENT, 'rent: "2.50 USD/hour"',
+                     "rent: {gpu: h100-sxm5, term: reserved_1y, statistic: median}")
+
+
+def test_a_rented_option_pays_its_rent_for_every_gpu_hour_and_owns_nothing(write_scenario):
+    scenario = load_tco_scenario(write_scenario(OWN_OR_RENT))
+    result = tco.evaluate(scenario, tco.resolve_inputs(scenario, None, on=TODAY, known=NOW),
+                          None)
+    rent = next(o for o in result["options"] if o["name"] == "rent")
+    assert rent["annual_capex_usd"] == 0
+    assert rent["usd_per_gpu_hour"] == pytest.approx(2.50)
+    assert rent["job_cost_usd"] == pytest.approx(2.50 * 144 * 40 * 24)
+
+
+@pytest.mark.parametrize("old,new,field,reason", [
+    ('rent: "2.50 USD/hour"', 'rent: "2.50 USD/hour"\n    capex: []', "options.rent.capex",
+     "owns nothing"),
+    ('rent: "2.50 USD/hour"', 'rent: "2.50 USD"', "options.rent.rent", ""),
+    ('rent: "2.50 USD/hour"', "rent: {gpu: h100-sxm5, term: weekly}", "options.rent.rent.term",
+     "expected one of"),
+    ('rent: "2.50 USD/hour"', "rent: {gpu: h100-sxm5, statistic: mean}",
+     "options.rent.rent.statistic", "median"),
+])
+def test_a_bad_rent_names_its_field(write_scenario, old, new, field, reason):
+    with pytest.raises(ScenarioError) as error:
+        load_tco_scenario(write_scenario(edited(OWN_OR_RENT, old, new)))
+    assert error.value.field == field and reason in str(error.value)
+
+
+def test_the_market_rent_is_the_index_median_with_its_quartiles_as_range(
+        ledger, ingest, write_pack, write_scenario, clock):
+    ingest(write_pack("prices.yaml", PRICES))
+    scenario = load_tco_scenario(write_scenario(MARKET_RENT))
+    with Session(ledger) as session:
+        resolved = tco.resolve_inputs(scenario, session, on=TODAY, known=clock.now)
+    rent = resolved.used["options.rent.rent"]
+    assert (rent.value, rent.low, rent.high) == (4.0, 3.5, 5.0)
+    assert rent.origin == "market" and rent.item == "h100-sxm5"
+    assert "median of 3 reserved_1y offer(s) from 3 provider(s)" in rent.note
+
+
+def test_no_offer_for_the_gpu_is_a_missing_input_naming_the_rent(
+        ledger, ingest, write_pack, write_scenario, clock):
+    ingest(write_pack("prices.yaml", PRICES))
+    scenario = load_tco_scenario(write_scenario(edited(MARKET_RENT, "term: reserved_1y",
+                                                       "term: spot")))
+    with Session(ledger) as session, pytest.raises(tco.MissingInput) as error:
+        tco.resolve_inputs(scenario, session, on=TODAY, known=clock.now)
+    assert "options.rent.rent" in str(error.value) and "no spot offer" in str(error.value)
