@@ -7,13 +7,15 @@ and stored; briefings of that version (and their re-renders) read the stored fla
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 
 from db import outputs, queries
 from db.engine import Engine, Session, writing
 from db.results import results_frame
+from models.market import market_flags
 from models.trends import TrendParams, all_flags
 from models.trends.types import Flag
+from pipelines.ledger.market import market_index
 
 
 @dataclass(frozen=True)
@@ -42,9 +44,20 @@ def flags_for_version(session: Session, dataset_version: int,
     """The flags of a version, computed from the ledger's full history (nothing stored)."""
     version = queries.dataset_version(session, dataset_version)
     previous = outputs.previous_version(session, version)
-    return all_flags(
+    return _market_flags(session, version.id, previous.id if previous is not None else None,
+                         version.cutoff_at.date()) + all_flags(
         queries.observations_frame(session), on=version.cutoff_at.date(),
         cutoff=version.cutoff_at,
         previous_cutoff=previous.cutoff_at if previous is not None else None, params=params,
         previous_results=results_frame(session, previous.id) if previous is not None else None,
         current_results=results_frame(session, dataset_version))
+
+
+def _market_flags(session: Session, current: int, previous: int | None, today: date) -> list[Flag]:
+    """Price moves and new cheapest providers in the GPU-hour price index since the version
+    before (the market's own flags)."""
+    index = market_index(session, up_to=current)
+    if index.empty:
+        return []
+    return market_flags(index, None, previous_version=previous, current_version=current,
+                        today=today)
