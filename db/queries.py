@@ -205,3 +205,23 @@ def dataset_versions(session: Session, up_to: int | None = None) -> list[tuple[i
     if up_to is not None:
         query = query.where(DatasetVersion.id <= up_to)
     return [(int(row.id), row.cutoff_at) for row in session.execute(query)]
+
+
+def quote_history(session: Session) -> pd.DataFrame:
+    """Every figure of a vendor quote (offer term 'quote': its unit price, lead time and
+    validity), on both clocks (models.market.snapshots.quotes_at_version reads it)."""
+    query = (select(Observation.id.label("observation_id"), Item.key.label("item"),
+                    Metric.key.label("metric"), Source.key.label("source"), Observation.value,
+                    Observation.as_of, Observation.recorded_at, Observation.superseded_at,
+                    Observation.offer_provider, Observation.offer_valid_until)
+             .join(Item, Observation.item_id == Item.id)
+             .join(Metric, Observation.metric_id == Metric.id)
+             .join(Source, Observation.source_id == Source.id)
+             .where(Observation.offer_term == "quote")
+             .order_by(Observation.id))
+    rows = [dict(row._mapping) for row in session.execute(query)]
+    import pandas as pd
+
+    return pd.DataFrame(rows, columns=["observation_id", "item", "metric", "source", "value",
+                                       "as_of", "recorded_at", "superseded_at",
+                                       "offer_provider", "offer_valid_until"])

@@ -20,14 +20,21 @@ from models.market.frames import (
     AS_OF,
     GPU,
     GPUS_PER_INSTANCE,
+    ITEM,
+    LEAD_TIME,
     OBSERVATION_ID,
     OFFER_COLUMNS,
     PRICE,
     PRICE_LIST_TERMS,
     PROVIDER,
+    QUOTE_COLUMNS,
+    QUOTED_ON,
     REGION,
     SOURCE,
     TERM,
+    UNIT_PRICE,
+    VALID_UNTIL,
+    VENDOR,
     VERSION,
     VERSION_DATE,
 )
@@ -75,3 +82,32 @@ def offers_at_versions(history: pd.DataFrame, versions: Sequence[VersionCut]) ->
             AS_OF: newest["as_of"], SOURCE: newest["source"],
             OBSERVATION_ID: newest["observation_id"]}))
     return pd.concat(frames, ignore_index=True)[list(OFFER_COLUMNS)]
+
+
+QUOTE_HISTORY_COLUMNS = ("observation_id", "item", "metric", "source", "value", "as_of",
+                         "recorded_at", "superseded_at", "offer_provider", "offer_valid_until")
+QUOTE_PRICE_METRICS = ("system_price", "gpu_price")
+
+
+def quotes_at_version(history: pd.DataFrame, cut: VersionCut) -> pd.DataFrame:
+    """The quotes frame (models.market.frames.QUOTE_COLUMNS) of one version: every vendor quote
+    it knew (recorded by its cut-off, not superseded), expired ones included (a quote's figures
+    stop holding after valid_until, but "it expired" is worth saying), one row per quote: its
+    unit price, with the lead time quoted the same day for the same item by the same vendor."""
+    missing = [c for c in QUOTE_HISTORY_COLUMNS if c not in history.columns]
+    if missing:
+        raise ValueError(f"quote history is missing column(s) {', '.join(missing)}")
+    cutoff = pd.Timestamp(cut.cutoff_at).tz_convert("UTC")
+    recorded = pd.to_datetime(history["recorded_at"], utc=True)
+    superseded = pd.to_datetime(history["superseded_at"], utc=True)
+    known = history[(recorded <= cutoff) & (superseded.isna() | (superseded > cutoff))]
+    key = ["item", "offer_provider", "as_of"]
+    prices = known[known["metric"].isin(QUOTE_PRICE_METRICS)]
+    leads = (known[known["metric"] == "lead_time"][[*key, "value"]]
+             .rename(columns={"value": LEAD_TIME}).drop_duplicates(key, keep="last"))
+    quotes = prices.merge(leads, on=key, how="left")
+    return pd.DataFrame({
+        ITEM: quotes["item"], VENDOR: quotes["offer_provider"], UNIT_PRICE: quotes["value"],
+        QUOTED_ON: quotes["as_of"], VALID_UNTIL: quotes["offer_valid_until"],
+        LEAD_TIME: quotes[LEAD_TIME], SOURCE: quotes["source"],
+        OBSERVATION_ID: quotes["observation_id"], VERSION: cut.version})[list(QUOTE_COLUMNS)]

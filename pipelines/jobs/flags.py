@@ -15,7 +15,7 @@ from db.results import results_frame
 from models.market import market_flags
 from models.trends import TrendParams, all_flags
 from models.trends.types import Flag
-from pipelines.ledger.market import market_index
+from pipelines.ledger.market import market_index, market_quotes
 
 
 @dataclass(frozen=True)
@@ -55,9 +55,9 @@ def flags_for_version(session: Session, dataset_version: int,
 
 def _market_flags(session: Session, current: int, previous: int | None, today: date) -> list[Flag]:
     """Price moves and new cheapest providers in the GPU-hour price index since the version
-    before (the market's own flags)."""
+    before; vendor quotes about to expire (or expired) and lead times that grew."""
     index = market_index(session, up_to=current)
-    if index.empty:
-        return []
-    return market_flags(index, None, previous_version=previous, current_version=current,
-                        today=today)
+    quotes = market_quotes(session, current)
+    return market_flags(index, quotes if not quotes.empty else None,
+                        previous_version=previous if not index.empty else None,
+                        current_version=current, today=today)

@@ -11,7 +11,7 @@ import pandas as pd
 from db import queries
 from db.engine import Session
 from models.market import index_changes, price_index
-from models.market.snapshots import VersionCut, offers_at_versions
+from models.market.snapshots import VersionCut, offers_at_versions, quotes_at_version
 
 
 def market_index(session: Session, up_to: int | None = None) -> pd.DataFrame:
@@ -55,3 +55,10 @@ def index_row(session: Session, gpu: str, term: str, *, on: date,
                                 [VersionCut(0, known, on)])
     index = price_index(offers[(offers["gpu"] == gpu) & (offers["term"] == term)])
     return None if index.empty else index.iloc[0].to_dict()
+
+
+def market_quotes(session: Session, version: int) -> pd.DataFrame:
+    """The vendor quotes a dataset version knew (models.market.frames.QUOTE_COLUMNS)."""
+    cutoff = queries.dataset_version(session, version).cutoff_at
+    return quotes_at_version(queries.quote_history(session),
+                             VersionCut(version, cutoff, cutoff.date()))

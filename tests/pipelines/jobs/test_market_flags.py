@@ -27,3 +27,30 @@ def test_a_price_move_and_a_new_cheapest_provider_are_flagged(ledger, ingest, wr
         "price_move"].message
     assert market["new_cheapest"].subject == "h100-sxm5 / reserved_1y"
     assert not [f for f in earlier if f.kind in ("price_move", "new_cheapest")]
+
+
+QUOTES = """
+source: {key: acme-quotes, title: Quotes from Acme, kind: vendor_datasheet, publisher: Acme}
+items:
+  - {key: hgx-b200-8gpu, name: HGX B200 8-GPU, kind: system}
+observations:
+  - {item: hgx-b200-8gpu, metric: system_price, value: 390000, unit: USD, as_of: 2026-09-01,
+     status: C, offer: {vendor: Acme, term: quote, quantity: 16, valid_until: 2026-10-31}}
+  - {item: hgx-b200-8gpu, metric: lead_time, value: 8, unit: week, as_of: 2026-09-01,
+     status: C, offer: {vendor: Acme, term: quote, valid_until: 2026-10-31}}
+  - {item: hgx-b200-8gpu, metric: system_price, value: 380000, unit: USD, as_of: 2026-10-25,
+     status: C, offer: {vendor: Acme, term: quote, quantity: 16, valid_until: 2026-11-10}}
+  - {item: hgx-b200-8gpu, metric: lead_time, value: 20, unit: week, as_of: 2026-10-25,
+     status: C, offer: {vendor: Acme, term: quote, valid_until: 2026-11-10}}
+"""
+
+
+def test_a_quote_about_to_expire_and_a_lead_time_that_grew_are_flagged(ledger, ingest,
+                                                                       write_pack):
+    report = ingest(write_pack("quotes.yaml", QUOTES))
+    with Session(ledger) as session:
+        flags = flags_for_version(session, report.dataset_version, TrendParams())
+    kinds = {f.kind: f for f in flags if f.kind in ("quote_expiring", "lead_time_grew")}
+    assert set(kinds) == {"quote_expiring", "lead_time_grew"}
+    assert "2026-11-10" in kinds["quote_expiring"].message
+    assert kinds["lead_time_grew"].severity == "warning"  # 8 -> 20 weeks: more than doubled
