@@ -59,7 +59,9 @@ SCENARIO_KINDS = ("c2c", "tco")
 TCO_MODES = ("comparison", "training-run")
 # What read a file: a source pack, or an adapter for a file users already have.
 FILE_FORMATS = ("source-pack", "epoch-ml-hardware", "nccl-tests", "mlperf-system",
-                "mlperf-result", "unknown")
+                "mlperf-result", "unknown",
+                # price lists and quotes (market signals)
+                "azure-retail-prices", "aws-price-list", "skypilot-catalog", "quote-sheet")
 MEASUREMENT_KINDS = ("nccl-tests", "mlperf-result")
 # Copies of models.trends.types' vocabularies (db/ may not import models/).
 FLAG_SEVERITIES = ("critical", "warning", "info")

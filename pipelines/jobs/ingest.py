@@ -31,7 +31,7 @@ from models.observations import (
 )
 from pipelines.inputs.adapters.base import AdapterOptions, MeasurementRun, Parsed
 from pipelines.inputs.adapters.registry import FOLDER_SUFFIXES, SOURCE_PACK, read_file
-from pipelines.inputs.packs import MALFORMED, Pack, PackError, PackRow
+from pipelines.inputs.packs import MALFORMED, ItemDecl, Pack, PackError, PackRow, SourceDecl
 
 
 @dataclass
@@ -258,10 +258,10 @@ def _unchanged_file(session: Session, run_id: int, raw_id: int, path: str, sha: 
 def _ingest_parsed(session: Session, context: _RunContext, raw_id: int, path: str, sha: str,
                    parsed: Parsed, options_json: str, is_new: bool) -> FileReport:
     pack = parsed.pack
-    sources = context.new_declarations("source", [dataclasses.asdict(s) for s in pack.sources])
+    sources = context.new_declarations("source", [_fields(s) for s in pack.sources])
     if sources:
         store.upsert_sources(session, sources, context.recorded_at)
-    items = context.new_declarations(parsed.format, [dataclasses.asdict(i) for i in pack.items])
+    items = context.new_declarations(parsed.format, [_fields(i) for i in pack.items])
     if items and parsed.format == SOURCE_PACK:
         store.upsert_items(session, items)
     elif items:  # a file's names never rename the ledger's items; it may add them and dates
@@ -407,6 +407,12 @@ def _observation_row(obs: CleanObservation, item_ids: dict[str, int],
             "metric_id": metric_ids[obs.metric], "source_id": source_ids[obs.source],
             "ingest_run_id": run_id, "raw_file_id": raw_id, "line": obs.line,
             "content_sha256": digest}
+
+
+def _fields(declaration: SourceDecl | ItemDecl) -> dict[str, Any]:
+    """A flat declaration's fields (dataclasses.asdict deep-copies: seconds for the 100,000
+    offer items of a price list)."""
+    return {f.name: getattr(declaration, f.name) for f in dataclasses.fields(declaration)}
 
 
 def _offer_columns(offer: OfferTerms | None) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from models.trends import TrendParams
 from pipelines.briefing.comparison import load_comparison
 from pipelines.briefing.context import BriefingInputs, briefing_context
 from pipelines.inputs.adapters.base import AdapterOptions
+from pipelines.inputs.adapters.instances import InstanceTable, default_instances
 from pipelines.inputs.adapters.registry import load_aliases
 from pipelines.inputs.catalog import load_metrics
 from pipelines.jobs import c2c, tco
@@ -80,7 +81,7 @@ def ingest(settings: Settings, paths: list[Path], *, today: date,
     """Ingest `paths`; `item` and `as_of` say what the files cannot (see AdapterOptions).
     `on_wait` hears how long the migration and the write waited for other writers."""
     options = AdapterOptions(item=item, as_of=as_of, aliases=item_aliases(settings),
-                             limits=settings.input_limits)
+                             limits=settings.input_limits, instances=instance_table())
     waited = migrate_ledger(settings)
     engine = connect_ledger(settings)
     try:
@@ -104,7 +105,8 @@ def update(settings: Settings, paths: list[Path], *, as_of: date,
     inputs = UpdateInputs(paths=paths, scenarios_dir=settings.scenarios_dir,
                           metrics=load_metrics(settings.catalog_path), params=_params(settings),
                           options=AdapterOptions(aliases=item_aliases(settings),
-                                                 limits=settings.input_limits))
+                                                 limits=settings.input_limits,
+                                                 instances=instance_table()))
     waited = migrate_ledger(settings)
     engine = connect_ledger(settings)
     try:
@@ -121,6 +123,12 @@ def item_aliases(settings: Settings) -> dict[str, str]:
     """The alias table (absent file: no aliases, every name becomes its own item)."""
     path = settings.aliases_path
     return load_aliases(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def instance_table() -> InstanceTable:
+    """The instance table of the price lists (data/instances.yaml): read and checked before
+    the ingest, so that a broken entry stops it with the entry's name, not at the first file."""
+    return default_instances()
 
 
 _RECOMPUTE = {"c2c": c2c.recompute, "tco": tco.recompute}

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
+from pipelines.inputs.adapters.instances import InstanceTable
 from pipelines.inputs.limits import DEFAULT_LIMITS, InputLimits
 from pipelines.inputs.packs import Pack, PackError, decode_text
 
@@ -43,6 +44,9 @@ class AdapterOptions:
     as_of: date | None = None  # the date of the file's facts (a snapshot, a run, a round)
     aliases: dict[str, str] = field(default_factory=dict)  # name in the file -> ledger item key
     limits: InputLimits = DEFAULT_LIMITS  # bounds the reader checks (not part of the identity)
+    # Instance type -> GPU item and count for the price lists (data/instances.yaml); None: the
+    # packaged table. Like the aliases, not part of the identity.
+    instances: InstanceTable | None = None
 
 
 @dataclass(frozen=True)
@@ -107,7 +111,7 @@ class MeasurementRun:
 class Parsed:
     """What an adapter read from one file."""
 
-    format: str  # "epoch-ml-hardware" | "nccl-tests" | "mlperf-system" | "mlperf-result"
+    format: str  # "epoch-ml-hardware" | "nccl-tests" | "mlperf-system" | "azure-retail-prices" ...
     pack: Pack  # sources, items and candidate observation rows (validated by the ingest)
     runs: list[MeasurementRun] = field(default_factory=list)
     rejected: list[Rejected] = field(default_factory=list)

@@ -10,7 +10,15 @@ from collections.abc import Callable
 from pathlib import PurePath
 from typing import Any
 
-from pipelines.inputs.adapters import epoch, mlperf, nccl_tests
+from pipelines.inputs.adapters import (
+    aws_offer,
+    azure_prices,
+    epoch,
+    mlperf,
+    nccl_tests,
+    quote_sheet,
+    skypilot_catalog,
+)
 from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, Parsed
 from pipelines.inputs.adapters.guards import storable
 from pipelines.inputs.packs import parse_pack
@@ -21,21 +29,31 @@ PACK_SUFFIXES = (".yaml", ".yml", ".csv")
 FOLDER_SUFFIXES = (*PACK_SUFFIXES, ".json", ".txt", ".log", ".out")
 SOURCE_PACK = "source-pack"
 
-# Most specific first: a CSV is Epoch's only when its header says so, else it is a pack.
+# Most specific first: a CSV is Epoch's only when its header says so, else it is a pack. The
+# price lists come before MLPerf, whose detector parses a whole JSON object (an AWS offer file
+# is hundreds of megabytes); theirs read only the first 64 KiB.
 _DETECTORS: tuple[Callable[[str, bytes], str | None], ...] = (
+    aws_offer.detect, azure_prices.detect, skypilot_catalog.detect, quote_sheet.detect,
     mlperf.detect, nccl_tests.detect, epoch.detect)
+# A `.yaml` file is a source pack unless it is one of these.
+_YAML_DETECTORS: tuple[Callable[[str, bytes], str | None], ...] = (quote_sheet.detect,)
 _PARSERS: dict[str, Callable[[str, bytes, AdapterOptions], Parsed]] = {
     "epoch-ml-hardware": epoch.parse,
     "nccl-tests": nccl_tests.parse,
     "mlperf-system": mlperf.parse,
     "mlperf-result": mlperf.parse,
+    aws_offer.FORMAT: aws_offer.parse,
+    azure_prices.FORMAT: azure_prices.parse,
+    skypilot_catalog.FORMAT: skypilot_catalog.parse,
+    quote_sheet.FORMAT: quote_sheet.parse,
 }
 
 
 def detect_format(name: str, data: bytes) -> str:
     """The format of a file, by its content; raise AdapterError when nothing reads it."""
     if PurePath(name).suffix.lower() in (".yaml", ".yml"):
-        return SOURCE_PACK
+        found = next((f for detect in _YAML_DETECTORS if (f := detect(name, data))), None)
+        return found or SOURCE_PACK
     for detect in _DETECTORS:
         found = detect(name, data)
         if found is not None:
@@ -45,7 +63,10 @@ def detect_format(name: str, data: bytes) -> str:
     raise AdapterError(None, "unrecognised file: not a source pack (YAML, or CSV with source, "
                              "item, metric, unit, as_of), an Epoch AI ml_hardware.csv, "
                              "nccl-tests output (text or -J JSON), an MLPerf systems/*.json "
-                             "or an MLPerf result_*.txt log")
+                             "or an MLPerf result_*.txt log, an AWS Price List EC2 offer "
+                             "file, an Azure Retail Prices API response, a SkyPilot catalog "
+                             "vms.csv or a quote sheet (CSV with vendor, unit_price, quoted_on, "
+                             "valid_until; or YAML with `quotes:`)")
 
 
 def read_file(name: str, data: bytes, options: AdapterOptions) -> Parsed:
@@ -53,7 +74,7 @@ def read_file(name: str, data: bytes, options: AdapterOptions) -> Parsed:
     file_format = detect_format(name, data)
     if file_format == SOURCE_PACK:
         return Parsed(SOURCE_PACK, parse_pack(name, data, options.limits))
-    return storable(_PARSERS[file_format](name, data, options))
+    return storable(_PARSERS[file_format](name, data, options), data)
 
 
 def load_aliases(text: str) -> dict[str, str]:

@@ -1,0 +1,383 @@
+"""The Azure Retail Prices API response (`https://prices.azure.com/api/retail/prices`) as GPU-hour
+prices: one `gpu_hour_price` row per GPU virtual machine, region and term.
+
+A file is one response page, `{"BillingCurrency", "Items": [...], "NextPageLink", "Count"}`, or
+a JSON list of pages (pages followed by NextPageLink, saved together). Every element of Items
+is read once: it becomes a row, a rejected row, or a skipped line counted with its reason in
+the notes. Out of scope, skipped:
+- Windows: Linux and Windows prices share armSkuName, meterName and skuName; only productName
+  tells them apart ("Virtual Machines NDisrH100v5 Series Windows"), so an item whose
+  productName ends in " Windows" is a Windows price and is skipped;
+- DevTestConsumption (a subscription offer, not a public price), Low Priority (retired; not
+  spot), non-primary meter regions, services other than Virtual Machines, non-GPU SKUs and GPU
+  SKUs whose GPU the ledger has no item for (data/instances.yaml `untracked_instances`).
+A SKU named after a GPU (H100, A100, B200, MI300X...) that the instance table does not list is
+rejected, so that a new instance type is added with its source rather than missed.
+
+Terms: Consumption is on-demand, or spot when skuName ends in " Spot"; a Reservation's
+`retailPrice` is the price of the WHOLE term although unitOfMeasure says "1 Hour": it is spread
+over 8,760 hours (1 Year) or 26,280 hours (3 Years). The value is USD per GPU-hour: the
+instance's hourly price divided by its GPUs (data/instances.yaml).
+
+Dated by --as-of, else by the newest effectiveStartDate in the file (the response carries no
+retrieval date; every price it lists holds from its effectiveStartDate on). Items carry their
+JSON path (`Items[17]`, or `[1].Items[17]` in a list of pages) and the line they start on.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from typing import Any, NoReturn
+
+from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, Parsed, decode
+from pipelines.inputs.adapters.guards import json_depth_problem
+from pipelines.inputs.adapters.instances import InstanceTable
+from pipelines.inputs.adapters.offers import (
+    TERM_HOURS,
+    Offer,
+    OfferSink,
+    check_size,
+    instance_table,
+    positive_price,
+    written,
+)
+from pipelines.inputs.packs import Pack, SourceDecl
+
+FORMAT = "azure-retail-prices"
+PROVIDER = "azure"
+SOURCE_URL = "https://prices.azure.com/api/retail/prices"
+_SNIFF_BYTES = 64 * 1024
+_ITEMS = re.compile(r'"Items"\s*:\s*\[')
+_RESPONSE_KEYS = re.compile(r'"(?:BillingCurrency|CustomerEntityType|NextPageLink)"\s*:'
+                            r'|"(?:armSkuName|retailPrice|armRegionName)"\s*:')
+_WS = re.compile(r"[ \t\n\r]*")
+# A SKU named after a GPU the ledger tracks: "Standard_ND96isr_H100_v5", "..._MI300X_v5".
+_GPU_NAME = re.compile(r"GB[23]00|[HB][12]00|B300|A100|L40S?|MI3\d\dX?", re.IGNORECASE)
+_HOURLY = re.compile(r"(\d+)\s*(?:/\s*)?hours?", re.IGNORECASE)  # "1 Hour", "1/Hour", "10 Hours"
+_RESERVATION_TERMS = {"1 Year": "reserved_1y", "3 Years": "reserved_3y"}
+# Exact digits: a price's text is kept as written; NaN and Infinity stay text (not a price).
+_DECODER = json.JSONDecoder(parse_float=Decimal, parse_constant=str)
+
+
+def detect(name: str, data: bytes) -> str | None:
+    """"azure-retail-prices" when the head of a JSON object or list has an `Items` list and a
+    key of the Retail Prices response or of its items (BillingCurrency, armSkuName...)."""
+    head = data[:_SNIFF_BYTES].decode("utf-8-sig", errors="replace").lstrip()
+    if not head.startswith(("{", "[")):
+        return None
+    return FORMAT if _ITEMS.search(head) and _RESPONSE_KEYS.search(head) else None
+
+
+@dataclass(frozen=True)
+class _Item:
+    path: str  # "Items[3]" or "[1].Items[3]"
+    line: int
+    text: str  # the item as the file wrote it
+    value: Any
+
+
+@dataclass(frozen=True)
+class _Page:
+    index: int
+    fields: dict[str, Any]  # the page's keys other than Items (scalars only)
+    items: int
+
+
+def parse(name: str, data: bytes, options: AdapterOptions) -> Parsed:
+    """Read one response (or a list of pages) into Linux GPU VM offers."""
+    check_size(data, options.limits)
+    text = decode(data)
+    problem = json_depth_problem(text, options.limits.json_max_depth)
+    if problem is not None:
+        raise AdapterError(problem[0], f"the Azure price list: {problem[1]}")
+    sink = OfferSink(Parsed(FORMAT, Pack()), options.limits)
+    table = instance_table(options)
+    pending: list[tuple[_Item, Offer]] = []
+    newest: date | None = None
+    pages: list[_Page] = []
+    for event in _JsonPages(text, len(data)).events():
+        if isinstance(event, _Page):
+            pages.append(event)
+            continue
+        started = _day(event.value.get("effectiveStartDate")) if isinstance(
+            event.value, dict) else None
+        if started is not None and (newest is None or started > newest):
+            newest = started
+        offer = _read_item(event, table, sink)
+        if offer is not None:
+            pending.append((event, offer))
+    if not pages:
+        raise AdapterError(None, "no price list page in the file")
+    as_of = _as_of(options, newest, bool(pending))
+    _page_notes(pages, sink.parsed)
+    if pending:
+        sink.use_source(_source(as_of, options.as_of is not None))
+    for item, offer in pending:
+        sink.add(offer, line=item.line, raw_text=item.text, column=f"{item.path}.retailPrice",
+                 as_of=as_of)
+    return sink.finish("item(s)")
+
+
+def _read_item(item: _Item, table: InstanceTable, sink: OfferSink) -> Offer | None:
+    """The item's offer; or None when it is rejected or skipped (recorded in `sink`)."""
+    value, path = item.value, item.path
+
+    def reject(field: str, reason: str) -> None:
+        sink.reject(item.line, f"{path}.{field}" if field else path, reason, item.text)
+
+    if not isinstance(value, dict):
+        reject("", f"{path} is not an object of price fields")
+        return None
+    service, price_type = _text(value, "serviceName"), _text(value, "type")
+    sku, sku_name = _text(value, "armSkuName"), _text(value, "skuName")
+    skipped = _out_of_scope(value, service, price_type, sku, sku_name)
+    if skipped is not None:
+        sink.skip(skipped)
+        return None
+    spec = table.instance(PROVIDER, sku)
+    if spec is None:
+        why = table.untracked(PROVIDER, sku)
+        if why is not None:
+            sink.skip(f"untracked GPU instance ({why})")
+        elif _GPU_NAME.search(sku):
+            reject("armSkuName", f"unknown GPU instance {sku}: add it to data/instances.yaml "
+                                 "with its source")
+        else:
+            sink.skip("not a GPU instance")
+        return None
+    term = _term(value, price_type, sku_name)
+    if term is None or term.startswith("?"):
+        field = "reservationTerm" if price_type == "Reservation" else "type"
+        shown = _text(value, field) or "(none)"
+        reject(field, f"{field} {shown!r} is not a term the ledger knows (Consumption, "
+                      "Reservation of 1 Year or 3 Years)")
+        return None
+    region, currency, unit = (_text(value, "armRegionName"), _text(value, "currencyCode"),
+                              _text(value, "unitOfMeasure"))
+    if not region:
+        reject("armRegionName", "armRegionName is missing: the price cannot be tied to a region")
+        return None
+    if currency != "USD":
+        reject("currencyCode", f"prices in {currency or '(no currency)'}: the ledger stores "
+                               "USD; query the API with currencyCode='USD'")
+        return None
+    hourly = _HOURLY.fullmatch(unit)
+    if hourly is None or int(hourly.group(1)) < 1:
+        reject("unitOfMeasure", f"unit {unit!r} is not per hour (a VM price is per '1 Hour')")
+        return None
+    price = positive_price(value.get("retailPrice"))
+    if price is None:
+        reject("retailPrice", f"retailPrice {written(value.get('retailPrice'))!r} is not a "
+                              "finite positive number")
+        return None
+    reserved = term in TERM_HOURS
+    return Offer(provider=PROVIDER, region=region, term=term, instance=spec, price=price,
+                 price_written=written(value.get("retailPrice")), currency=currency,
+                 unit_written=_text(value, "reservationTerm") if reserved else unit,
+                 hours=TERM_HOURS[term] if reserved else int(hourly.group(1)))
+
+
+def _out_of_scope(value: dict[str, Any], service: str, price_type: str, sku: str,
+                  sku_name: str) -> str | None:
+    """Why an item is deliberately not read, or None."""
+    if service and service != "Virtual Machines":
+        return f"service {service!r}: only Virtual Machines are read"
+    if price_type == "DevTestConsumption":
+        return "DevTestConsumption: not a public price"
+    if _text(value, "productName").endswith(" Windows"):
+        return "Windows (productName ends in ' Windows'): only Linux prices are read"
+    if sku_name.endswith(" Low Priority"):
+        return "Low Priority: retired, and not the spot price"
+    if value.get("isPrimaryMeterRegion") is False:
+        return "isPrimaryMeterRegion false: the meter's primary region item is read instead"
+    if not sku:
+        return "no armSkuName: not a virtual machine size"
+    return None
+
+
+def _term(value: dict[str, Any], price_type: str, sku_name: str) -> str | None:
+    if price_type == "Consumption":
+        return "spot" if sku_name.endswith(" Spot") else "on_demand"
+    if price_type == "Reservation":
+        return _RESERVATION_TERMS.get(_text(value, "reservationTerm"), "?")
+    return None
+
+
+def _as_of(options: AdapterOptions, newest: date | None, needed: bool) -> date:
+    if options.as_of is not None:
+        return options.as_of
+    if newest is None and needed:
+        raise AdapterError(None, "no date: no item has an effectiveStartDate; give --as-of "
+                                 "with the day the prices were retrieved")
+    return newest or date.min
+
+
+def _source(as_of: date, given: bool) -> SourceDecl:
+    how = "as of" if given else "newest effectiveStartDate"
+    return SourceDecl(
+        key=f"azure-retail-prices-{as_of.isoformat()}", kind="vendor_datasheet",
+        publisher="Microsoft", url=SOURCE_URL,
+        title=f"Azure Retail Prices API, Virtual Machines ({how} {as_of.isoformat()})",
+        published_on=as_of)
+
+
+def _page_notes(pages: list[_Page], parsed: Parsed) -> None:
+    for page in pages:
+        where = f"page {page.index + 1}" if len(pages) > 1 else "the page"
+        count = page.fields.get("Count")
+        if isinstance(count, int) and not isinstance(count, bool) and count != page.items:
+            parsed.notes.append(f"{where} says Count {count} but holds {page.items} items")
+        currency = page.fields.get("BillingCurrency")
+        if isinstance(currency, str) and currency != "USD":
+            parsed.notes.append(f"{where} is billed in {currency}")
+    last = pages[-1].fields.get("NextPageLink")
+    if isinstance(last, str) and last:
+        parsed.notes.append(f"the price list continues (the last page's NextPageLink is set): "
+                            f"this file holds {len(pages)} page(s)")
+
+
+def _text(value: dict[str, Any], key: str) -> str:
+    raw = value.get(key)
+    return raw.strip() if isinstance(raw, str) else ""
+
+
+def _day(raw: Any) -> date | None:
+    if not isinstance(raw, str) or len(raw) < 10:
+        return None
+    try:
+        return date.fromisoformat(raw[:10])
+    except ValueError:
+        return None
+
+
+class _JsonPages:
+    """Walks the response text: each item of each page's `Items` is decoded alone, so that it
+    keeps its own text, JSON path and line (json.loads of the whole would lose all three)."""
+
+    def __init__(self, text: str, size: int) -> None:
+        self.text, self.size = text, size
+        self.pos = 0
+        self._line, self._counted = 1, 0
+
+    def events(self) -> Iterator[_Item | _Page]:
+        self._ws()
+        first = self.text[self.pos : self.pos + 1]
+        if first == "{":
+            yield from self._page(0, "")
+        elif first == "[":
+            yield from self._pages()
+        else:
+            raise AdapterError(1, 'not an Azure Retail Prices response: expected a JSON object '
+                                  '({"Items": [...]}) or a list of them')
+        self._ws()
+        if self.pos < len(self.text):
+            raise AdapterError(self._line_at(self.pos), "extra data after the JSON document")
+
+    def _pages(self) -> Iterator[_Item | _Page]:
+        self.pos += 1
+        index = 0
+        if self._next_is("]"):
+            return
+        while True:
+            if not self._next_is("{"):
+                self._fail(f"page {index + 1} to be an object")
+            yield from self._page(index, f"[{index}].")
+            index += 1
+            if self._separator("]", f"',' or ']' after page {index}"):
+                return
+
+    def _page(self, index: int, prefix: str) -> Iterator[_Item | _Page]:
+        self.pos += 1  # "{"
+        fields: dict[str, Any] = {}
+        items = 0
+        if self._next_is("}"):
+            yield _Page(index, fields, items)
+            return
+        while True:
+            self._ws()
+            _, key = self._value("a key")
+            if not isinstance(key, str):
+                self._fail("a key (a string)")
+            if not self._next_is(":"):
+                self._fail("':' after a key")
+            self.pos += 1
+            if key == "Items" and self._next_is("["):
+                for item in self._items(f"{prefix}Items"):
+                    items += 1
+                    yield item
+            else:
+                _, value = self._value(f"the value of {key!r}")
+                if not isinstance(value, dict | list):
+                    fields[key] = value
+            if self._separator("}", f"',' or '}}' in page {index + 1}"):
+                yield _Page(index, fields, items)
+                return
+
+    def _items(self, path: str) -> Iterator[_Item]:
+        self.pos += 1  # "["
+        if self._next_is("]"):
+            self.pos += 1
+            return
+        index = 0
+        while True:
+            start, value = self._value(f"{path}[{index}]")
+            yield _Item(f"{path}[{index}]", self._line_at(start), self.text[start : self.pos],
+                        value)
+            index += 1
+            if self._separator("]", f"',' or ']' after {path}[{index - 1}]"):
+                return
+
+    def _value(self, what: str) -> tuple[int, Any]:
+        self._ws()
+        start = self.pos
+        try:
+            value, self.pos = _DECODER.raw_decode(self.text, start)
+        except json.JSONDecodeError as exc:
+            if exc.pos >= len(self.text.rstrip()) or exc.msg.startswith("Unterminated string"):
+                self._truncated(what)
+            raise AdapterError(exc.lineno, f"malformed JSON in {what}: {exc.msg} (line "
+                                           f"{exc.lineno}, column {exc.colno})") from exc
+        except (ValueError, RecursionError) as exc:  # a number of 4,300+ digits
+            raise AdapterError(self._line_at(start), f"{what} cannot be read: {exc}") from exc
+        return start, value
+
+    def _separator(self, closing: str, expected: str) -> bool:
+        """Past a ',' (False) or the closing bracket (True)."""
+        self._ws()
+        char = self.text[self.pos : self.pos + 1]
+        if char not in (",", closing) or not char:
+            self._fail(expected)
+        self.pos += 1
+        return char == closing
+
+    def _next_is(self, char: str) -> bool:
+        self._ws()
+        return self.text.startswith(char, self.pos)
+
+    def _ws(self) -> None:
+        match = _WS.match(self.text, self.pos)
+        self.pos = match.end() if match else self.pos
+
+    def _fail(self, expected: str) -> NoReturn:
+        if self.pos >= len(self.text):
+            self._truncated(expected)
+        found = self.text[self.pos : self.pos + 20]
+        raise AdapterError(self._line_at(self.pos), f"malformed JSON: expected {expected}, "
+                                                    f"found {found!r}")
+
+    def _truncated(self, where: str) -> NoReturn:
+        raise AdapterError(None, f"truncated JSON at byte {self.size:,}: the file ends inside "
+                                 f"{where} (save the whole response)")
+
+    def _line_at(self, pos: int) -> int:
+        """The line of a position; positions only move forward, so lines are counted once."""
+        if pos >= self._counted:
+            self._line += self.text.count("\n", self._counted, pos)
+            self._counted = pos
+            return self._line
+        return self.text.count("\n", 0, pos) + 1
