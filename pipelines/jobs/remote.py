@@ -316,7 +316,8 @@ def _fetch_one(engine: Engine, cache: Path, source: RemoteSource, settings: Sett
     limit = settings.fetch_max_bytes
     with Session(engine) as session:
         previous = fetches.last_good_fetch(session, source.name, url)
-    cached = _cached(cache, previous.sha256, source.file_name, limit) if previous else None
+    cached = (_cached(cache, previous.sha256, dated_name(source.file_name, now), limit)
+              if previous else None)
     headers = conditional_headers(previous.etag, previous.last_modified) if (
         previous and cached) else {}
     # A client of its own: a connection a `local: true` source opened is never reused by
@@ -340,7 +341,7 @@ def _fetch_one(engine: Engine, cache: Path, source: RemoteSource, settings: Sett
             attempts += more
     try:
         result = _result(source.name, url, attempt, attempts, previous, cached, cache,
-                         source.file_name, bool(headers))
+                         dated_name(source.file_name, now), bool(headers))
     except OSError as exc:  # the cache folder cannot be written: this source fails, not the run
         result = SourceFetch(source.name, url, "failed", attempt.status, attempts,
                              error=f"cannot keep the bytes under {cache}: {exc.strerror or exc}")
@@ -381,6 +382,12 @@ def _result(name: str, url: str, attempt: Attempt, attempts: int, previous: Any,
     path = _keep(cache / attempt.sha256 / file_name, attempt.body)
     return SourceFetch(name, url, outcome, 200, attempts, attempt.sha256, attempt.size_bytes,
                        path, etag=attempt.etag, last_modified=attempt.last_modified)
+
+
+def dated_name(file_name: str, now: datetime) -> str:
+    """The file name with `{date}` replaced by the fetch's date (aws-vms-{date}.csv): readers
+    of undated files (a SkyPilot catalog) take their as-of date from it."""
+    return file_name.replace("{date}", now.date().isoformat())
 
 
 def _cached(cache: Path, sha256: str | None, file_name: str, max_bytes: int) -> Path | None:

@@ -49,8 +49,10 @@ REQUIRED = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Reg
 UNIT_WRITTEN = "hour"  # the catalog's prices are per instance-hour; it writes no unit
 _SNIFF_BYTES = 64 * 1024
 _PROVIDER = re.compile(r"[a-z][a-z0-9]*")
-_NAMED = (re.compile(r"([a-z][a-z0-9]*)[-_]vms\.csv", re.IGNORECASE),
-          re.compile(r"vms[-_]([a-z][a-z0-9]*)\.csv", re.IGNORECASE))
+# Optionally dated: aws-vms-2026-11-23.csv (what a weekly fetch keeps).
+_DATED = r"(?:[-_]\d{4}-\d{2}-\d{2})?"
+_NAMED = (re.compile(rf"([a-z][a-z0-9]*)[-_]vms{_DATED}\.csv", re.IGNORECASE),
+          re.compile(rf"vms[-_]([a-z][a-z0-9]*){_DATED}\.csv", re.IGNORECASE))
 _TERMS = (("on_demand", "Price"), ("spot", "SpotPrice"))
 
 
@@ -119,9 +121,11 @@ def parse(name: str, data: bytes, options: AdapterOptions) -> Parsed:
         raise AdapterError(None, f"cannot tell the cloud of {name!r}: keep the catalog's "
                                  "<provider>/vms.csv path or name the file <provider>-vms.csv "
                                  "(aws-vms.csv, gcp-vms.csv)")
-    if options.as_of is None:
-        raise AdapterError(None, "as_of needed (--as-of): a SkyPilot catalog has no date "
-                                 "inside; give the date of the catalog commit")
+    as_of = options.as_of or date_in_name(name)
+    if as_of is None:
+        raise AdapterError(None, "as_of needed (--as-of, or a YYYY-MM-DD in the file name "
+                                 "such as aws-vms-2026-11-23.csv): a SkyPilot catalog has no "
+                                 "date inside; give the date of the catalog commit")
     lines = _read_lines(decode(data))
     catalog = _Catalog(provider, instance_table(options),
                        OfferSink(Parsed(FORMAT, Pack()), options.limits))
@@ -137,7 +141,7 @@ def parse(name: str, data: bytes, options: AdapterOptions) -> Parsed:
         catalog.sink.skip("accelerator-only lines (a GPU's part of a VM's price, not an offer)")
     for line in body:
         _read_line(line, catalog)
-    _emit(catalog, options.as_of)
+    _emit(catalog, as_of)
     return catalog.sink.finish("line(s)")
 
 
@@ -276,6 +280,20 @@ def _add_candidate(line: _Line, gpu_part: _Line | None, spec: InstanceSpec, term
     catalog.offers[(spec.instance_type, region, term)].append(
         _Candidate(line, offer, raw_text))
     return True
+
+
+_NAME_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
+
+
+def date_in_name(name: str) -> date | None:
+    """The last YYYY-MM-DD in a file's name (a weekly fetch names its copy by its date)."""
+    found = _NAME_DATE.findall(PurePosixPath(name.replace("\\", "/")).name)
+    if not found:
+        return None
+    try:
+        return date(*map(int, found[-1]))
+    except ValueError:
+        return None
 
 
 def _emit(catalog: _Catalog, as_of: date) -> None:
