@@ -66,8 +66,13 @@ def test_the_provider_is_told_by_the_path(name, provider):
 def test_a_file_whose_cloud_cannot_be_told_or_with_no_date_is_refused():
     with pytest.raises(AdapterError, match="name the file <provider>-vms.csv"):
         read(name="vms.csv")
-    with pytest.raises(AdapterError, match=r"as_of needed \(--as-of\)"):
+    with pytest.raises(AdapterError, match=r"as_of needed \(--as-of, or a YYYY-MM-DD"):
         read(as_of=None)
+
+
+def test_without_as_of_a_date_in_the_file_name_dates_the_catalog():
+    parsed = read(name="aws-vms-2026-11-16.csv", as_of=None)
+    assert {row.fields["as_of"] for row in parsed.pack.rows} == {"2026-11-16"}
 
 
 # --- AWS: one line a zone --------------------------------------------------------------------
