@@ -363,7 +363,8 @@ def _with_column(row: PackRow) -> dict[str, Any]:
 
 def _notes(parsed: Parsed) -> list[str]:
     notes = list(parsed.notes)
-    if parsed.skipped_lines:
+    # A reader that says what it skipped and why (the price lists) needs no generic count.
+    if parsed.skipped_lines and not any("skipped" in note for note in notes):
         notes.append(f"{parsed.skipped_lines} lines that are not results skipped "
                      "(logs, comments, device listings)")
     return notes
