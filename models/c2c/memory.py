@@ -156,9 +156,12 @@ def activation_bytes(model: TransformerSpec, fw: Framework, lay: Layouts) -> Flo
     # With the embedding in the split, the first stage's first chunk holds one layer fewer:
     # of the micro-batches in flight, those in their first chunk (min(m, p), and p - 1 more
     # with interleaving) keep one layer less than the stage's average suggests.
-    first_chunk = np.minimum(m, lay.pp) * (1 + np.where(lay.interleave > 1, (p - 1) / p, 0.0))
-    in_flight_layers = np.where(
-        split.embedded, (layers + 1) * in_flight - first_chunk, layers * in_flight)
+    in_flight_layers = layers * in_flight
+    if split.embedded.any():
+        first_chunk = np.minimum(m, lay.pp) * (1 + np.where(lay.interleave > 1, (p - 1) / p,
+                                                            0.0))
+        in_flight_layers = np.where(split.embedded, (layers + 1) * in_flight - first_chunk,
+                                    in_flight_layers)
     working = activation_bytes_per_layer(
         model, fw, replace(lay, recompute=np.zeros_like(lay.recompute)))
     checkpointed = activation_bytes_per_layer(model, fw, lay)
