@@ -20,8 +20,9 @@ import duckdb
 import numpy as np
 from sqlalchemy import Connection, Engine, TextClause, bindparam, text
 
+from db.marts import MARTS, mart_checks
 from db.schema import UTCDateTime
-from db.warehouse_checks import TableChecks, WarehouseCheckError, run_checks
+from db.warehouse_checks import CHECKS, TableChecks, WarehouseCheckError, run_checks
 
 SQL_DIR = Path(__file__).resolve().parent / "sql"
 # Tables, then the flag and briefing tables and resolved_span, then the macros and views, and
@@ -49,7 +50,9 @@ _LOADS = {
         "unit_written, value_kind, status, quote, as_of, as_of_precision, valid_to, "
         "recorded_at, "
         # Closures after the cut-off are later knowledge: the version saw these rows live.
-        "case when superseded_at <= :cutoff then superseded_at end, ingest_run_id, raw_file_id "
+        "case when superseded_at <= :cutoff then superseded_at end, ingest_run_id, raw_file_id, "
+        "offer_provider, offer_region, offer_term, offer_gpu, offer_units, offer_instance, "
+        "offer_currency, offer_valid_until "
         "from observation where recorded_at <= :cutoff order by id"),
     "dataset_version": "select id, cutoff_at, content_hash, observation_count, ingest_run_id, "
                        "created_at from dataset_version where cutoff_at <= :cutoff order by id",
@@ -133,12 +136,15 @@ class WarehouseMeta:
 def publish_warehouse(engine: Engine, target: Path, meta: WarehouseMeta,
                       source_kind_rank: dict[str, int], *,
                       checks: Mapping[str, TableChecks] | None = None,
-                      model_errors: Sequence[Sequence[object]] = ()) -> Path:
+                      model_errors: Sequence[Sequence[object]] = (),
+                      price_index: Sequence[Sequence[object]] = ()) -> Path:
     """Build the warehouse for `meta`'s dataset version at `target`, atomically.
 
     Args:
         checks: the declared checks to run on the built file (default warehouse_checks.CHECKS).
         model_errors: rows of the model_error table (the C2C model's calibration errors).
+        price_index: rows of the price_index table (the GPU-hour price index of every dataset
+            version up to this one, models/market).
 
     Raises:
         WarehouseCheckError: a check failed; `target` is left as it was.
@@ -149,7 +155,7 @@ def publish_warehouse(engine: Engine, target: Path, meta: WarehouseMeta,
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         _remove(tmp)
-        _build(engine, tmp, meta, source_kind_rank, model_errors)
+        _build(engine, tmp, meta, source_kind_rank, model_errors, price_index)
         _verify(tmp, checks)
         # A reader holding the old file keeps its inode; new connections open the new file.
         os.replace(tmp, target)
@@ -190,7 +196,7 @@ def _verify(path: Path, checks: Mapping[str, TableChecks] | None) -> None:
     """Run the declared checks on the built file, read-only, as an analyst would open it."""
     con = duckdb.connect(str(path), read_only=True)
     try:
-        failures = run_checks(con, checks)
+        failures = run_checks(con, checks if checks is not None else CHECKS | mart_checks())
     finally:
         con.close()
     if failures:
@@ -198,7 +204,8 @@ def _verify(path: Path, checks: Mapping[str, TableChecks] | None) -> None:
 
 
 def _build(engine: Engine, path: Path, meta: WarehouseMeta,
-           source_kind_rank: dict[str, int], model_errors: Sequence[Sequence[object]]) -> None:
+           source_kind_rank: dict[str, int], model_errors: Sequence[Sequence[object]],
+           price_index: Sequence[Sequence[object]] = ()) -> None:
     con = duckdb.connect(str(path), config={"storage_compatibility_version": STORAGE_VERSION})
     try:
         # Ledger times arrive as naive UTC text from SQLite: the casts must read them as UTC.
@@ -215,8 +222,11 @@ def _build(engine: Engine, path: Path, meta: WarehouseMeta,
                 _load(ledger, con, table, query, meta.cutoff_at)
         _insert(con, "tco_option_result", _option_rows(con))
         _insert(con, "model_error", model_errors)
+        _insert(con, "price_index", price_index)
         for name in MART_FILES:
             con.execute((SQL_DIR / name).read_text(encoding="utf-8"))
+        for mart in MARTS:
+            con.execute(mart.sql.read_text(encoding="utf-8"))
         for view, table in _COMMENTED_LIKE.items():
             _copy_column_comments(con, table, view)
         con.execute("checkpoint")

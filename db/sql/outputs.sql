@@ -19,7 +19,7 @@ create table flag (
 comment on table flag is 'Trend and evidence findings computed for each dataset version (append-only): density and interconnect trends, evidence gaps (single source, unconfirmed, stale, conflicting, claim without measurement, undated) and changes since the previous version. The briefing''s executive summary lists them, most severe first.';
 comment on column flag.id is 'Ledger id of the flag';
 comment on column flag.dataset_version_id is 'Dataset version the flag was computed for (dataset_version.id)';
-comment on column flag.kind is 'What was found: density_threshold, density_growth, interconnect_trend, bandwidth_ratio, switch_capacity, single_source, unconfirmed, stale, conflicting, claim_without_measurement, undated, added, changed, superseded or result_moved';
+comment on column flag.kind is 'What was found: density_threshold, density_growth, interconnect_trend, bandwidth_ratio, switch_capacity, single_source, unconfirmed, stale, conflicting, claim_without_measurement, undated, added, changed, superseded, result_moved, price_move, new_cheapest, quote_expiring or lead_time_grew';
 comment on column flag.severity is 'critical, warning or info (most severe first)';
 comment on column flag.subject is 'What the flag is about, unique per (dataset_version_id, kind): e.g. "gb200-nvl72 / rack_it_power" or a scenario name';
 comment on column flag.item is 'Item key the flag is about (item.key), NULL when it is not about one item';

@@ -26,5 +26,13 @@ create temp table stg_observation (
     recorded_at timestamptz not null,
     superseded_at timestamptz,
     ingest_run_id bigint not null,
-    raw_file_id bigint not null
+    raw_file_id bigint not null,
+    offer_provider varchar,
+    offer_region varchar,
+    offer_term varchar,
+    offer_gpu varchar,
+    offer_units integer,
+    offer_instance varchar,
+    offer_currency varchar,
+    offer_valid_until date
 );

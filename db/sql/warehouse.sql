@@ -88,7 +88,15 @@ create table observation (
     recorded_at timestamptz not null,
     superseded_at timestamptz,
     ingest_run_id bigint not null,
-    raw_file_sha256 varchar not null
+    raw_file_sha256 varchar not null,
+    offer_provider varchar,
+    offer_region varchar,
+    offer_term varchar,
+    offer_gpu varchar,
+    offer_units integer,
+    offer_instance varchar,
+    offer_currency varchar,
+    offer_valid_until date
 );
 comment on table observation is 'Every observation ever recorded, with both clocks (full history, append-only).';
 comment on column observation.value is 'Point value in the metric''s unit; the midpoint when the source gives a range';
@@ -105,6 +113,14 @@ comment on column observation.valid_to is 'Valid time: the date the figure stops
 comment on column observation.recorded_at is 'Knowledge time: when the ledger learned it (UTC); at or before meta.cutoff_at for every row here';
 comment on column observation.superseded_at is 'Knowledge time: when a later observation from the same source replaced it (UTC); NULL = still live at this file''s cut-off (meta.cutoff_at): closures after it are later knowledge and not shown';
 comment on column observation.raw_file_sha256 is 'sha256 of the ingested file the observation came from';
+comment on column observation.offer_provider is 'A market price''s provider (a cloud, a neocloud, a reseller; a quote''s vendor); NULL for every other figure';
+comment on column observation.offer_region is 'A market price''s region as the provider names it (eastus, us-east-1)';
+comment on column observation.offer_term is 'A market price''s term: on_demand, spot, reserved_1y, reserved_3y, capacity_block, contract or quote';
+comment on column observation.offer_gpu is 'The GPU item (item.key) a market price is for';
+comment on column observation.offer_units is 'GPUs in the priced instance, or a quote''s quantity';
+comment on column observation.offer_instance is 'The instance type priced (p5.48xlarge, Standard_ND96isr_H100_v5)';
+comment on column observation.offer_currency is 'The currency the price was written in (value is always in the metric''s unit, USD)';
+comment on column observation.offer_valid_until is 'The last day a quote holds';
 
 create table dataset_version (
     id integer primary key,
@@ -142,7 +158,7 @@ create table measurement_run (
     collective varchar,
     benchmark varchar,
     duration_s double,
-    metadata_json varchar not null
+    metadata_json json not null
 );
 comment on table measurement_run is 'A measurement one ingested file describes: an nccl-tests run (its size points in nccl_point, its peak busbw an observation of metric busbw_measured) or an MLPerf training result.';
 comment on column measurement_run.kind is 'nccl-tests or mlperf-result.';
@@ -203,7 +219,7 @@ create table scenario (
     name varchar not null,
     kind varchar not null,
     content_sha256 varchar not null,
-    definition varchar not null,
+    definition json not null,
     path varchar,
     recorded_at timestamptz not null,
     unique (name, content_sha256)
@@ -213,7 +229,7 @@ comment on column scenario.id is 'Ledger id of this definition of the scenario';
 comment on column scenario.name is 'Scenario name; c2c_result.scenario refers to it';
 comment on column scenario.kind is 'c2c (performance model) or tco (cost model)';
 comment on column scenario.content_sha256 is 'sha256 of the scenario''s canonical definition; with name, identifies the row';
-comment on column scenario.definition is 'The scenario as JSON text (parse with json functions)';
+comment on column scenario.definition is 'The scenario as JSON (JSON type: read fields with ->> and json_extract)';
 comment on column scenario.path is 'File the scenario was read from (NULL when not from a file)';
 comment on column scenario.recorded_at is 'Knowledge time: when the ledger first saw this definition (UTC)';
 
@@ -241,7 +257,7 @@ create table c2c_result (
     memory_gib_per_gpu double not null,
     fits boolean not null,
     time_to_train_days double,
-    result_json varchar not null
+    result_json json not null
 );
 comment on table c2c_result is 'The C2C performance model''s estimate for each scenario on each dataset version (append-only; ad-hoc estimates without a dataset version are not published).';
 comment on column c2c_result.id is 'Ledger id of the result';
@@ -267,7 +283,7 @@ comment on column c2c_result.model_tflops_per_gpu is 'Model FLOP rate achieved p
 comment on column c2c_result.memory_gib_per_gpu is 'Modelled memory needed per GPU, in GiB';
 comment on column c2c_result.fits is 'Whether memory_gib_per_gpu fits in the GPU''s memory';
 comment on column c2c_result.time_to_train_days is 'Time to train the scenario''s token budget, in days (NULL when the scenario sets none)';
-comment on column c2c_result.result_json is 'The full estimate as JSON text: time stack with link and exposed times per parallelism dimension, layout, and the specs used with their sources';
+comment on column c2c_result.result_json is 'The full estimate as JSON (JSON type: read fields with ->>): time stack with link and exposed times per parallelism dimension, layout, and the specs used with their sources';
 
 create table tco_result (
     id bigint primary key,
@@ -288,7 +304,7 @@ create table tco_result (
     speedup double,
     cheaper_option varchar,
     total_cost_usd double,
-    result_json varchar not null
+    result_json json not null
 );
 comment on table tco_result is 'The TCO (total cost of ownership) model''s result for each scenario on each dataset version (append-only; ad-hoc results without a dataset version are not published). mode = comparison: a scale-up option against a scale-out option; mode = training-run: the cost of one training run. The other mode''s columns are NULL.';
 comment on column tco_result.id is 'Ledger id of the result';
@@ -309,7 +325,7 @@ comment on column tco_result.break_even_p90 is 'Comparison: 90th percentile of s
 comment on column tco_result.speedup is 'Comparison: speed-up s = JCT_O / JCT_U from the job completion times (days) of both options, dimensionless; NULL when a JCT is unknown';
 comment on column tco_result.cheaper_option is 'Comparison: the option whose job costs less (s against s*); NULL when the speed-up is unknown';
 comment on column tco_result.total_cost_usd is 'Training run: total cost of the run in USD (hardware, interconnect and energy); NULL for a comparison';
-comment on column tco_result.result_json is 'The full result as JSON text: per-option costs with ranges, inputs with their sources, the tornado (sensitivity) and the other figures the model printed';
+comment on column tco_result.result_json is 'The full result as JSON (JSON type: read fields with ->>): per-option costs with ranges, inputs with their sources, the tornado (sensitivity) and the other figures the model printed';
 
 create table tco_option_result (
     result_id bigint not null references tco_result (id),
@@ -402,3 +418,39 @@ comment on column model_error.point is 'The measured run: model, GPUs, system, p
 comment on column model_error.measured is 'The published value, in quantity';
 comment on column model_error.predicted is 'The model''s value for the same run, in quantity';
 comment on column model_error.error is 'Signed error, in error_unit (positive: the model predicts more)';
+
+create table price_index (
+    dataset_version bigint not null,
+    version_date date not null,
+    gpu varchar not null,
+    term varchar not null,
+    offers bigint not null,
+    providers bigint not null,
+    median_usd double not null,
+    min_usd double not null,
+    p25_usd double not null,
+    p75_usd double not null,
+    cheapest_provider varchar not null,
+    cheapest_region varchar,
+    cheapest_usd double not null,
+    cheapest_source varchar not null,
+    change_wow double,
+    change_90d double
+);
+comment on table price_index is 'The GPU-hour price index: per dataset version (up to this file''s), GPU and term, the spread of USD per GPU-hour across providers and regions of every offer that version knew (each offer at its newest price), and the cheapest offer. Computed by models/market.';
+comment on column price_index.dataset_version is 'The dataset version the index is as of (dataset_version.id)';
+comment on column price_index.cheapest_provider is 'Provider of the cheapest offer';
+comment on column price_index.cheapest_region is 'Region of the cheapest offer';
+comment on column price_index.version_date is 'The dataset version''s cut-off date: the index as of then';
+comment on column price_index.gpu is 'GPU item (item.key)';
+comment on column price_index.term is 'on_demand, spot, reserved_1y, reserved_3y, capacity_block or contract';
+comment on column price_index.offers is 'Offers behind the figures (an instance type in a region of a provider)';
+comment on column price_index.providers is 'Distinct providers among them';
+comment on column price_index.median_usd is 'Median USD per GPU-hour';
+comment on column price_index.min_usd is 'Lowest USD per GPU-hour';
+comment on column price_index.p25_usd is '25th percentile (linear interpolation)';
+comment on column price_index.p75_usd is '75th percentile (linear interpolation)';
+comment on column price_index.cheapest_usd is 'The cheapest offer''s USD per GPU-hour (= min_usd)';
+comment on column price_index.cheapest_source is 'Source of the cheapest offer';
+comment on column price_index.change_wow is 'Median''s change against the latest version at least 7 days older, as a fraction (-0.12 = fell 12 %); NULL without one';
+comment on column price_index.change_90d is 'Median''s change against the latest version at least 90 days older, as a fraction';

@@ -19,6 +19,7 @@ from rich.text import Text
 
 from models.resolve import CONFLICT_TOLERANCE
 from pipelines.cli import c2c as cli_c2c
+from pipelines.cli import export as cli_export
 from pipelines.cli import ledger as cli_ledger
 from pipelines.cli import tco as cli_tco
 from pipelines.cli.terminal import label, plain_console, write_json
@@ -449,6 +450,7 @@ def _quiet_prefect(home: Path) -> None:
 
 cli_c2c.register(app)
 cli_tco.register(app)
+cli_export.register(app)
 
 
 # --- failures: one paragraph that says what failed and why, credentials masked --------------

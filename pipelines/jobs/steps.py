@@ -39,6 +39,7 @@ from pipelines.ledger.connection import (
     open_ledger,
     utc_now,
 )
+from pipelines.ledger.market import market_index, price_index_rows
 from pipelines.settings import Settings
 from reports.briefing import render
 
@@ -156,8 +157,9 @@ def publish(settings: Settings, dataset_version: int, *, as_of: date, built_at: 
             version = queries.dataset_version(session, dataset_version)
             meta = WarehouseMeta(version.id, version.content_hash, version.cutoff_at, as_of,
                                  built_at, code_version())
+            index = price_index_rows(market_index(session, up_to=dataset_version))
         return publish_warehouse(engine, settings.warehouse_path, meta, SOURCE_KIND_RANK,
-                                 model_errors=c2c.fidelity_rows())
+                                 model_errors=c2c.fidelity_rows(), price_index=index)
     finally:
         engine.dispose()
 

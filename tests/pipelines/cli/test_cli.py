@@ -150,3 +150,16 @@ def test_ingest_republishes_the_warehouse_unless_told_not_to(cli, write_pack, tm
         version = warehouse.execute("select dataset_version from meta").fetchone()[0]
         values = warehouse.execute("select count(*) from current_value").fetchone()[0]
     assert version == report["dataset_version"] and values == 2
+
+
+def test_export_writes_a_file_per_table_or_says_there_is_no_warehouse(cli, write_pack,
+                                                                       tmp_path):
+    missing = cli("export", str(tmp_path / "none"))
+    assert missing.exit_code == 1 and "no warehouse" in missing.stderr
+    cli("ingest", str(write_pack("nvlink.yaml", NVLINK_PACK)))
+    result = cli("export", str(tmp_path / "out"), "--format", "csv", "--json")
+    assert result.exit_code == 0, result.output
+    files = {f["table"]: f for f in json.loads(result.stdout)["files"]}
+    assert {"observation", "gpu_spec_wide", "gpu_hour_price", "price_index"} <= set(files)
+    assert files["observation"]["rows"] == 2
+    assert (tmp_path / "out" / "observation.csv").read_text().count("\n") == 3  # header + 2

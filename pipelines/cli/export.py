@@ -1,0 +1,57 @@
+"""`specledger export DIR`: every table and mart of the published warehouse as Parquet or CSV
+files, for tools that do not read DuckDB."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich import box
+from rich.table import Table
+
+from db.warehouse_export import FORMATS, export_warehouse
+from pipelines.cli.ledger import settings_for
+from pipelines.cli.terminal import label, plain_console, write_json
+
+console = plain_console()
+errors = plain_console(stderr=True)
+
+
+def export_command(
+        folder: Annotated[Path, typer.Argument(help="Folder to write the files to.")],
+        file_format: Annotated[str, typer.Option(
+            "--format", help=f"One of {', '.join(FORMATS)}.")] = "parquet",
+        home: Annotated[Path | None, typer.Option(
+            "--home", envvar="SPECLEDGER_HOME",
+            help="Folder holding warehouse.duckdb [default: ./var]")] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead.")]
+        = False) -> None:
+    """Write every table and mart of warehouse.duckdb to DIR, a file each (Parquet or CSV)."""
+    if file_format not in FORMATS:
+        errors.print(label("error:", "red", f"--format {file_format!r}: expected one of "
+                                             f"{', '.join(FORMATS)}"), highlight=False)
+        raise typer.Exit(2)
+    warehouse = settings_for(home).warehouse_path
+    try:
+        written = export_warehouse(warehouse, folder, file_format)
+    except FileNotFoundError:
+        errors.print(label("error:", "red", f"no warehouse at {warehouse} yet: run "
+                                             "`specledger run` or `specledger ingest` first"),
+                     highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+    if as_json:
+        write_json({"warehouse": str(warehouse), "format": file_format,
+                    "files": [{"table": w.table, "rows": w.rows, "path": str(w.path)}
+                              for w in written]})
+        return
+    table = Table(title=f"{warehouse} -> {folder}", title_justify="left", box=box.SIMPLE)
+    for column in ("table", "rows", "file"):
+        table.add_column(column, justify="right" if column == "rows" else "left")
+    for w in written:
+        table.add_row(w.table, f"{w.rows:,}", w.path.name)
+    console.print(table)
+
+
+def register(app: typer.Typer) -> None:
+    app.command(name="export")(export_command)
