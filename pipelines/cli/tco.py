@@ -69,6 +69,20 @@ def _spread(band: dict[str, float] | None, scale: float) -> str:
     return f"{band['p10']:,.2f}-{band['p90']:,.2f}"
 
 
+def market_lines(result: dict[str, Any]) -> list[str]:
+    """What the market charges to rent each option's GPU, beside what the option costs."""
+    lines = []
+    own = {o["name"]: o["usd_per_gpu_hour"] for o in result["options"]}
+    for option, market in (result.get("market") or {}).items():
+        terms = "; ".join(f"{term.replace('_', ' ')} median {t['median']:.2f} "
+                          f"({t['offers']} offer{'s' * (t['offers'] != 1)}, cheapest "
+                          f"{t['cheapest']:.2f} {t['cheapest_provider']})"
+                          for term, t in market["usd_per_gpu_hour"].items())
+        lines.append(f"{option}: {own[option]:.2f} USD/GPU-hour; renting {market['gpu']} on "
+                     f"the market: {terms}")
+    return lines
+
+
 def _print_comparison(result: dict[str, Any]) -> None:
     version = result["dataset_version"]
     title = f"{result['scenario']}: USD" + (f", dataset version {version}" if version else "")
@@ -93,6 +107,8 @@ def _print_comparison(result: dict[str, Any]) -> None:
         spread.add_row(option["name"], *(_spread(option["ranges"].get(key), scale)
                                          for key, _, scale in banded))
     console.print(table)
+    for line in market_lines(result):
+        console.print(line, highlight=False, soft_wrap=True)
     if result["ranges"]:
         console.print(spread)
     band = result["ranges"].get("break_even_speedup")

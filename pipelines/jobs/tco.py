@@ -63,6 +63,8 @@ class ResolvedInputs:
     used: dict[str, FigureUsed]
     plan: ComparisonPlan | TrainingRunPlan
     c2c: dict[str, dict[str, Any]]  # option -> the C2C estimate its JCT came from
+    # option -> what the market charges to rent its GPU (term -> index figures)
+    market: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
 
     @property
     def point(self) -> dict[str, float]:
@@ -88,11 +90,41 @@ def resolve_inputs(scenario: TcoScenario, session: Session | None, *, on: date,
         plan = dataclasses.replace(plan, price_date=date.fromisoformat(str(as_of)))
     estimates = {}
     for link in scenario.c2c_links:
-        folder = scenarios_dir or Path(scenario.path).parent
+        folder = folder_of(scenario, scenarios_dir)
         used[f"options.{link.option}.jct"], estimates[link.option] = _modelled_jct(
             scenario, link, used, folder, session, on, known, limits)
     _check_consistency(scenario, used)
-    return ResolvedInputs(used, plan, estimates)
+    market = {link.option: rent for link in scenario.c2c_links
+              if (rent := _market_beside(scenario, link, folder_of(scenario, scenarios_dir),
+                                         session, on, known, limits))}
+    return ResolvedInputs(used, plan, estimates, market)
+
+
+def folder_of(scenario: TcoScenario, scenarios_dir: Path | None) -> Path:
+    return scenarios_dir or Path(scenario.path).parent
+
+
+# The terms an owned option's $/GPU-hour is set beside.
+MARKET_TERMS = ("on_demand", "reserved_1y", "reserved_3y")
+
+
+def _market_beside(scenario: TcoScenario, link: C2CLink, folder: Path,
+                   session: Session | None, on: date, known: datetime,
+                   limits: InputLimits) -> dict[str, Any] | None:
+    """What renting the option's GPU costs on the market (the price index valid on `on` as
+    known at `known`), to set beside what owning it costs; None without a ledger or an offer."""
+    gpu = _find_c2c(scenario, link, folder, limits).cluster.gpu
+    if session is None or gpu is None:
+        return None
+    terms = {}
+    for term in MARKET_TERMS:
+        row = index_row(session, gpu, term, on=on, known=known)
+        if row is not None:
+            terms[term] = {"median": float(row["median"]), "p25": float(row["p25"]),
+                           "p75": float(row["p75"]), "offers": int(row["n_offers"]),
+                           "cheapest": float(row["cheapest_price"]),
+                           "cheapest_provider": str(row["cheapest_provider"])}
+    return {"gpu": gpu, "usd_per_gpu_hour": terms} if terms else None
 
 
 def _resolve(scenario: TcoScenario, spec: InputSpec, session: Session | None, on: date,
@@ -265,6 +297,7 @@ def _evaluate(scenario: TcoScenario, resolved: ResolvedInputs,
     result["c2c"] = {option: {k: estimate[k] for k in (
         "gpus", "t_iter_s", "c2c", "class", "recommended_fabric", "mfu", "time_to_train_days",
         "specs")} for option, estimate in resolved.c2c.items()}
+    result["market"] = resolved.market
     result["inputs"] = [u.to_json() for u in resolved.used.values()]
     return result
 

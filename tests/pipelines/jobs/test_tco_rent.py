@@ -100,3 +100,22 @@ def test_no_offer_for_the_gpu_is_a_missing_input_naming_the_rent(
     with Session(ledger) as session, pytest.raises(tco.MissingInput) as error:
         tco.resolve_inputs(scenario, session, on=TODAY, known=clock.now)
     assert "options.rent.rent" in str(error.value) and "no spot offer" in str(error.value)
+
+
+def test_an_options_cost_per_gpu_hour_is_set_beside_the_markets(ledger, ingest, write_pack,
+                                                                clock):
+    from pipelines.cli.tco import market_lines
+    from pipelines.settings import PROJECT_ROOT
+
+    ingest(PROJECT_ROOT / "data" / "sources", write_pack("prices.yaml", PRICES))
+    scenario = load_tco_scenario(PROJECT_ROOT / "data" / "scenarios"
+                                 / "tco-1t-dense-own-nvl72-vs-rent-h100.yaml")
+    with Session(ledger) as session:
+        resolved = tco.resolve_inputs(scenario, session, on=TODAY, known=clock.now)
+    result = tco.evaluate(scenario, resolved, None)
+    h100 = result["market"]["rent-h100"]
+    assert h100["gpu"] == "h100-sxm5"
+    assert h100["usd_per_gpu_hour"]["reserved_1y"]["offers"] >= 3
+    assert "own-nvl72" not in result["market"]  # no GB200 offer in the ledger: nothing beside
+    [line] = market_lines(result)
+    assert line.startswith("rent-h100: ") and "renting h100-sxm5 on the market" in line
