@@ -81,6 +81,16 @@ class ScenarioLine:
     mfu: float
     time_to_train_days: float | None
     inputs: tuple[Cited, ...] = ()   # the hardware figures it read, with source and date
+    domain_gpus: int | None = None   # GPUs in the cluster's scale-up (NVLink) domain
+
+    @property
+    def fabric_reading(self) -> str:
+        """The fabric as the cluster reads it: on a scale-up cluster (a domain wider than a
+        node) a scale-out fabric is what links its domains, not a different cluster."""
+        if (self.domain_gpus or 0) > 8 and self.recommended_fabric.startswith("scale-out "):
+            linked = self.recommended_fabric.removeprefix("scale-out ")
+            return f"{self.domain_gpus}-GPU domains linked by {linked}"
+        return self.recommended_fabric
 
 
 @dataclass(frozen=True)

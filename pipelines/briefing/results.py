@@ -29,7 +29,15 @@ def scenario_line(result: C2CResult, scenario: Scenario) -> ScenarioLine:
         c2c_scale_out=result.c2c_scale_out, c2c_class=result.c2c_class,
         recommended_fabric=result.recommended_fabric, mfu=result.mfu,
         time_to_train_days=result.time_to_train_days,
-        inputs=tuple(_cited(spec) for spec in figures.get("specs", [])))
+        inputs=tuple(_cited(spec) for spec in figures.get("specs", [])),
+        domain_gpus=_domain_gpus(figures.get("specs", [])))
+
+
+def _domain_gpus(specs: list[Any]) -> int | None:
+    """The scale-up domain's GPUs among the figures a result used."""
+    found = [s.get("value") for s in specs if isinstance(s, dict)
+             and s.get("name") == "domain_gpus"]
+    return int(found[0]) if found and isinstance(found[0], int | float) else None
 
 
 def tco_line(result: TcoResult, scenario: Scenario) -> TcoLine:
