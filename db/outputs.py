@@ -80,6 +80,12 @@ def first_briefing_for(session: Session, as_of: date) -> Briefing | None:
                           .order_by(Briefing.id).limit(1))
 
 
+def briefings_for(session: Session, as_of: date) -> list[Briefing]:
+    """Every briefing rendered for `as_of`, first first."""
+    return list(session.scalars(select(Briefing).where(Briefing.as_of == as_of)
+                                .order_by(Briefing.id)))
+
+
 def version_known_on(session: Session, day: date) -> DatasetVersion | None:
     """The newest dataset version whose cut-off falls on or before the end of `day` (UTC)."""
     end = datetime.combine(day, datetime.max.time()).replace(tzinfo=UTC)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import re
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -93,7 +94,11 @@ def log_axis(axis: Axes, which: str = "y") -> None:
 def log_ticks(axis: Axes) -> None:
     """Ticks at 1, 2, 5 x 10^n when the y range spans under two decades, so a narrow
     range still shows a few labelled values. Call once the limits are final."""
-    low, high = axis.get_ylim()
+    with warnings.catch_warnings():
+        # One value on the axis (a single dataset version): matplotlib widens the equal
+        # limits itself and says so; the widened range is what we read.
+        warnings.filterwarnings("ignore", "Attempting to set identical low and high ylims")
+        low, high = axis.get_ylim()
     if high / low < 100:
         axis.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
 

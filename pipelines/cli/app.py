@@ -135,16 +135,19 @@ def report(home: HomeOption = None,
            as_of: Annotated[str | None, typer.Option(
                "--as-of", help="Briefing date YYYY-MM-DD [default: today, UTC]")] = None,
            output: Annotated[Path | None, typer.Option(
-               "--output", help="Where to write the PDF [default: "
-                                "briefings/briefing-<date>.pdf under --home]")] = None) -> None:
-    """Re-render the briefing of a past date from the ledger (same dataset version, same
-    bytes as the first briefing of that date when the code version is the same)."""
+               "--output", help="Where to write the PDF [default: the name that briefing "
+                                "got under briefings/ in --home]")] = None,
+           version: Annotated[int | None, typer.Option(
+               "--version", help="Which of the date's briefings: its dataset version "
+                                 "[default: the date's first]")] = None) -> None:
+    """Re-render a briefing of a past date from the ledger (same dataset version, same
+    bytes as the briefing of that date and version when the code version is the same)."""
     from pipelines.jobs import steps as jobs
 
     settings = _settings(home)
     day = _parse_day(as_of, "--as-of") or jobs.utc_now().date()
     try:
-        rendered = jobs.report(settings, as_of=day, target=output)
+        rendered = jobs.report(settings, as_of=day, target=output, dataset_version=version)
     except jobs.NoDatasetVersion as exc:
         errors.print(label("error", "red", f"{exc}; run `specledger run` or `specledger "
                                            "ingest` first"), highlight=False)
@@ -153,11 +156,11 @@ def report(home: HomeOption = None,
     console.print(f"version    {rendered.dataset_version}")
     console.print(f"sha256     {rendered.sha256}")
     if rendered.reproduces_first is None:
-        console.print("first briefing recorded for this date")
+        console.print("first briefing recorded for this date and version")
     elif rendered.reproduces_first:
-        console.print("identical to the first briefing recorded for this date")
+        console.print("identical to the briefing recorded for this date and version")
     else:
-        console.print(f"differs from the first briefing recorded for this date "
+        console.print(f"differs from the briefing recorded for this date and version "
                       f"({rendered.first_sha256}): the code version or the template changed")
 
 

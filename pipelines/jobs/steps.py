@@ -217,13 +217,15 @@ def render_briefing(settings: Settings, dataset_version: int, *, as_of: date,
             inputs = BriefingInputs(_params(settings), load_comparison(settings.comparison_path))
             context = briefing_context(session, as_of=as_of, version=version,
                                        code_version=code_version(), inputs=inputs)
-            first = outputs.first_briefing_for(session, as_of)
-            first_sha = first.sha256 if first is not None else None
+            earlier = outputs.briefings_for(session, as_of)
+            first_sha = _first_of_version(earlier, dataset_version)
+            target = target or dated_briefing_path(settings.briefings_dir, as_of,
+                                                   dataset_version, earlier)
         rendered = render(context)
         pdf = rendered.pdf
-        target = target or settings.briefings_dir / f"briefing-{as_of.isoformat()}.pdf"
-        _write_atomically(target, pdf)
         digest = hashlib.sha256(pdf).hexdigest()
+        target = _never_over_another(target, digest)
+        _write_atomically(target, pdf)
         with write_session(engine, settings.lock_timeout_seconds) as session:
             outputs.record_briefing(session, dataset_version=dataset_version, as_of=as_of,
                                     path=str(target), sha256=digest, size_bytes=len(pdf),
@@ -232,6 +234,39 @@ def render_briefing(settings: Settings, dataset_version: int, *, as_of: date,
     finally:
         engine.dispose()
     return RenderedBriefing(target, digest, dataset_version, first_sha)
+
+
+def dated_briefing_path(folder: Path, as_of: date, dataset_version: int,
+                        earlier: list[Any]) -> Path:
+    """Where a briefing of `as_of` goes: briefing-<date>.pdf for the day's first, the same
+    name again for the same dataset version, briefing-<date>-v<version>.pdf for another
+    version rendered the same day (never the name of another version's briefing)."""
+    same = [b for b in earlier if b.dataset_version_id == dataset_version]
+    if same:
+        return Path(same[0].path)
+    plain = folder / f"briefing-{as_of.isoformat()}.pdf"
+    taken = {Path(b.path) for b in earlier}
+    return plain if not earlier and plain not in taken else \
+        folder / f"briefing-{as_of.isoformat()}-v{dataset_version}.pdf"
+
+
+def _first_of_version(earlier: list[Any], dataset_version: int) -> str | None:
+    """The sha256 of the day's first briefing of this version: what a re-render must
+    reproduce (None: this is the first)."""
+    same = [b for b in earlier if b.dataset_version_id == dataset_version]
+    return same[0].sha256 if same else None
+
+
+def _never_over_another(target: Path, digest: str) -> Path:
+    """`target`, unless it holds other bytes (a briefing delivered before, rendered by
+    another code version): then a name of its own, <name>-<sha256 prefix>.pdf."""
+    try:
+        with open(target, "rb") as held:
+            if hashlib.file_digest(held, "sha256").hexdigest() == digest:
+                return target
+    except FileNotFoundError:
+        return target
+    return target.with_name(f"{target.stem}-{digest[:12]}{target.suffix}")
 
 
 def _write_atomically(target: Path, content: bytes) -> None:
@@ -261,15 +296,23 @@ class NoDatasetVersion(LookupError):
 
 
 def report(settings: Settings, *, as_of: date, target: Path | None = None,
-           now: Callable[[], datetime] = utc_now) -> RenderedBriefing:
-    """Re-render the briefing for `as_of` from the ledger: the dataset version of the first
-    briefing recorded for that date, else the newest version known by the end of that day."""
+           now: Callable[[], datetime] = utc_now,
+           dataset_version: int | None = None) -> RenderedBriefing:
+    """Re-render the briefing for `as_of` from the ledger: of `dataset_version` when given,
+    else the dataset version of the first briefing recorded for that date, else the newest
+    version known by the end of that day."""
     engine = open_ledger(settings)
     try:
         with Session(engine) as session:
             first = outputs.first_briefing_for(session, as_of)
-            version = (queries.dataset_version(session, first.dataset_version_id)
-                       if first is not None else outputs.version_known_on(session, as_of))
+            if dataset_version is not None:
+                try:
+                    version = queries.dataset_version(session, dataset_version)
+                except LookupError as exc:
+                    raise NoDatasetVersion(str(exc)) from exc
+            else:
+                version = (queries.dataset_version(session, first.dataset_version_id)
+                           if first is not None else outputs.version_known_on(session, as_of))
             if version is None:
                 raise NoDatasetVersion(f"the ledger held no dataset version on {as_of}")
             version_id = version.id

@@ -133,7 +133,7 @@ def test_report_re_renders_the_briefing_of_an_ingested_version(cli, write_pack, 
     again = cli("report", "--as-of", today, "--output", str(tmp_path / "again.pdf"))
     assert first.exit_code == again.exit_code == 0
     assert "first briefing recorded for this date" in first.output
-    assert "identical to the first briefing" in again.output
+    assert "identical to the briefing recorded for this date and version" in again.output
     pdf = tmp_path / "home" / "briefings" / f"briefing-{today}.pdf"
     assert pdf.read_bytes() == (tmp_path / "again.pdf").read_bytes()
 
@@ -163,3 +163,24 @@ def test_export_writes_a_file_per_table_or_says_there_is_no_warehouse(cli, write
     assert {"observation", "gpu_spec_wide", "gpu_hour_price", "price_index"} <= set(files)
     assert files["observation"]["rows"] == 2
     assert (tmp_path / "out" / "observation.csv").read_text().count("\n") == 3  # header + 2
+
+
+def test_a_second_briefing_the_same_day_gets_its_own_name_and_both_reproduce(cli, write_pack,
+                                                                               tmp_path):
+    today = datetime.now(UTC).date().isoformat()
+    cli("ingest", str(write_pack("v1.yaml", NVLINK_PACK)))
+    assert cli("report").exit_code == 0
+    first = tmp_path / "home" / "briefings" / f"briefing-{today}.pdf"
+    first_bytes = first.read_bytes()
+    v2 = json.loads(cli("ingest", str(write_pack("v2.yaml", NVLINK_PACK.replace(
+        "value: 1.8,", "value: 1.9,"))), "--json").stdout)["dataset_version"]
+    second = cli("report", "--version", str(v2))
+    assert second.exit_code == 0, (second.output, second.exception)
+    named = tmp_path / "home" / "briefings" / f"briefing-{today}-v{v2}.pdf"
+    assert named.name in second.output.replace("\n", "") and named.is_file()
+    assert first.read_bytes() == first_bytes  # the first briefing was not overwritten
+    again = cli("report", "--version", str(v2), "--output", str(tmp_path / "again.pdf"))
+    assert "identical to the briefing recorded for this date and version" in again.output
+    assert (tmp_path / "again.pdf").read_bytes() == named.read_bytes()
+    assert "identical" in cli("report", "--output", str(tmp_path / "first.pdf")).output
+    assert (tmp_path / "first.pdf").read_bytes() == first_bytes
