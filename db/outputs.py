@@ -94,6 +94,26 @@ def version_known_on(session: Session, day: date) -> DatasetVersion | None:
                           .limit(1))
 
 
+def last_briefing_before(session: Session, version: DatasetVersion) -> Briefing | None:
+    """The newest briefing rendered of a dataset version older than `version`: what a
+    briefing of `version` compares with."""
+    return session.scalar(select(Briefing).join(
+        DatasetVersion, DatasetVersion.id == Briefing.dataset_version_id)
+        .where(DatasetVersion.cutoff_at < version.cutoff_at)
+        .order_by(DatasetVersion.cutoff_at.desc(), Briefing.id.desc()).limit(1))
+
+
+def compared_version(session: Session, version: DatasetVersion
+                     ) -> tuple[DatasetVersion | None, Briefing | None]:
+    """The version a briefing of `version` compares with: that of the last briefing before
+    it (whatever versions were recorded between, a standalone ingest's included), else the
+    dataset version before it; and that briefing, when there is one."""
+    briefing = last_briefing_before(session, version)
+    if briefing is not None:
+        return session.get(DatasetVersion, briefing.dataset_version_id), briefing
+    return previous_version(session, version), None
+
+
 def previous_version(session: Session, version: DatasetVersion) -> DatasetVersion | None:
     """The dataset version before `version` (by cut-off), if any."""
     return session.scalar(select(DatasetVersion)

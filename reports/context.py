@@ -172,6 +172,7 @@ class BriefingContext:
     conflicts: int = 0
     previous_version: int | None = None
     previous_cutoff_at: datetime | None = None
+    previous_briefing_on: date | None = None  # the briefing compared with, when one was made
     flags: list[Flag] = field(default_factory=list)          # most severe first
     density: DensityTrend | None = None
     interconnect: InterconnectTrend | None = None

@@ -106,7 +106,7 @@ def briefing_context(session: Session, *, as_of: date, version: DatasetVersion,
     density = density_trend(history, on=as_of, cutoff=known)
     interconnect = interconnect_trend(history, on=as_of, cutoff=known,
                                       nics_per_gpu=inputs.params.nics_per_gpu)
-    previous = outputs.previous_version(session, version)
+    previous, previous_briefing = outputs.compared_version(session, version)
     options, comparison = comparison_table(inputs.comparison, by_key,
                                            {k: i.vendor for k, i in items.items()})
     validation, validation_sources = validation_lines()
@@ -131,6 +131,7 @@ def briefing_context(session: Session, *, as_of: date, version: DatasetVersion,
         conflicts=len(disagreeing(resolved, inputs.params.tolerance)),
         previous_version=previous.id if previous else None,
         previous_cutoff_at=previous.cutoff_at if previous else None,
+        previous_briefing_on=previous_briefing.as_of if previous_briefing else None,
         flags=flags, density=density, interconnect=interconnect,
         comparison_options=options, comparison=comparison,
         scenarios=[scenario_line(r, s) for r, s in c2c_results],

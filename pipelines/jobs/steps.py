@@ -214,6 +214,19 @@ def render_briefing(settings: Settings, dataset_version: int, *, as_of: date,
     try:
         with Session(engine) as session:
             version = queries.dataset_version(session, dataset_version)
+            compared, _ = outputs.compared_version(session, version)
+            compared_on = (compared.id, compared.cutoff_at.date()) if compared else None
+    finally:
+        engine.dispose()
+    # Every version the briefing reads has its results and flags, however it was recorded
+    # (a standalone ingest makes a version without them).
+    complete_version(settings, dataset_version, on=as_of, now=now)
+    if compared_on is not None:
+        complete_version(settings, compared_on[0], on=compared_on[1], now=now)
+    engine = connect_ledger(settings)
+    try:
+        with Session(engine) as session:
+            version = queries.dataset_version(session, dataset_version)
             inputs = BriefingInputs(_params(settings), load_comparison(settings.comparison_path))
             context = briefing_context(session, as_of=as_of, version=version,
                                        code_version=code_version(), inputs=inputs)
@@ -234,6 +247,19 @@ def render_briefing(settings: Settings, dataset_version: int, *, as_of: date,
     finally:
         engine.dispose()
     return RenderedBriefing(target, digest, dataset_version, first_sha)
+
+
+def complete_version(settings: Settings, dataset_version: int, *, on: date,
+                     now: Callable[[], datetime] = utc_now) -> list[str]:
+    """Give a dataset version the C2C and TCO results and the flags it lacks (each is stored
+    once per version: a version that has them is left as it is); what was computed."""
+    computed = []
+    for kind in ("c2c", "tco"):
+        report = recompute(settings, kind, dataset_version, on=on, now=now)
+        computed += [f"{kind} {name}" for name in [*report.computed, *report.reused]]
+    if not flags(settings, dataset_version, now=now).already_stored:
+        computed.append("flags")
+    return computed
 
 
 def dated_briefing_path(folder: Path, as_of: date, dataset_version: int,

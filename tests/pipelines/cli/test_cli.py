@@ -184,3 +184,21 @@ def test_a_second_briefing_the_same_day_gets_its_own_name_and_both_reproduce(cli
     assert (tmp_path / "again.pdf").read_bytes() == named.read_bytes()
     assert "identical" in cli("report", "--output", str(tmp_path / "first.pdf")).output
     assert (tmp_path / "first.pdf").read_bytes() == first_bytes
+
+
+def test_a_briefing_compares_with_the_last_briefing_and_completes_the_versions_it_reads(
+        cli, write_pack, tmp_path):
+    import subprocess
+
+    today = datetime.now(UTC).date().isoformat()
+    cli("ingest", str(write_pack("v1.yaml", NVLINK_PACK)))
+    cli("report")  # the briefing of version 1
+    for n, value in ((2, "1.9"), (3, "2.0")):  # two standalone ingests, no briefing between
+        cli("ingest", str(write_pack(f"v{n}.yaml", NVLINK_PACK.replace(
+            "value: 1.8,", f"value: {value},"))))
+    assert cli("report", "--version", "3").exit_code == 0
+    pdf = tmp_path / "home" / "briefings" / f"briefing-{today}-v3.pdf"
+    text = " ".join(subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True,
+                                   text=True, check=True).stdout.split())
+    assert f"Since the briefing of {today} (dataset version 1)" in text
+    assert "Since dataset version 2" not in text
