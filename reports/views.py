@@ -36,6 +36,34 @@ class FlagSummary:
     def rest(self) -> int:
         return sum(count for _, count in self.rest_by_kind)
 
+    @property
+    def groups(self) -> list[FlagGroup]:
+        """The shown flags, one row per kind and severity: three racks above every
+        air-cooling threshold are one finding about three racks, not three findings."""
+        grouped: dict[tuple[str, str], list[Flag]] = {}
+        for flag in self.shown:
+            grouped.setdefault((flag.kind, flag.severity), []).append(flag)
+        return [FlagGroup(kind, severity, flags) for (kind, severity), flags in grouped.items()]
+
+
+@dataclass(frozen=True)
+class FlagGroup:
+    """Flags of one kind and severity, printed as one row: the subjects, the first message."""
+
+    kind: str
+    severity: str
+    flags: list[Flag]
+
+    @property
+    def subjects(self) -> str:
+        return ", ".join(flag.subject for flag in self.flags)
+
+    @property
+    def finding(self) -> str:
+        first = self.flags[0].message
+        others = len(self.flags) - 1
+        return first if not others else f"{first} (and {others} more like it: see the subjects)"
+
 
 def summarise_flags(flags: Sequence[Flag], limit: int = 10, per_kind: int = 3,
                     totals: Mapping[str, int] | None = None) -> FlagSummary:

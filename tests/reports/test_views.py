@@ -144,3 +144,15 @@ def test_a_long_info_only_kind_prints_as_subjects_but_a_warning_keeps_every_mess
               flag("unconfirmed", "warning", "w")]
     compact = {kind: shown for kind, _, shown in flags_by_kind([*many, *few, *warned])}
     assert compact == {"single_source": True, "stale": False, "unconfirmed": False}
+
+
+def test_the_summary_prints_flags_of_one_kind_and_severity_as_one_finding():
+    racks = [flag("density_threshold", "critical", f"rack-{n} / rack_it_power") for n in (1, 2, 3)]
+    summary = summarise_flags([*racks, flag("conflicting", "warning", "nic / port_rate")])
+    [density, conflict] = summary.groups
+    assert (density.kind, density.severity, len(density.flags)) == (
+        "density_threshold", "critical", 3)
+    assert density.subjects == ("rack-1 / rack_it_power, rack-2 / rack_it_power, "
+                                "rack-3 / rack_it_power")
+    assert density.finding.endswith("(and 2 more like it: see the subjects)")
+    assert conflict.finding == "nic / port_rate message"
