@@ -91,8 +91,10 @@ def _cited(figure: dict[str, Any]) -> Cited:
     as_of = figure.get("as_of")
     formula = None if figure.get("origin") == "ledger" else (figure.get("note") or
                                                              figure.get("origin"))
+    unit = figure.get("unit") or ""
     return Cited(float(low if low is not None else math.nan),
-                 float(high if high is not None else math.nan), figure.get("unit") or "",
+                 float(high if high is not None else math.nan),
+                 "" if unit == "1" else unit,  # a plain number: "0.8", not "0.8 1"
                  source=figure.get("source"),
                  as_of=pd.Timestamp(as_of).date() if as_of else None,
                  formula=formula, label=_label(figure))
