@@ -268,12 +268,11 @@ def dated_briefing_path(folder: Path, as_of: date, dataset_version: int,
     name again for the same dataset version, briefing-<date>-v<version>.pdf for another
     version rendered the same day (never the name of another version's briefing)."""
     same = [b for b in earlier if b.dataset_version_id == dataset_version]
-    if same:
-        return Path(same[0].path)
-    plain = folder / f"briefing-{as_of.isoformat()}.pdf"
-    taken = {Path(b.path) for b in earlier}
-    return plain if not earlier and plain not in taken else \
-        folder / f"briefing-{as_of.isoformat()}-v{dataset_version}.pdf"
+    if same:  # its name, in today's folder (a home may have moved since)
+        return folder / Path(same[0].path).name
+    if not earlier:
+        return folder / f"briefing-{as_of.isoformat()}.pdf"
+    return folder / f"briefing-{as_of.isoformat()}-v{dataset_version}.pdf"
 
 
 def _first_of_version(earlier: list[Any], dataset_version: int) -> str | None:
@@ -290,7 +289,7 @@ def _never_over_another(target: Path, digest: str) -> Path:
         with open(target, "rb") as held:
             if hashlib.file_digest(held, "sha256").hexdigest() == digest:
                 return target
-    except FileNotFoundError:
+    except OSError:  # nothing there (or no folder where one should be): the write says
         return target
     return target.with_name(f"{target.stem}-{digest[:12]}{target.suffix}")
 
