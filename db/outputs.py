@@ -1,8 +1,10 @@
-"""What a dataset version led to besides model results: its flags and its rendered briefings.
+"""What a dataset version led to besides model results: its flags, its rendered briefings and
+their deliveries.
 
-Both are append-only. Flags are computed once per dataset version (a later computation for the
+All are append-only. Flags are computed once per dataset version (a later computation for the
 same version is refused by the unique constraint, so re-rendering reads the stored ones); every
-rendering of a briefing is recorded with the sha256 of its bytes.
+rendering of a briefing is recorded with the sha256 of its bytes, and every delivery of it (an
+e-mail, a folder copy) with how it went.
 """
 
 from __future__ import annotations
@@ -12,10 +14,10 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
-from sqlalchemy import case, func, select
+from sqlalchemy import ColumnElement, case, func, select
 from sqlalchemy.orm import Session, aliased
 
-from db.schema import Briefing, DatasetVersion, Flag
+from db.schema import Briefing, BriefingDelivery, DatasetVersion, Flag
 
 
 class FlagLike(Protocol):
@@ -97,10 +99,44 @@ def version_known_on(session: Session, day: date) -> DatasetVersion | None:
 def last_briefing_before(session: Session, version: DatasetVersion) -> Briefing | None:
     """The newest briefing rendered of a dataset version older than `version`: what a
     briefing of `version` compares with."""
+    return _newest_briefing_before(session, version)
+
+
+def last_delivered_briefing_before(session: Session, version: DatasetVersion
+                                   ) -> Briefing | None:
+    """The newest briefing of a dataset version older than `version` that reached a reader
+    (a 'delivered' delivery on any channel): what the readers last received."""
+    delivered = select(BriefingDelivery.id).where(
+        BriefingDelivery.briefing_id == Briefing.id, BriefingDelivery.status == "delivered")
+    return _newest_briefing_before(session, version, delivered.exists())
+
+
+def _newest_briefing_before(session: Session, version: DatasetVersion,
+                            *conditions: ColumnElement[bool]) -> Briefing | None:
+    """The newest briefing of a version older than `version` that meets `conditions`."""
     return session.scalar(select(Briefing).join(
         DatasetVersion, DatasetVersion.id == Briefing.dataset_version_id)
-        .where(DatasetVersion.cutoff_at < version.cutoff_at)
+        .where(DatasetVersion.cutoff_at < version.cutoff_at, *conditions)
         .order_by(DatasetVersion.cutoff_at.desc(), Briefing.id.desc()).limit(1))
+
+
+def record_delivery(session: Session, *, briefing_id: int, channel: str, target: str,
+                    status: str, attempts: int, message_id: str | None, error: str | None,
+                    delivered_at: datetime) -> BriefingDelivery:
+    """Record how one delivery of a briefing on one channel went (all its attempts)."""
+    row = BriefingDelivery(briefing_id=briefing_id, channel=channel, target=target,
+                           status=status, attempts=attempts, message_id=message_id,
+                           error=error, delivered_at=delivered_at)
+    session.add(row)
+    session.flush()
+    return row
+
+
+def deliveries_of(session: Session, briefing_id: int) -> list[BriefingDelivery]:
+    """Every delivery recorded for a briefing, first first."""
+    return list(session.scalars(select(BriefingDelivery)
+                                .where(BriefingDelivery.briefing_id == briefing_id)
+                                .order_by(BriefingDelivery.id)))
 
 
 def compared_version(session: Session, version: DatasetVersion

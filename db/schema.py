@@ -474,6 +474,34 @@ class Briefing(Base):
     rendered_at: Mapped[datetime]
 
 
+# How a briefing reaches its readers (pipelines/jobs/delivery.py), and how that went.
+DELIVERY_CHANNELS = ("email", "folder")
+DELIVERY_STATUSES = ("delivered", "failed")
+
+
+class BriefingDelivery(Base):
+    """One delivery of a briefing on one channel, all its attempts included (append-only).
+
+    `target` is the e-mail's recipients (comma-joined) or the folder a copy was written to;
+    `message_id` the e-mail's Message-ID header; `error` the last attempt's, when it failed
+    (never a password); `delivered_at` the time of the last attempt.
+    """
+
+    __tablename__ = "briefing_delivery"
+    __table_args__ = (CheckConstraint(_in("channel", DELIVERY_CHANNELS), name="channel"),
+                      CheckConstraint(_in("status", DELIVERY_STATUSES), name="status"))
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    briefing_id: Mapped[int] = mapped_column(ForeignKey("briefing.id"), index=True)
+    channel: Mapped[str] = mapped_column(String(10))
+    target: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(10))
+    attempts: Mapped[int] = mapped_column(Integer)
+    message_id: Mapped[str | None] = mapped_column(Text)
+    error: Mapped[str | None] = mapped_column(Text)
+    delivered_at: Mapped[datetime]
+
+
 # What a remote source's fetch came to (pipelines/jobs/remote.py): new bytes, the same bytes again,
 # the server's 304, or no usable copy this time.
 FETCH_OUTCOMES = ("fetched", "unchanged", "not_modified", "failed")

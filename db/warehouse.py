@@ -25,8 +25,8 @@ from db.schema import UTCDateTime
 from db.warehouse_checks import CHECKS, TableChecks, WarehouseCheckError, run_checks
 
 SQL_DIR = Path(__file__).resolve().parent / "sql"
-# Tables, then the flag and briefing tables and resolved_span, then the macros and views, and
-# the temporary staging tables the ledger's observations arrive in.
+# Tables, then the flag, briefing and delivery tables and resolved_span, then the macros and
+# views, and the temporary staging tables the ledger's observations arrive in.
 SQL_FILES = ("warehouse.sql", "outputs.sql", "resolved_span.sql", "macros.sql", "staging.sql")
 # Tables computed in DuckDB from the loaded ones, in order.
 MART_FILES = ("build_observation.sql", "build_resolved_span.sql")
@@ -111,6 +111,12 @@ _LOADS = {
         "b.code_version, b.rendered_at from briefing b "
         "join dataset_version d on d.id = b.dataset_version_id "
         "where d.cutoff_at <= :cutoff order by b.id"),
+    "briefing_delivery": (
+        "select x.id, x.briefing_id, x.channel, x.target, x.status, x.attempts, x.message_id, "
+        "x.error, x.delivered_at from briefing_delivery x "
+        "join briefing b on b.id = x.briefing_id "
+        "join dataset_version d on d.id = b.dataset_version_id "
+        "where d.cutoff_at <= :cutoff order by x.id"),
 }
 # Figures of each option of a TCO comparison, in tco_option_result's order after `option`.
 _OPTION_FIGURES = ("gpus", "annual_capex_usd", "annual_opex_usd", "annual_total_usd",

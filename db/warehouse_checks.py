@@ -16,6 +16,8 @@ from typing import Any
 import duckdb
 
 from db.schema import (
+    DELIVERY_CHANNELS,
+    DELIVERY_STATUSES,
     FLAG_KINDS,
     FLAG_SEVERITIES,
     MEASUREMENT_KINDS,
@@ -100,6 +102,12 @@ CHECKS: dict[str, TableChecks] = {
         "relationships": [("dataset_version_id", "dataset_version", "id")],
         "expression_is_true": ["regexp_full_match(sha256, '[0-9a-f]{64}')",
                                "size_bytes > 0"]},
+    "briefing_delivery": {
+        "unique": [("id",)], "not_null": ["target", "attempts", "delivered_at"],
+        "accepted_values": {"channel": DELIVERY_CHANNELS, "status": DELIVERY_STATUSES},
+        "relationships": [("briefing_id", "briefing", "id")],
+        "expression_is_true": ["attempts >= 1",
+                               "status = 'failed' or error is null"]},
 }
 # Not checked: rejected_row.ingest_run_id and the results' reused_from_id may name ledger rows
 # the warehouse does not carry (ingest runs; ad-hoc results).

@@ -1,5 +1,5 @@
--- What each dataset version led to besides model results: its flags and rendered briefings.
--- Both are loaded for the dataset versions whose cut-off is at or before this file's
+-- What each dataset version led to besides model results: its flags, rendered briefings and
+-- their deliveries. All are loaded for the dataset versions whose cut-off is at or before this file's
 -- (meta.cutoff_at), the same rule as c2c_result and tco_result. Times are UTC.
 
 create table flag (
@@ -51,3 +51,25 @@ comment on column briefing.size_bytes is 'Size of the PDF, in bytes';
 comment on column briefing.pages is 'Page count of the PDF (NULL when not measured)';
 comment on column briefing.code_version is 'specledger version that rendered it';
 comment on column briefing.rendered_at is 'When it was rendered (UTC)';
+
+create table briefing_delivery (
+    id bigint primary key,
+    briefing_id bigint not null references briefing (id),
+    channel varchar not null,
+    target varchar not null,
+    status varchar not null,
+    attempts integer not null,
+    message_id varchar,
+    error varchar,
+    delivered_at timestamptz not null
+);
+comment on table briefing_delivery is 'Every delivery of a briefing to its readers (append-only): one row per channel (e-mail, a folder copy) per run, all retries included, with how it went. A failed delivery never loses the briefing: briefing.path still holds it. Deliveries recorded after this file was built appear in the next publish.';
+comment on column briefing_delivery.id is 'Ledger id of the delivery';
+comment on column briefing_delivery.briefing_id is 'The briefing delivered (briefing.id)';
+comment on column briefing_delivery.channel is 'email or folder';
+comment on column briefing_delivery.target is 'The e-mail''s recipients (comma-separated) or the folder the copy was written to';
+comment on column briefing_delivery.status is 'delivered or failed (after every retry)';
+comment on column briefing_delivery.attempts is 'How many attempts it took (1 = the first succeeded)';
+comment on column briefing_delivery.message_id is 'The e-mail''s Message-ID header, as the readers'' mail clients see it (NULL for a folder)';
+comment on column briefing_delivery.error is 'Why the last attempt failed (NULL when delivered)';
+comment on column briefing_delivery.delivered_at is 'When the last attempt ended (UTC)';

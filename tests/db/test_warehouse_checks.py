@@ -16,6 +16,7 @@ import pytest
 from sqlalchemy import select
 
 from db.engine import Engine, Session, make_engine, upgrade, write_session
+from db.outputs import record_delivery
 from db.queries import dataset_version
 from db.schema import Briefing, Flag, Item, Observation
 from db.warehouse import WarehouseMeta, publish_warehouse
@@ -63,11 +64,25 @@ def add_flag(session: Session, version: int, subject: str, observation_ids: list
                      computed_at=clock_at(version)))
 
 
-def add_briefing(session: Session, version: int, as_of: date) -> None:
+def add_briefing(session: Session, version: int, as_of: date) -> Briefing:
     pdf = f"briefing {as_of} of version {version}".encode()
-    session.add(Briefing(dataset_version_id=version, as_of=as_of, path=f"b-{as_of}.pdf",
-                         sha256=hashlib.sha256(pdf).hexdigest(), size_bytes=len(pdf), pages=12,
-                         code_version="test", rendered_at=clock_at(version)))
+    row = Briefing(dataset_version_id=version, as_of=as_of, path=f"b-{as_of}.pdf",
+                   sha256=hashlib.sha256(pdf).hexdigest(), size_bytes=len(pdf), pages=12,
+                   code_version="test", rendered_at=clock_at(version))
+    session.add(row)
+    session.flush()
+    return row
+
+
+def add_deliveries(session: Session, briefing: Briefing) -> None:
+    """An e-mail that reached its readers and a folder copy that failed."""
+    at = clock_at(briefing.dataset_version_id)
+    record_delivery(session, briefing_id=briefing.id, channel="email",
+                    target="a@example.com,b@example.com", status="delivered", attempts=1,
+                    message_id=f"<{briefing.id}@specledger>", error=None, delivered_at=at)
+    record_delivery(session, briefing_id=briefing.id, channel="folder", target="/mnt/share",
+                    status="failed", attempts=4, message_id=None,
+                    error="/mnt/share: No space left on device", delivered_at=at)
 
 
 def clock_at(version: int) -> datetime:
@@ -77,7 +92,8 @@ def clock_at(version: int) -> datetime:
 def build_rich_ledger(engine: Engine, ingest: Callable[..., object], write_pack, clock) -> int:
     """Three dataset versions filling every published table: observations (one superseded,
     one with a valid_to), a rejected row, an nccl-tests run; C2C results, flags and briefings
-    on the first and the last version, a TCO comparison on the last. Returns the last."""
+    (each e-mailed, its folder copy failed) on the first and the last version, a TCO
+    comparison on the last. Returns the last."""
     first = ingest(write_pack("v1.yaml", NVLINK_PACK)).dataset_version
     evidence = {first: observation_ids(engine, "nvlink-5")}
     clock.tick()
@@ -97,7 +113,7 @@ def build_rich_ledger(engine: Engine, ingest: Callable[..., object], write_pack,
                      item="nvlink-5", metric="scaleup_bw_per_gpu_bidir")
             add_flag(session, version, "gpt-175b-nvl72", [], kind="result_moved",
                      severity="info", scenario="gpt-175b-nvl72")
-            add_briefing(session, version, date(2026, 11, 20 + version))
+            add_deliveries(session, add_briefing(session, version, date(2026, 11, 20 + version)))
     return last
 
 

@@ -60,3 +60,18 @@ def test_the_cli_reads_flags_and_briefings(two_warehouses):
                             "order by severity") == [{"severity": "info", "n": 2},
                                                      {"severity": "warning", "n": 2}]
     assert duckdb_cli(last, "select len(sha256) as n from briefing limit 1") == [{"n": 64}]
+
+
+def test_deliveries_are_published_with_their_briefings(two_warehouses):
+    first, last = two_warehouses
+    rows = query(last, "select b.dataset_version_id, x.channel, x.target, x.status, x.attempts, "
+                       "x.message_id is not null, x.error from briefing_delivery x "
+                       "join briefing b on b.id = x.briefing_id order by x.id")
+    assert rows == [
+        (1, "email", "a@example.com,b@example.com", "delivered", 1, True, None),
+        (1, "folder", "/mnt/share", "failed", 4, False, "/mnt/share: No space left on device"),
+        (3, "email", "a@example.com,b@example.com", "delivered", 1, True, None),
+        (3, "folder", "/mnt/share", "failed", 4, False, "/mnt/share: No space left on device")]
+    # A file lists the deliveries of the briefings it lists, no later ones.
+    assert query(first, "select distinct b.dataset_version_id from briefing_delivery x "
+                        "join briefing b on b.id = x.briefing_id") == [(1,)]
