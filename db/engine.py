@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
 if TYPE_CHECKING:  # Alembic costs 0.4 s to import: only a migration that runs pays it
     from alembic.config import Config
 
 __all__ = ["Engine", "Session", "make_engine", "write_session", "writing", "lock_wait_of",
-           "LockWait", "upgrade", "LedgerBusyError"]
+           "LockWait", "upgrade", "LedgerBusyError", "LEDGER_ERRORS"]
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 # One fixed advisory-lock key for "someone is writing the ledger" (PostgreSQL).
@@ -31,6 +31,11 @@ FILE_TEMPLATE = "%%(year)d_%%(month).2d_%%(day).2d_%%(rev)s_%%(slug)s"
 
 class LedgerBusyError(RuntimeError):
     """Another process held the ledger's write lock for longer than we were willing to wait."""
+
+
+# What a failed ledger read or write raises (a database error, a lock wait given up), for
+# callers outside db/ that carry on without the ledger (a delivery's record).
+LEDGER_ERRORS: tuple[type[Exception], ...] = (SQLAlchemyError, LedgerBusyError)
 
 
 @dataclass(frozen=True)

@@ -76,6 +76,12 @@ def briefings(session: Session) -> list[Briefing]:
     return list(session.scalars(select(Briefing).order_by(Briefing.id)))
 
 
+def briefing_at(session: Session, path: str) -> Briefing | None:
+    """The latest briefing recorded as written to `path` (a re-render records another row)."""
+    return session.scalar(select(Briefing).where(Briefing.path == path)
+                          .order_by(Briefing.id.desc()).limit(1))
+
+
 def first_briefing_for(session: Session, as_of: date) -> Briefing | None:
     """The first briefing rendered for `as_of`: the one a re-render must reproduce."""
     return session.scalar(select(Briefing).where(Briefing.as_of == as_of)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import fields
 from pathlib import Path
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from pipelines.inputs.limits import DEFAULT_LIMITS, InputLimits
 
@@ -56,6 +57,33 @@ class Settings(BaseSettings):
     fetch_max_bytes: int = Field(DEFAULT_LIMITS.fetch_max_bytes, gt=0)
     sweep_max_layouts: int = Field(DEFAULT_LIMITS.sweep_max_layouts, gt=0)
     max_samples: int = Field(DEFAULT_LIMITS.max_samples, gt=0)
+    # Delivery of the weekly briefing (pipelines/jobs/delivery.py). E-mail: sent through
+    # smtp_host (None: no e-mail) to mail_to (comma-separated in the environment; empty: no
+    # e-mail), from mail_from; smtp_security is "none", "starttls" (upgrade a plain connection)
+    # or "ssl" (TLS from the start, usually port 465); smtp_user / smtp_password log in when a
+    # user is set. Each SMTP operation may take smtp_timeout_seconds.
+    smtp_host: str | None = None
+    smtp_port: int = Field(25, gt=0, le=65535)
+    smtp_user: str | None = None
+    smtp_password: SecretStr | None = None
+    smtp_security: Literal["none", "starttls", "ssl"] = "none"
+    smtp_timeout_seconds: float = Field(30.0, gt=0, allow_inf_nan=False)
+    mail_from: str = "specledger@localhost"
+    mail_to: Annotated[list[str], NoDecode] = []
+    # Folder: a copy of the briefing's PDFs written into delivery_dir (None: no copy).
+    delivery_dir: Path | None = None
+    # A failed delivery is retried delivery_retries times per channel, waiting
+    # delivery_retry_delay_seconds, doubled after each retry (capped at a minute).
+    delivery_retries: int = Field(3, ge=0)
+    delivery_retry_delay_seconds: float = Field(5.0, ge=0, allow_inf_nan=False)
+
+    @field_validator("mail_to", mode="before")
+    @classmethod
+    def _addresses(cls, value: Any) -> Any:
+        """`a@example.com, b@example.com` (the environment's form) as a list of addresses."""
+        if isinstance(value, str):
+            return [address.strip() for address in value.split(",") if address.strip()]
+        return value
 
     @property
     def input_limits(self) -> InputLimits:

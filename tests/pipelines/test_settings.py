@@ -11,6 +11,7 @@ from pipelines.settings import Settings
 @pytest.mark.parametrize(("name", "value"), [
     ("FETCH_TIMEOUT_SECONDS", "nan"), ("FETCH_TIMEOUT_SECONDS", "0"),
     ("LOCK_TIMEOUT_SECONDS", "inf"), ("MAX_FILE_BYTES", "-1"), ("SWEEP_MAX_LAYOUTS", "0"),
+    ("SMTP_PORT", "0"), ("SMTP_SECURITY", "tls"), ("DELIVERY_RETRY_DELAY_SECONDS", "-1"),
 ])
 def test_a_setting_out_of_range_is_refused_by_name(monkeypatch, name, value):
     monkeypatch.setenv(f"SPECLEDGER_{name}", value)
@@ -26,3 +27,10 @@ def test_the_limits_reach_the_readers_as_one_plain_value(monkeypatch):
     assert isinstance(limits, InputLimits)
     assert (limits.max_rows_per_file, limits.fetch_max_bytes) == (10, 4096)
     assert limits.yaml_max_depth == InputLimits().yaml_max_depth
+
+
+def test_the_readers_are_one_comma_separated_variable(monkeypatch):
+    monkeypatch.setenv("SPECLEDGER_MAIL_TO", " cfo@example.com, infra@example.com ,")
+    assert Settings().mail_to == ["cfo@example.com", "infra@example.com"]
+    monkeypatch.setenv("SPECLEDGER_MAIL_TO", "")
+    assert Settings().mail_to == []  # no readers: no e-mail
