@@ -11,15 +11,16 @@ import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import jinja2
 import weasyprint
-from markupsafe import Markup
 from weasyprint.urls import URLFetcher
 
 from models.trends.types import Series
-from reports import charts, views
+from reports import charts, decision_charts, views
 from reports.context import BriefingContext, SourceLine, SpecLine
+from reports.decisions import flip, input_label, verdict, workloads
 from reports.fetcher import TemplateFetcher
 from reports.formatting import FILTERS, format_date, format_number, format_value
 
@@ -40,20 +41,28 @@ def environment(template: str = "briefing") -> jinja2.Environment:
     return env
 
 
-def chart_svgs(context: BriefingContext) -> dict[str, Markup | None]:
-    """The inline SVG of each chart the context has data for (None: nothing to draw)."""
-    svgs: dict[str, Markup | None] = dict.fromkeys(
-        ("density", "interconnect", "switch", "c2c", "tco"))
+def chart_svgs(context: BriefingContext, document: str = "briefing") -> dict[str, Any]:
+    """The inline SVG of each chart of `document` the context has data for (None: nothing
+    to draw); the appendix draws only the switch chart."""
+    svgs: dict[str, Any] = dict.fromkeys(
+        ("density", "interconnect", "switch", "c2c", "tco", "market"))
+    links = context.interconnect
+    if document != "briefing":
+        if links and _plotted(links.switch_capacity):
+            svgs["switch"] = charts.switch_chart(links)
+        return svgs
     if (density := context.density) and _plotted(density.series):
         svgs["density"] = charts.density_chart(density)
-    if (links := context.interconnect) and _plotted((links.scale_up, links.scale_out)):
+    if links and _plotted((links.scale_up, links.scale_out)):
         svgs["interconnect"] = charts.interconnect_chart(links)
-    if links and _plotted(links.switch_capacity):
-        svgs["switch"] = charts.switch_chart(links)
     if context.scenarios:
         svgs["c2c"] = charts.c2c_map_chart(context.scenarios, context.c2c_thresholds)
     if context.tco:
         svgs["tco"] = charts.tco_chart(context.tco)
+    if any(len(s.points) for s in context.market_history):
+        svgs["market"] = decision_charts.market_chart(context.market_history)
+    svgs["tornado"] = {d.name: decision_charts.tornado_chart(d, input_label)
+                       for d in context.decisions if d.swings}
     return svgs
 
 
@@ -61,14 +70,22 @@ def _plotted(series: Iterable[Series]) -> bool:
     return any(line.points for line in series)
 
 
-def render_html(context: BriefingContext, template: str = "briefing") -> str:
-    """The briefing as one HTML document (charts inline)."""
+# The two documents of a briefing: the main PDF (page 1 and the evidence) and its appendix.
+DOCUMENTS = ("briefing", "appendix")
+
+
+def render_html(context: BriefingContext, template: str = "briefing",
+                document: str = "briefing") -> str:
+    """One document of the briefing as HTML (charts inline)."""
     sections = views.spec_sections(context.specs)
     flag_totals = views.flag_totals(context)
     change_totals = views.change_totals(context)
-    return environment(template).get_template("briefing.html.j2").render(
+    return environment(template).get_template(f"{document}.html.j2").render(
         ctx=context,
-        charts=chart_svgs(context),
+        charts=chart_svgs(context, document),
+        workloads=workloads(context.decisions),
+        verdict=verdict, flip=flip,
+        crossing_groups=views.crossing_groups,
         sections=sections,
         section_totals=views.value_totals(context, sections),
         flag_summary=views.summarise_flags(context.flags, totals=flag_totals),
@@ -97,15 +114,16 @@ class RenderedPdf:
 
 
 def render(context: BriefingContext, template: str = "briefing",
-           url_fetcher: URLFetcher | None = None) -> RenderedPdf:
-    """The briefing as PDF bytes and its page count. Resources come through `url_fetcher`
-    (by default one that serves the template folder only)."""
+           url_fetcher: URLFetcher | None = None, document: str = "briefing") -> RenderedPdf:
+    """One document of the briefing (DOCUMENTS) as PDF bytes and its page count. Resources
+    come through `url_fetcher` (by default one that serves the template folder only)."""
     root = TEMPLATES / template
-    document = weasyprint.HTML(string=render_html(context, template), base_url=str(root),
+    laid_out = weasyprint.HTML(string=render_html(context, template, document),
+                               base_url=str(root),
                                url_fetcher=url_fetcher or TemplateFetcher(root)).render()
-    pdf = document.write_pdf(uncompressed_pdf=False)
+    pdf = laid_out.write_pdf(uncompressed_pdf=False)
     assert pdf is not None
-    return RenderedPdf(pdf, len(document.pages))
+    return RenderedPdf(pdf, len(laid_out.pages))
 
 
 def render_pdf(context: BriefingContext, template: str = "briefing",

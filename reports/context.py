@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
+from models.tco.decision import Swing
 from models.trends.types import Changes, DensityTrend, Flag, InterconnectTrend
 
 
@@ -115,6 +116,82 @@ class TcoLine:
 
 
 @dataclass(frozen=True)
+class OptionLine:
+    """One option of a decision, as page 1 sets them side by side."""
+
+    name: str
+    gpus: int | None
+    gpu: str | None                       # the GPU's item key, when the C2C result names it
+    time_to_train_days: float | None
+    job_cost_usd: float | None
+    usd_per_gpu_hour: float | None        # owning (or the rent the scenario names)
+    # The market's on-demand price index for the same GPU, and renting the same GPU-hours
+    # at it; None when the ledger has no offer for the GPU.
+    market_usd_per_gpu_hour: float | None = None
+    market_job_cost_usd: float | None = None
+
+
+@dataclass(frozen=True)
+class DecisionLine:
+    """A workload's decision: its options, the cheaper one per job with the margin and the
+    model's P10-P90 band, and what would flip it (models.tco.decision)."""
+
+    name: str                             # the TCO comparison
+    workload: str                         # the model and job the options run
+    scale_up_option: str
+    scale_out_option: str
+    options: tuple[OptionLine, ...]
+    cheaper: str | None
+    dearer: str | None = None
+    saving: float | None = None           # 0.09: the cheaper option is 9 % cheaper per job
+    saving_p10: float | None = None
+    saving_p90: float | None = None
+    too_close: bool = False
+    settle_with: str | None = None
+    break_even: float | None = None       # s*
+    speedup: float | None = None          # s, with its P10-P90
+    speedup_p10: float | None = None
+    speedup_p90: float | None = None
+    flips: tuple[str, ...] = ()           # inputs whose range end flips the answer
+    swings: tuple[Swing, ...] = ()        # the inputs that move the margin most
+    illustrative: bool = False            # no option runs a modelled workload
+
+
+@dataclass(frozen=True)
+class MarketSeries:
+    """The price index of one GPU and term over the dataset versions up to the briefing's."""
+
+    gpu: str
+    term: str
+    points: tuple[tuple[date, float], ...]   # (version date, median USD per GPU-hour)
+
+
+@dataclass(frozen=True)
+class MarketLine:
+    """The market for one GPU: its on-demand price index and the cheapest offer of any term."""
+
+    gpu: str
+    median_usd: float | None              # on-demand median, USD per GPU-hour
+    offers: int
+    providers: int
+    change: float | None                  # the median's change since the compared version
+    cheapest_usd: float
+    cheapest_provider: str
+    cheapest_term: str
+    cheapest_source: str
+    as_of: date                           # the dataset version's date
+
+
+@dataclass(frozen=True)
+class Headline:
+    """One change since the last briefing that moves a decision or a price."""
+
+    kind: str                             # "result", "price" or "value"
+    subject: str
+    text: str
+
+
+@dataclass(frozen=True)
 class ResultMove:
     """A scenario whose class, fabric or break-even speed-up moved since the previous version."""
 
@@ -180,6 +257,10 @@ class BriefingContext:
     comparison: list[ComparisonRow] = field(default_factory=list)
     scenarios: list[ScenarioLine] = field(default_factory=list)
     tco: list[TcoLine] = field(default_factory=list)
+    decisions: list[DecisionLine] = field(default_factory=list)   # page 1, one per workload
+    market: list[MarketLine] = field(default_factory=list)        # one per GPU
+    market_history: list[MarketSeries] = field(default_factory=list)
+    headlines: list[Headline] = field(default_factory=list)       # at most five
     changes: Changes = field(default_factory=Changes)
     moves: list[ResultMove] = field(default_factory=list)
     validation: list[ValidationLine] = field(default_factory=list)

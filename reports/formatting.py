@@ -52,6 +52,18 @@ def format_percent(fraction: float | None, digits: int = 3, signed: bool = False
     return f"{sign}{text} %"
 
 
+def format_usd(value: float | None, digits: int = 3) -> str:
+    """US dollars at `digits` significant figures, large sums in k / M / B:
+    1906306.8 -> "$1.91 M", 2.5574 -> "$2.56"; None -> "n/a"."""
+    if value is None:
+        return "n/a"
+    sign, value = ("−" if value < 0 else ""), abs(value)
+    for scale, suffix in ((1e9, " B"), (1e6, " M"), (1e3, " k")):
+        if value >= scale:
+            return f"{sign}${format_number(value / scale, digits)}{suffix}"
+    return f"{sign}${format_number(value, digits)}"
+
+
 def format_years(years: float | None) -> str:
     """A doubling time: 2.07 -> "2.07 years"; None (no growth) -> "does not double"."""
     if years is None:
@@ -83,6 +95,7 @@ FILTERS = {
     "value": format_value,
     "day": format_date,
     "percent": format_percent,
+    "usd": format_usd,
     "years": format_years,
     "numbers": format_number_list,
 }

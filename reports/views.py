@@ -11,7 +11,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from models.trends.types import FLAG_KINDS, Changes, Flag, Series, TrendPoint, by_severity
+from models.trends.types import (
+    FLAG_KINDS,
+    Changes,
+    DensityTrend,
+    Flag,
+    Series,
+    TrendPoint,
+    by_severity,
+)
 from reports.context import (
     BriefingContext,
     ChangeCount,
@@ -20,6 +28,7 @@ from reports.context import (
     SpecLine,
     ValidationLine,
 )
+from reports.formatting import format_range
 
 CHANGE_KINDS: tuple[str, ...] = ("added", "changed", "superseded")
 
@@ -252,3 +261,23 @@ def scale_up_share(scenario: ScenarioLine) -> float | None:
     """The scale-up tier's share of the scenario's C2C; None when there is no communication."""
     total = scenario.c2c_scale_up + scenario.c2c_scale_out
     return scenario.c2c_scale_up / total if total > 0 else None
+
+
+def crossing_groups(trend: DensityTrend) -> list[str]:
+    """The density findings: the racks and systems above (or within) each threshold, one
+    sentence per threshold and position, the most crossings first."""
+    labels = {t.key: (t.label, format_range(t.low, t.high, 3), t.unit) for t in trend.thresholds}
+    groups: dict[tuple[str, str], list[str]] = {}
+    for crossing in trend.crossings:
+        names = groups.setdefault((crossing.threshold, crossing.position), [])
+        if crossing.point.label not in names:
+            names.append(crossing.point.label)
+    sentences = []
+    for (key, position), names in sorted(groups.items(), key=lambda g: (-len(g[1]), g[0])):
+        label, band, unit = labels.get(key, (key, "", ""))
+        verb = "is" if len(names) == 1 else "are"
+        where = "above" if position == "above" else "within"
+        what = "rack or system" if len(names) == 1 else "racks or systems"
+        sentences.append(f"{len(names)} {what} {verb} {where} {label} ({band} {unit}): "
+                         f"{', '.join(names)}.")
+    return sentences

@@ -37,6 +37,12 @@ from models.trends.types import (
     by_severity,
 )
 from pipelines.briefing.comparison import comparison_pairs, comparison_table, reference_sources
+from pipelines.briefing.decisions import (
+    decision_lines,
+    headlines,
+    market_history,
+    market_lines,
+)
 from pipelines.briefing.results import (
     ledger_pairs,
     moves_of,
@@ -44,6 +50,7 @@ from pipelines.briefing.results import (
     tco_line,
     validation_lines,
 )
+from pipelines.ledger.market import market_index
 from pipelines.ledger.resolved import ResolvedValue, current_values, disagreeing
 from reports.context import BriefingContext, ChangeCount, SourceLine, SpecLine, StaleSource
 from reports.views import compact_flags
@@ -124,6 +131,11 @@ def briefing_context(session: Session, *, as_of: date, version: DatasetVersion,
     stale = stale_sources(session, stale_known_at(version, as_of))
     changes, change_counts = _bounded_changes(session, version, previous, flags, decisive,
                                               bounds.changes)
+    scenarios = [scenario_line(r, s) for r, s in c2c_results]
+    moves = moves_of(results_frame(session, previous.id) if previous else None,
+                     results_frame(session, version.id), inputs.params.result_tolerance)
+    index = market_index(session, up_to=version.id)
+    market = market_lines(index, version.id, previous.id if previous else None)
     context = BriefingContext(
         as_of=as_of, dataset_version=version.id, dataset_hash=version.content_hash,
         cutoff_at=known, code_version=code_version, specs=specs,
@@ -134,11 +146,13 @@ def briefing_context(session: Session, *, as_of: date, version: DatasetVersion,
         previous_briefing_on=previous_briefing.as_of if previous_briefing else None,
         flags=flags, density=density, interconnect=interconnect,
         comparison_options=options, comparison=comparison,
-        scenarios=[scenario_line(r, s) for r, s in c2c_results],
+        scenarios=scenarios,
         tco=[tco_line(r, s) for r, s in tco_results],
-        changes=changes,
-        moves=moves_of(results_frame(session, previous.id) if previous else None,
-                           results_frame(session, version.id), inputs.params.result_tolerance),
+        decisions=decision_lines(tco_results, scenarios, index, version.id),
+        market=market, market_history=market_history(index),
+        headlines=headlines(moves, market, changes.observations,
+                            price_tolerance=inputs.params.result_tolerance),
+        changes=changes, moves=moves,
         validation=validation, parameters=_parameters(inputs.params),
         stale_sources=stale[:bounds.stale_sources], stale_source_count=len(stale),
         change_counts=change_counts, flag_counts=flag_counts, section_counts=section_counts)

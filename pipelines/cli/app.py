@@ -128,6 +128,9 @@ def run(home: HomeOption = None,
     console.print(f"flags      {flagged}")
     console.print(f"warehouse  {result.warehouse}")
     console.print(f"briefing   {result.briefing}")
+    from pipelines.jobs.steps import appendix_path
+
+    console.print(f"appendix   {appendix_path(result.briefing)}")
 
 
 @app.command()
@@ -153,6 +156,7 @@ def report(home: HomeOption = None,
                                            "ingest` first"), highlight=False)
         raise typer.Exit(3) from exc
     console.print(f"briefing   {rendered.path}")
+    console.print(f"appendix   {rendered.appendix}")
     console.print(f"version    {rendered.dataset_version}")
     console.print(f"sha256     {rendered.sha256}")
     if rendered.reproduces_first is None:

@@ -27,6 +27,7 @@ from pipelines.inputs.adapters.instances import InstanceTable, default_instances
 from pipelines.inputs.adapters.registry import load_aliases
 from pipelines.inputs.catalog import load_metrics
 from pipelines.jobs import c2c, tco
+from pipelines.jobs.delivery import DeliveryReport
 from pipelines.jobs.flags import FlagReport, compute_flags
 from pipelines.jobs.ingest import FileReport, IngestReport, ingest_paths
 from pipelines.jobs.ledger_update import LedgerUpdate, UpdateInputs, update_ledger
@@ -42,6 +43,7 @@ from pipelines.ledger.connection import (
 from pipelines.ledger.market import market_index, price_index_rows
 from pipelines.settings import Settings
 from reports.briefing import render
+from reports.decisions import digest as page_one_digest
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,7 @@ class RunResult:
     warehouse: Path
     briefing: Path
     remote: FetchReport = FetchReport()  # the sources declared by URL, fetched before
+    delivery: DeliveryReport | None = None  # how the briefing reached its readers (None: not tried)
 
     @property
     def ingest(self) -> IngestReport:
@@ -199,6 +202,8 @@ class RenderedBriefing:
     sha256: str
     dataset_version: int
     first_sha256: str | None  # the first briefing recorded for the same date, if any
+    appendix: Path | None = None  # the companion appendix PDF written beside it
+    digest: str = ""  # page 1's verdicts as plain text (an e-mail body, a run summary)
 
     @property
     def reproduces_first(self) -> bool | None:
@@ -239,6 +244,10 @@ def render_briefing(settings: Settings, dataset_version: int, *, as_of: date,
         digest = hashlib.sha256(pdf).hexdigest()
         target = _never_over_another(target, digest)
         _write_atomically(target, pdf)
+        appendix = render(context, document="appendix").pdf
+        appendix_target = _never_over_another(appendix_path(target),
+                                              hashlib.sha256(appendix).hexdigest())
+        _write_atomically(appendix_target, appendix)
         with write_session(engine, settings.lock_timeout_seconds) as session:
             outputs.record_briefing(session, dataset_version=dataset_version, as_of=as_of,
                                     path=str(target), sha256=digest, size_bytes=len(pdf),
@@ -246,7 +255,13 @@ def render_briefing(settings: Settings, dataset_version: int, *, as_of: date,
                                     rendered_at=now())
     finally:
         engine.dispose()
-    return RenderedBriefing(target, digest, dataset_version, first_sha)
+    return RenderedBriefing(target, digest, dataset_version, first_sha,
+                            appendix=appendix_target, digest=page_one_digest(context))
+
+
+def appendix_path(briefing: Path) -> Path:
+    """The companion appendix of a briefing: briefing-<date>[-v<n>]-appendix.pdf beside it."""
+    return briefing.with_name(f"{briefing.stem}-appendix{briefing.suffix}")
 
 
 def complete_version(settings: Settings, dataset_version: int, *, on: date,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reports.briefing import render_pdf
+from reports.briefing import render
 from tests.reports.contexts import empty_context, full_context
 
 
@@ -21,15 +21,29 @@ def pdfinfo(path: Path) -> str:
                           check=True).stdout
 
 
+def _rendered(factory: pytest.TempPathFactory, name: str, context, document: str) -> Path:
+    path = factory.mktemp("briefing") / name
+    path.write_bytes(render(context, document=document).pdf)
+    return path
+
+
 @pytest.fixture(scope="session")
 def full_pdf(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("briefing") / "full.pdf"
-    path.write_bytes(render_pdf(full_context()))
-    return path
+    """The main briefing of the full context: page 1 and the evidence."""
+    return _rendered(tmp_path_factory, "full.pdf", full_context(), "briefing")
+
+
+@pytest.fixture(scope="session")
+def full_appendix(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Its companion appendix: every value, input, flag and source."""
+    return _rendered(tmp_path_factory, "full-appendix.pdf", full_context(), "appendix")
 
 
 @pytest.fixture(scope="session")
 def empty_pdf(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("briefing") / "empty.pdf"
-    path.write_bytes(render_pdf(empty_context()))
-    return path
+    return _rendered(tmp_path_factory, "empty.pdf", empty_context(), "briefing")
+
+
+@pytest.fixture(scope="session")
+def empty_appendix(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _rendered(tmp_path_factory, "empty-appendix.pdf", empty_context(), "appendix")

@@ -13,6 +13,7 @@ from datetime import UTC, date, datetime
 
 import numpy as np
 
+from models.tco.decision import Swing
 from models.trends.types import (
     BandwidthRatio,
     Changes,
@@ -31,6 +32,11 @@ from reports.context import (
     BriefingContext,
     Cited,
     ComparisonRow,
+    DecisionLine,
+    Headline,
+    MarketLine,
+    MarketSeries,
+    OptionLine,
     ResultMove,
     ScenarioLine,
     SourceLine,
@@ -232,6 +238,45 @@ def tco_lines() -> list[TcoLine]:
     ]
 
 
+def decisions() -> list[DecisionLine]:
+    """Two comparisons of one workload (NVL72 in both: one column) and an illustration."""
+    nvl72 = OptionLine("nvl72", 3072, "gb200", 10.1, 1_906_307.0, 2.557)
+    ndr = OptionLine("hgx-ndr", 3072, "b200", 11.07, 1_948_242.0, 2.387,
+                     market_usd_per_gpu_hour=6.25, market_job_cost_usd=5_100_000.0)
+    eth = OptionLine("hgx-800gbe", 3072, "b200", 10.87, 1_849_218.0, 2.307)
+    workload = "128 layers x 25600 hidden, 3,072 GPUs"
+    swing = Swing("options.hgx-800gbe.capex.fabric.cost", 2.46e6, 7.68e6, 0.042, -0.011)
+    return [
+        DecisionLine("tco-1t-dense-nvl72-vs-hgx-ndr", workload, "nvl72", "hgx-ndr",
+                     (nvl72, ndr), "nvl72", "hgx-ndr", 0.0215, -0.126, 0.150, True,
+                     "a measured nccl-tests all-reduce on the scale-out fabric", 1.071, 1.095,
+                     0.954, 1.258, ("hgx-ndr job time (days) at the low end of its range (9.38)",)),
+        DecisionLine("tco-1t-dense-nvl72-vs-hgx-800gbe", workload, "nvl72", "hgx-800gbe",
+                     (nvl72, eth), "hgx-800gbe", "nvl72", 0.0299, 0.012, 0.164, False, None,
+                     1.109, 1.076, 0.936, 1.234, (), (swing,)),
+        DecisionLine("tco-worked-illustration", "tco-worked-illustration", "scale-up pod",
+                     "scale-out pod", (), "scale-up pod", illustrative=True),
+    ]
+
+
+def market() -> list[MarketLine]:
+    return [MarketLine("h100-sxm5", 10.0, 3, 3, -0.125, 3.29, "lambda", "on_demand",
+                       "epoch-training-cost-trends", AS_OF),
+            MarketLine("a100-sxm4-40gb", None, 0, 0, None, 1.45, "aws", "reserved_3y",
+                       "epoch-training-cost-trends", AS_OF)]
+
+
+def market_history() -> list[MarketSeries]:
+    return [MarketSeries("h100-sxm5", "on_demand", ((date(2026, 11, 15), 11.43), (AS_OF, 10.0))),
+            MarketSeries("a100-sxm4-40gb", "reserved_3y", ((AS_OF, 1.45),))]
+
+
+def headlines() -> list[Headline]:
+    return [Headline("result", "1t-dense-hgx-ndr", "c2c class performance-sensitive → "
+                     "communication-bound"),
+            Headline("price", "h100-sxm5", "on-demand index -12.5% to $10/GPU-hour")]
+
+
 def validation_lines() -> list[ValidationLine]:
     points = (("22B full recompute", 1.42, 1.40), ("22B SP + selective", 1.10, 1.14),
               ("175B full recompute", 18.13, 18.03), ("175B SP + selective", 13.75, 13.64),
@@ -318,7 +363,9 @@ def full_context() -> BriefingContext:
         previous_cutoff_at=datetime(2026, 11, 15, 6, 0, tzinfo=UTC), flags=flags(),
         density=density_trend(), interconnect=interconnect_trend(), comparison_options=options,
         comparison=rows, scenarios=scenarios(), tco=tco_lines(), changes=changes(),
-        moves=moves(), validation=validation_lines(), parameters=PARAMETERS)
+        moves=moves(), validation=validation_lines(), parameters=PARAMETERS,
+        decisions=decisions(), market=market(), market_history=market_history(),
+        headlines=headlines())
 
 
 def empty_context() -> BriefingContext:

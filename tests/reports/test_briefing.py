@@ -1,5 +1,6 @@
-"""The briefing PDF, read back with pdftotext/pdfinfo: every section, every printed number with
-its source and date or formula, numbered A4 pages, the same bytes each time."""
+"""The briefing's two PDFs, read back with pdftotext/pdfinfo: page 1's decisions, the evidence
+sections, the appendix's lists; every printed number with its source and date or formula,
+numbered A4 pages, the same bytes each time."""
 
 from __future__ import annotations
 
@@ -18,11 +19,14 @@ from tests.reports.contexts import empty_context, full_context
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTEXT = full_context()
-HEADINGS = ("Executive summary", "Rack and system power density", "Interconnect trends",
-            "Scale-up vs scale-out comparison", "C2C decision map", "TCO comparison",
-            "Changes since the previous briefing",
-            "Model error against published measurements", "Methodology",
-            "Appendix A: every current value", "Appendix B: every flag", "Appendix C: sources")
+HEADINGS = ("What to buy", "Flags that need attention", "C2C per workload", "TCO comparison",
+            "Market: renting GPU-hours", "Rack and system power density",
+            "Interconnect trends", "Model error against published measurements")
+APPENDIX_HEADINGS = ("Changes since the previous briefing", "Scale-up vs scale-out comparison",
+                     "C2C inputs", "TCO inputs", "Density: crossings and points",
+                     "Interconnect: points, switches and latency", "Model error: every point",
+                     "Methodology", "Appendix A: every current value",
+                     "Appendix B: every flag", "Appendix C: sources")
 
 
 def flat(text: str) -> str:
@@ -36,7 +40,7 @@ def between(text: str, start: str, end: str) -> str:
 
 
 def body(path, layout: bool = True) -> str:
-    """The text after the cover (whose contents list names every heading)."""
+    """The text after the first page (the appendix's cover lists every heading)."""
     text = pdftotext(path, layout)
     return text[text.index("\f") + 1:]
 
@@ -49,17 +53,61 @@ def pages(path) -> list[str]:
     return pdftotext(path).split("\f")[:-1]
 
 
-def test_every_section_heading_prints_in_order(full_pdf):
+def test_every_section_heading_prints_in_order(full_pdf, full_appendix):
     text = pdftotext(full_pdf, layout=False)
-    # The contents list on the cover names them too; read the body after it.
-    body = text[text.index("Top flags"):]
-    positions = [body.find(heading) for heading in HEADINGS[1:]]
+    positions = [text.find(heading) for heading in HEADINGS]
     assert -1 not in positions and positions == sorted(positions)
-    assert "Executive summary" in text[:text.index("Top flags")]
+    appendix = body(full_appendix, layout=False)
+    positions = [appendix.find(heading) for heading in APPENDIX_HEADINGS]
+    assert -1 not in positions and positions == sorted(positions)
 
 
-def test_the_cover_names_the_date_dataset_version_hash_cutoff_code_and_previous(full_pdf):
-    cover = pages(full_pdf)[0]
+def test_page_one_sets_each_workloads_options_side_by_side(full_pdf):
+    page = pages(full_pdf)[0]
+    assert "What to buy, as of 2026-11-22" in page
+    workload = CONTEXT.decisions[0].workload
+    assert page.count(workload) == 1          # two comparisons of one workload: one table
+    header = line_with(page, "nvl72", "hgx-ndr", "hgx-800gbe")
+    assert header.index("nvl72") < header.index("hgx-ndr") < header.index("hgx-800gbe")
+    costs = line_with(page, "Cost per job")
+    assert costs.index("$1.91 M") < costs.index("$1.95 M") < costs.index("$1.85 M")
+    market = line_with(page, "Market $/GPU-hour")
+    assert "no offer" in market and "$6.25 ($5.1 M)" in market
+    assert "10.1 days" in line_with(page, "Time to train")
+
+
+def test_page_one_gives_each_verdict_its_margin_band_and_what_flips_it(full_pdf):
+    page = flat(pages(full_pdf)[0])
+    assert ("nvl72 vs hgx-ndr: Too close to call: nvl72 is 2.15 % cheaper per job than "
+            "hgx-ndr, P10–P90 -12.6 % to +15 %; a measured nccl-tests all-reduce on the "
+            "scale-out fabric would settle it.") in page
+    assert ("It flips if nvl72 runs less than 1.07× as fast as hgx-ndr (the model says "
+            "1.09×, P10–P90 0.954–1.26×), or with hgx-ndr job time (days) at the low end of "
+            "its range (9.38).") in page
+    assert ("nvl72 vs hgx-800gbe: hgx-800gbe is 2.99 % cheaper per job than nvl72, "
+            "P10–P90 +1.2 % to +16.4 %.") in page
+    assert "It flips if nvl72 runs at least 1.11× as fast as hgx-800gbe" in page
+    assert "tco-worked-illustration" not in page   # given job times are not a decision
+
+
+def test_page_one_lists_the_changes_since_the_last_briefing_and_the_market(full_pdf):
+    page = pages(full_pdf)[0]
+    for headline in CONTEXT.headlines:
+        assert f"{headline.subject}: {headline.text}" in flat(page)
+    h100 = line_with(page, "h100-sxm5", "lambda")
+    assert "$10 (3)" in h100 and "-12.5 %" in h100 and "$3.29 lambda, on demand" in h100
+    a100 = line_with(page, "a100-sxm4-40gb")
+    assert "—" in a100 and "$1.45 aws, reserved 3y" in a100
+
+
+def test_the_main_briefing_stays_within_twelve_pages(full_pdf):
+    count = int(re.search(r"Pages:\s+(\d+)", pdfinfo(full_pdf)).group(1))
+    assert count <= 12
+
+
+def test_the_appendix_cover_names_the_date_dataset_version_hash_cutoff_code_and_previous(
+        full_appendix):
+    cover = pages(full_appendix)[0]
     assert "as of 2026-11-22" in cover
     assert f"{CONTEXT.dataset_version} · {CONTEXT.dataset_hash[:12]}" in cover
     assert CONTEXT.dataset_hash in cover
@@ -68,17 +116,21 @@ def test_the_cover_names_the_date_dataset_version_hash_cutoff_code_and_previous(
         CONTEXT.previous_version)
 
 
-def test_pages_are_a4_and_carry_page_x_of_y_the_date_and_the_dataset_version(full_pdf):
-    info = pdfinfo(full_pdf)
-    assert "595.276 x 841.89 pts (A4)" in info
-    count = int(re.search(r"Pages:\s+(\d+)", info).group(1))
-    texts = pages(full_pdf)
-    assert len(texts) == count
-    for number, page in enumerate(texts, start=1):
-        assert f"page {number} of {count}" in page
-    for page in texts[1:]:
-        assert "as of 2026-11-22" in page
-        assert f"dataset version {CONTEXT.dataset_version} · {CONTEXT.dataset_hash[:12]}" in page
+def test_pages_are_a4_and_carry_page_x_of_y_the_date_and_the_dataset_version(
+        full_pdf, full_appendix):
+    for path, first in ((full_pdf, 0), (full_appendix, 1)):
+        info = pdfinfo(path)
+        assert "595.276 x 841.89 pts (A4)" in info
+        count = int(re.search(r"Pages:\s+(\d+)", info).group(1))
+        texts = pages(path)
+        assert len(texts) == count
+        for number, page in enumerate(texts, start=1):
+            assert f"page {number} of {count}" in page
+        for page in texts[first:]:
+            assert "as of 2026-11-22" in page
+            assert (f"dataset version {CONTEXT.dataset_version} · {CONTEXT.dataset_hash[:12]}"
+                    in page)
+            assert f"code {CONTEXT.code_version}" in page
 
 
 def test_render_reports_the_page_count_pdfinfo_reads(full_pdf):
@@ -87,15 +139,8 @@ def test_render_reports_the_page_count_pdfinfo_reads(full_pdf):
     assert int(re.search(r"Pages:\s+(\d+)", pdfinfo(full_pdf)).group(1)) == rendered.pages
 
 
-def test_the_full_briefing_fits_a_sensible_number_of_pages(full_pdf):
-    count = int(re.search(r"Pages:\s+(\d+)", pdfinfo(full_pdf)).group(1))
-    # Cover, six chapters that open a page, three appendix parts; a fixture this size
-    # should not spill far beyond that.
-    assert 10 <= count <= 24
-
-
-def test_every_density_point_prints_with_its_value_source_and_date(full_pdf):
-    text = between(body(full_pdf), "Points plotted", "Interconnect trends")
+def test_every_density_point_prints_with_its_value_source_and_date(full_appendix):
+    text = between(body(full_appendix), "Points plotted", "Interconnect: points")
     for series in CONTEXT.density.series:
         for point in series.points:
             row = line_with(text, point.source, format_date(point.as_of, point.as_of_precision))
@@ -103,19 +148,25 @@ def test_every_density_point_prints_with_its_value_source_and_date(full_pdf):
             assert point.label.split()[0] in row
 
 
-def test_thresholds_and_crossings_carry_their_sources(full_pdf):
-    text = between(body(full_pdf), "Rack and system power density", "Points plotted")
+def test_thresholds_carry_their_sources_and_crossings_are_one_finding_per_threshold(
+        full_pdf, full_appendix):
+    text = between(body(full_pdf), "Rack and system power density", "Interconnect trends")
     for threshold in CONTEXT.density.thresholds:
         row = line_with(text, threshold.source, format_range(threshold.low, threshold.high))
         assert format_date(threshold.as_of, threshold.as_of_precision) in row
-    crossings = between(text, "Crossings", "Above: the low end")
+    findings = flat(between(text, "Findings", "Above: the low end"))
+    racks = {c.point.label for c in CONTEXT.density.crossings}
+    assert f"{len(racks)} racks or systems are above" in findings
+    assert all(rack in findings for rack in racks)
+    crossings = between(body(full_appendix), "Crossings", "Above: the low end")
     assert len([ln for ln in crossings.splitlines() if " above" in ln]) == len(
         CONTEXT.density.crossings)
 
 
-def test_the_interconnect_chapter_prints_ratios_with_their_formula_and_doubling_times(full_pdf):
+def test_the_interconnect_chapter_prints_ratios_with_their_formula_and_doubling_times(
+        full_pdf, full_appendix):
     text = flat(between(body(full_pdf, layout=False), "Interconnect trends",
-                        "Scale-up vs scale-out comparison"))
+                        "Model error against"))
     for ratio in CONTEXT.interconnect.ratios:
         assert flat(ratio.formula) in text
         assert re.search(rf"\b{re.escape(format_number(ratio.ratio, 3))} ?×", text)
@@ -123,12 +174,13 @@ def test_the_interconnect_chapter_prints_ratios_with_their_formula_and_doubling_
         doubling = format_number(series.fit.doubling_years, 3)
         assert f"{series.title}: " in text and f"doubling every {doubling} years" in text
     latency = CONTEXT.interconnect.latency[0]
-    assert latency.source in text and format_number(latency.value) in text
+    detail = flat(body(full_appendix, layout=False))
+    assert latency.source in detail and format_number(latency.value) in detail
 
 
-def test_comparison_cells_carry_a_source_and_date_or_a_formula(full_pdf):
-    text = flat(between(body(full_pdf, layout=False), "Scale-up vs scale-out comparison",
-                        "C2C decision map"))
+def test_comparison_cells_carry_a_source_and_date_or_a_formula(full_appendix):
+    text = flat(between(body(full_appendix, layout=False), "Scale-up vs scale-out comparison",
+                        "C2C inputs"))
     for option in CONTEXT.comparison_options:
         assert option in text
     for row in CONTEXT.comparison:
@@ -142,8 +194,9 @@ def test_comparison_cells_carry_a_source_and_date_or_a_formula(full_pdf):
                 assert f"{cell.source}, {format_date(cell.as_of)}" in text
 
 
-def test_the_c2c_map_places_each_scenario_with_its_class_and_fabric(full_pdf):
-    text = between(body(full_pdf), "C2C decision map", "TCO comparison")
+def test_the_c2c_section_places_each_scenario_with_its_class_and_fabric(
+        full_pdf, full_appendix):
+    text = between(body(full_pdf), "C2C per workload", "TCO comparison")
     for scenario in CONTEXT.scenarios:
         row = line_with(text, scenario.name[:10], format_number(scenario.c2c, 3))
         # the class wraps at its hyphen in the narrow column
@@ -151,23 +204,25 @@ def test_the_c2c_map_places_each_scenario_with_its_class_and_fabric(full_pdf):
     for label in ("compute-bound", "communication-bound", "share of C2C"):
         assert label in text   # chart text is real text in the PDF
     assert "boundaries 0.2 and 0.6" in flat(text)
+    inputs = between(body(full_appendix), "C2C inputs", "TCO inputs")
     for figure in {c for s in CONTEXT.scenarios for c in s.inputs}:
-        assert figure.label in text and figure.source in text
+        assert figure.label in inputs and figure.source in inputs
 
 
-def test_tco_prints_break_even_ranges_and_the_models_speedup(full_pdf):
-    text = between(body(full_pdf), "TCO comparison", "Changes since the previous")
+def test_tco_prints_break_even_ranges_the_models_speedup_and_a_tornado(full_pdf):
+    text = between(body(full_pdf), "TCO comparison", "Market: renting")
     for line in CONTEXT.tco:
         row = line_with(text, line.name[:20], format_number(line.break_even_speedup, 3))
         assert (format_number(line.speedup, 3) if line.speedup else "n/a") in row
         if line.break_even_p10 is not None:
             assert f"({format_range(line.break_even_p10, line.break_even_p90, 3)})" in text
     assert "s* = (R_U + K) ÷ (R_O + K)" in flat(text)
+    assert "What moves the margin" in text and "hgx-800gbe capex fabric cost" in text
 
 
-def test_the_summary_shows_the_most_severe_flags_and_counts_the_rest(full_pdf):
-    text = flat(between(body(full_pdf, layout=False), "Top flags",
-                        "Recommended fabric per scenario"))
+def test_the_flags_section_groups_the_most_severe_flags_and_counts_the_rest(full_pdf):
+    text = flat(between(body(full_pdf, layout=False), "Flags that need attention",
+                        "C2C per workload"))
     summary = summarise_flags(CONTEXT.flags)
     assert summary.shown and summary.rest
     for flag in summary.shown:
@@ -179,9 +234,9 @@ def test_the_summary_shows_the_most_severe_flags_and_counts_the_rest(full_pdf):
     assert f"{summary.rest} more flags" in text
 
 
-def test_changes_and_moves_since_the_previous_version_are_listed(full_pdf):
-    text = flat(between(body(full_pdf, layout=False),
-                        "Changes since the previous briefing", "Model error against"))
+def test_changes_and_moves_since_the_previous_version_are_listed(full_appendix):
+    text = flat(between(body(full_appendix, layout=False),
+                        "Changes since the previous briefing", "Scale-up vs scale-out"))
     for change in CONTEXT.changes.observations:
         assert f"{change.source}, {format_date(change.as_of)}" in text
     for move in CONTEXT.moves:
@@ -189,24 +244,26 @@ def test_changes_and_moves_since_the_previous_version_are_listed(full_pdf):
     assert "1 added, 1 changed, 1 superseded" in text
 
 
-def test_the_model_error_is_summarised_per_dataset(full_pdf):
-    text = flat(between(body(full_pdf, layout=False), "Model error against",
-                        "Methodology"))
+def test_the_model_error_is_summarised_per_dataset(full_pdf, full_appendix):
+    text = flat(body(full_pdf, layout=False)[
+        body(full_pdf, layout=False).index("Model error against"):])
     for summary in summarise_validation(CONTEXT.validation):
         assert f"{format_number(summary.mean_abs_error, 3)} {summary.error_unit}" in text
         assert f"{format_number(summary.max_abs_error, 3)} {summary.error_unit}" in text
-    assert "korthikanti-2022, 2022-05-10" in text
+    points = flat(between(body(full_appendix, layout=False), "Model error: every point",
+                          "Methodology"))
+    assert "korthikanti-2022, 2022-05-10" in points
 
 
-def test_methodology_prints_every_parameter(full_pdf):
-    text = flat(between(body(full_pdf, layout=False), "Methodology", "Appendix A"))
+def test_methodology_prints_every_parameter(full_appendix):
+    text = flat(between(body(full_appendix, layout=False), "Methodology", "Appendix A"))
     for name, value in CONTEXT.parameters.items():
         assert name in text and flat(value) in text
 
 
-def test_the_appendix_lists_every_source_with_its_url_and_date(full_pdf):
-    appendix = body(full_pdf)[body(full_pdf).index("Appendix C: sources"):]
-    raw = body(full_pdf, layout=False)
+def test_the_appendix_lists_every_source_with_its_url_and_date(full_appendix):
+    appendix = body(full_appendix)[body(full_appendix).index("Appendix C: sources"):]
+    raw = body(full_appendix, layout=False)
     # pdftotext drops a hyphen that ends a line (a URL wrapped at one): compare without them.
     squeezed = re.sub(r"[\s-]", "", raw[raw.index("Appendix C: sources"):])
     for source in CONTEXT.sources:
@@ -216,8 +273,16 @@ def test_the_appendix_lists_every_source_with_its_url_and_date(full_pdf):
             assert re.sub(r"[\s-]", "", source.url) in squeezed
 
 
-def test_the_same_context_gives_the_same_bytes(full_pdf):
+def test_no_missing_value_prints_as_nan_none_or_nat(full_pdf, full_appendix, empty_pdf,
+                                                    empty_appendix):
+    for path in (full_pdf, full_appendix, empty_pdf, empty_appendix):
+        words = set(re.findall(r"\b\w+\b", pdftotext(path, layout=False)))
+        assert not words & {"nan", "NaN", "None", "NaT", "inf"}, path.name
+
+
+def test_the_same_context_gives_the_same_bytes(full_pdf, full_appendix):
     assert render_pdf(full_context()) == full_pdf.read_bytes()
+    assert render(full_context(), document="appendix").pdf == full_appendix.read_bytes()
 
 
 def test_another_process_renders_the_same_bytes(full_pdf):
@@ -234,14 +299,19 @@ def test_another_process_renders_the_same_bytes(full_pdf):
 def test_the_html_links_only_its_stylesheet_and_inlines_every_chart():
     html = render_html(CONTEXT)
     assert re.findall(r'\b(?:src|href)="([^"#][^"]*)"', html) == ["briefing.css"]
-    assert html.count("<svg ") == 5 and "<?xml" not in html and "<metadata" not in html
+    # density, interconnect, C2C map, TCO, market and one tornado
+    assert html.count("<svg ") == 6 and "<?xml" not in html and "<metadata" not in html
+    appendix = render_html(CONTEXT, document="appendix")
+    assert appendix.count("<svg ") == 1   # the switch chart
 
 
-def test_an_empty_ledger_still_renders_with_explicit_none_text(empty_pdf):
-    text = flat(pdftotext(empty_pdf, layout=False))
-    for heading in HEADINGS:
+def test_an_empty_ledger_still_renders_with_explicit_none_text(empty_pdf, empty_appendix):
+    text = flat(pdftotext(empty_pdf, layout=False) + pdftotext(empty_appendix, layout=False))
+    for heading in (*HEADINGS, *APPENDIX_HEADINGS):
         assert heading in text
     for none in ("No flags in this dataset version.", "none (first briefing)",
+                 "No TCO comparison of a modelled workload", "First briefing: nothing to "
+                 "compare with.", "No GPU-hour offers in the ledger",
                  "No density trend in this dataset version",
                  "No interconnect trend in this dataset version.",
                  "No comparison rows in this dataset version.",

@@ -99,24 +99,25 @@ def test_a_big_change_keeps_its_most_important_rows_and_counts_the_rest(ledger_u
                for c in context.changes.observations)
 
 
-Rendered = Callable[[int], tuple[str, int]]
+Rendered = Callable[[int], tuple[str, int, int]]
 
 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory: pytest.TempPathFactory) -> Rendered:
-    """The briefing text (pdftotext -layout) and page count after a change of n rows (SQLite;
-    each render costs seconds, so each size renders once)."""
-    done: dict[int, tuple[str, int]] = {}
+    """The appendix's text (pdftotext -layout) and page count after a change of n rows, with
+    the main briefing's page count (SQLite; each render costs seconds, so each size renders
+    once)."""
+    done: dict[int, tuple[str, int, int]] = {}
 
-    def of(rows: int) -> tuple[str, int]:
+    def of(rows: int) -> tuple[str, int, int]:
         if rows not in done:
             folder = tmp_path_factory.mktemp(f"change-{rows}")
             context = briefing_after(f"sqlite:///{folder / 'ledger.sqlite'}", folder, rows)
-            result = render(context)
-            (folder / "briefing.pdf").write_bytes(result.pdf)
-            text = subprocess.run(["pdftotext", "-layout", str(folder / "briefing.pdf"), "-"],
+            result = render(context, document="appendix")
+            (folder / "appendix.pdf").write_bytes(result.pdf)
+            text = subprocess.run(["pdftotext", "-layout", str(folder / "appendix.pdf"), "-"],
                                   capture_output=True, text=True, check=True).stdout
-            done[rows] = (text, result.pages)
+            done[rows] = (text, result.pages, render(context).pages)
         return done[rows]
 
     return of
@@ -133,7 +134,7 @@ def change_rows(section: str) -> list[str]:
 
 
 def test_the_changes_table_lists_n_rows_each_with_its_source_and_date(rendered):
-    text, _ = rendered(5_000)
+    text, _, _ = rendered(5_000)
     section = changes_section(text)
     rows = change_rows(section)
 
@@ -146,10 +147,11 @@ def test_the_changes_table_lists_n_rows_each_with_its_source_and_date(rendered):
 
 
 def test_the_page_count_does_not_grow_with_the_change(rendered):
-    small_text, small_pages = rendered(50)
-    big_text, big_pages = rendered(5_000)
+    small_text, small_pages, small_main = rendered(50)
+    big_text, big_pages, big_main = rendered(5_000)
 
     assert len(change_rows(changes_section(small_text))) == 50
     assert "Not listed" not in changes_section(small_text)
     assert big_pages <= small_pages + 3 and big_pages <= 30
+    assert big_main == small_main <= 12   # the main briefing does not list the change
     assert "and 4,940 more values in this section (5,000 in all)" in " ".join(big_text.split())

@@ -200,5 +200,5 @@ def test_a_briefing_compares_with_the_last_briefing_and_completes_the_versions_i
     pdf = tmp_path / "home" / "briefings" / f"briefing-{today}-v3.pdf"
     text = " ".join(subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True,
                                    text=True, check=True).stdout.split())
-    assert f"Since the briefing of {today} (dataset version 1)" in text
-    assert "Since dataset version 2" not in text
+    assert f"compared with the briefing of {today} (version 1)" in text
+    assert "compared with dataset version 2" not in text

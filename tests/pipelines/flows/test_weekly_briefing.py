@@ -47,9 +47,10 @@ def test_the_flow_ingests_publishes_and_renders(prefect_harness, tmp_path, write
         (result.ingest.dataset_version,)]
     con.close()
     assert result.briefing.name == "briefing-2026-11-22.pdf"
-    text = subprocess.run(["pdftotext", "-layout", str(result.briefing), "-"],
+    appendix = result.briefing.with_name("briefing-2026-11-22-appendix.pdf")
+    text = subprocess.run(["pdftotext", "-layout", str(appendix), "-"],
                           capture_output=True, text=True, check=True).stdout
-    assert "NVIDIA NVLink and NVLink Switch" in text and "1,800" in text
+    assert "NVIDIA NVLink and NVLink Switch" in text and "1,800" in text   # sources, values
 
     again = weekly_briefing(as_of=date(2026, 11, 22), home=tmp_path / "home",
                             sources_dir=sources)

@@ -110,10 +110,14 @@ def two_weeks(module_ledgers: Callable[[str], Settings]) -> tuple[Week, Week]:
 def test_the_briefing_prints_every_section_from_the_ledger(first_week):
     settings, _, version, rendered = first_week
     text = pdftotext(rendered.path)
-    for heading in ("Executive summary", "Density", "Interconnect", "C2C decision map",
-                    "TCO", "Changes since", "published measurements", "Methodology",
-                    "Sources"):
+    for heading in ("What to buy", "Cost per job", "Density", "Interconnect",
+                    "C2C per workload", "TCO", "Market", "published measurements"):
         assert heading.lower() in text.lower(), heading
+    assert rendered.appendix == rendered.path.with_name(f"briefing-{DAY}-appendix.pdf")
+    appendix = pdftotext(rendered.appendix)
+    for heading in ("Changes since", "C2C inputs", "TCO inputs", "Methodology", "Sources"):
+        assert heading.lower() in appendix.lower(), heading
+    text += appendix
     # numbers with their sources: GB200 NVL72's rack power and NVLink 5's bandwidth
     assert "132" in text and "supermicro-gb200-nvl72" in text
     assert "1,800" in text and "nvidia-nvlink-page" in text
@@ -122,7 +126,8 @@ def test_the_briefing_prints_every_section_from_the_ledger(first_week):
 
 
 def test_the_briefing_never_prints_a_missing_value_as_nan_none_or_nat(first_week):
-    text = pdftotext(first_week[3].path)
+    rendered = first_week[3]
+    text = pdftotext(rendered.path) + pdftotext(rendered.appendix)
     leaked = sorted(set(re.findall(r"\b(?:nan|NaN|None|NaT)\b", text)))
     assert leaked == [], [line for line in text.splitlines()
                           if re.search(r"\b(?:nan|NaN|None|NaT)\b", line)][:5]
@@ -155,13 +160,14 @@ def test_report_re_renders_a_past_briefing_byte_for_byte(two_weeks):
     assert again.dataset_version == version
     assert again.reproduces_first is True
     assert again.path.read_bytes() == original
+    assert again.appendix.read_bytes() == first.appendix.read_bytes()
     assert [b.sha256 for b in stored(settings, Briefing)].count(first.sha256) == 2
 
 
 def test_the_next_weeks_briefing_lists_what_changed(two_weeks):
     _, (settings, _, later_version, rendered) = two_weeks
-    text = pdftotext(rendered.path)
-    assert "later-rack-press" in text
+    text = pdftotext(rendered.appendix)
+    assert "later-rack-press" in text   # the appendix's changes table
     kinds = {f.kind for f in stored(settings, Flag) if f.dataset_version_id == later_version}
     assert "added" in kinds
 

@@ -1,0 +1,128 @@
+"""A TCO comparison read as a decision: which option is cheaper per job, by how much, how
+sure the model is, and what would change the answer.
+
+Pure arithmetic over a comparison's stored figures. With both job times known, the cost per
+job of the scale-out option over the scale-up one is s / s*, where s = JCT_out / JCT_up (the
+C2C model's speed-up) and s* the break-even speed-up (models.tco.ownership), so the margin
+and its band follow from the bands of s and s* without another Monte Carlo run.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Band:
+    """A point value with its P10 and P90."""
+
+    value: float
+    p10: float
+    p90: float
+
+    @classmethod
+    def of(cls, value: float, ranges: Mapping[str, float] | None) -> Band:
+        """`value` with the P10/P90 of `ranges` (a point band when they are missing)."""
+        ranges = ranges or {}
+        return cls(value, float(ranges.get("p10", value)), float(ranges.get("p90", value)))
+
+
+@dataclass(frozen=True)
+class Margin:
+    """How much cheaper per job `cheaper` is than `dearer`: 1 - cost_cheaper / cost_dearer
+    (0.09: 9 % cheaper), with its P10-P90 (a band reaching below 0 means the other option
+    may be the cheaper one)."""
+
+    cheaper: str
+    dearer: str
+    saving: float
+    p10: float
+    p90: float
+
+    @property
+    def too_close(self) -> bool:
+        """The band holds both answers."""
+        return self.p10 < 0 < self.p90
+
+
+def job_cost_margin(scale_up: str, scale_out: str, speedup: Band,
+                    break_even: Band) -> Margin:
+    """The cost-per-job margin of a comparison from its speed-up s and break-even s*.
+
+    cost_out / cost_up = s / s*. The band takes the extremes of both bands together
+    (s at its P10 with s* at its P90, and the reverse): the two come from different
+    uncertainties (the C2C model's error; the ledger's price and power ranges), and the
+    widest combination is the honest one to print.
+    """
+    ratio = speedup.value / break_even.value          # cost_out / cost_up
+    low = speedup.p10 / break_even.p90
+    high = speedup.p90 / break_even.p10
+    if ratio >= 1:   # scale-up is cheaper: saving = 1 - cost_up / cost_out = 1 - 1 / ratio
+        return Margin(scale_up, scale_out, 1 - 1 / ratio, 1 - 1 / low, 1 - 1 / high)
+    return Margin(scale_out, scale_up, 1 - ratio, 1 - high, 1 - low)
+
+
+@dataclass(frozen=True)
+class Flip:
+    """One input of the tornado that, at an end of its range, makes the other option the
+    cheaper one per job."""
+
+    input: str
+    end: str          # "low" or "high"
+    value: float      # the input at that end
+
+
+def flipping_inputs(tornado: Sequence[Mapping[str, object]], cheaper: str,
+                    dearer: str) -> list[Flip]:
+    """The tornado inputs (largest swing first, as stored) whose low or high end turns
+    `dearer` into the cheaper option per job. Each tornado row holds the input's name,
+    its `low` and `high`, and `<option>.job_cost_usd` as [cost at low, cost at high]."""
+    flips = []
+    for row, costs_cheaper, costs_dearer in _job_costs(tornado, cheaper, dearer):
+        for n, end in enumerate(("low", "high")):
+            if costs_dearer[n] < costs_cheaper[n]:
+                flips.append(Flip(str(row["input"]), end, float(row[end])))  # type: ignore[arg-type]
+                break
+    return flips
+
+
+def _job_costs(tornado: Sequence[Mapping[str, object]], cheaper: str, dearer: str
+               ) -> Iterator[tuple[Mapping[str, object], tuple[float, float], tuple[float, float]]]:
+    """Each tornado row with both options' job costs at the input's (low, high) ends; rows
+    without a finite pair for both are skipped."""
+    for row in tornado:
+        pairs = [row.get(f"{name}.job_cost_usd") for name in (cheaper, dearer)]
+        if all(_pair(p) for p in pairs):
+            yield row, tuple(pairs[0]), tuple(pairs[1])  # type: ignore[misc,arg-type]
+
+
+def _pair(value: object) -> bool:
+    return (isinstance(value, list | tuple) and len(value) == 2
+            and all(isinstance(v, int | float) and math.isfinite(v) for v in value))
+
+
+@dataclass(frozen=True)
+class Swing:
+    """One tornado input's effect on the margin: the saving of the cheaper option (as in
+    Margin) with the input at the low and at the high end of its range."""
+
+    input: str
+    low: float
+    high: float
+    saving_at_low: float
+    saving_at_high: float
+
+
+def margin_swings(tornado: Sequence[Mapping[str, object]], cheaper: str, dearer: str,
+                  top: int = 5) -> list[Swing]:
+    """The `top` inputs that move the cost-per-job margin the most, largest first (the
+    tornado of the margin, from the stored tornado of each option's job cost)."""
+    swings = []
+    for row, costs_cheaper, costs_dearer in _job_costs(tornado, cheaper, dearer):
+        low, high = (1 - c / d for c, d in zip(costs_cheaper, costs_dearer, strict=True))
+        swings.append(Swing(str(row["input"]), float(row["low"]), float(row["high"]),  # type: ignore[arg-type]
+                            low, high))
+    swings.sort(key=lambda s: -abs(s.saving_at_high - s.saving_at_low))
+    return [s for s in swings if s.saving_at_high != s.saving_at_low][:top]

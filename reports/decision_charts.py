@@ -1,0 +1,79 @@
+"""The decision charts: the tornado of a comparison's cost-per-job margin, and the GPU-hour
+price index by GPU and term."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date, timedelta
+
+from markupsafe import Markup
+from matplotlib.axes import Axes
+from matplotlib.dates import AutoDateLocator, DateFormatter
+from matplotlib.figure import Figure
+
+from reports.chart_base import COLORS, MARKERS, WIDTH, log_axis, log_ticks, style, svg
+from reports.context import DecisionLine, MarketSeries
+
+
+def tornado_chart(line: DecisionLine, label: object = str) -> Markup:
+    """The cheaper option's saving per job (%) with each input at its low and its high end,
+    largest swing on top; the point value as a vertical line, zero as the flip line."""
+    swings = list(line.swings)
+    with style("tornado"):
+        figure = Figure(figsize=(WIDTH, 0.75 + 0.28 * len(swings)))
+        axis = figure.add_subplot()
+        rows = list(range(len(swings)))[::-1]
+        base = 100 * (line.saving or 0.0)
+        for swing, row in zip(swings, rows, strict=True):
+            for value, color, end in ((swing.saving_at_low, COLORS[0], "low"),
+                                      (swing.saving_at_high, COLORS[1], "high")):
+                axis.barh([row], [100 * value - base], left=base, color=color, height=0.6,
+                          label=f"input at its {end} end" if row == rows[0] else None)
+        axis.axvline(base, color="#333333", linewidth=0.8)
+        axis.axvline(0, color="#b2182b", linewidth=0.8, linestyle="--")
+        axis.set_yticks(rows, [label(s.input) for s in swings])  # type: ignore[operator]
+        axis.set_ylim(-0.7, len(swings) - 0.3)
+        axis.set_xlabel(f"{line.cheaper} cheaper per job than {line.dearer} (%)")
+        axis.grid(axis="y", visible=False)
+        axis.legend(loc="lower right", fontsize=6.5, ncol=2)
+        height = figure.get_figheight()
+        figure.subplots_adjust(left=0.34, right=0.97, top=1 - 0.12 / height,
+                               bottom=0.42 / height)
+        return svg(figure)
+
+
+def market_chart(history: Sequence[MarketSeries]) -> Markup:
+    """Median USD per GPU-hour at each dataset version, one line per GPU and term."""
+    with style("market"):
+        figure = Figure(figsize=(WIDTH, 2.8))
+        axis = figure.add_subplot()
+        handles = []
+        for n, series in enumerate(history):
+            days, prices = zip(*series.points, strict=True)
+            handles += axis.plot(days, prices, marker=MARKERS[n % len(MARKERS)],
+                                 color=COLORS[n % len(COLORS)], linewidth=1.2, markersize=4,
+                                 label=f"{series.gpu}, {series.term.replace('_', ' ')}")
+        log_axis(axis)
+        log_ticks(axis)
+        _date_ticks(axis, sorted({day for s in history for day, _ in s.points}))
+        axis.set_ylabel("USD per GPU-hour")
+        # Three legend entries a line: a market of many GPUs and terms keeps the plot tall.
+        lines = -(-len(handles) // 3)
+        height = figure.get_figheight()
+        figure.subplots_adjust(left=0.09, right=0.98, top=1 - 0.12 / height,
+                               bottom=(0.4 + 0.15 * lines) / height)
+        figure.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.08, 0.0), ncol=3,
+                      handlelength=2.5, fontsize=6.5)
+        return svg(figure)
+
+
+def _date_ticks(axis: Axes, days: list[date]) -> None:
+    """A tick at each version date while they are few (matplotlib's date locator cannot
+    place ticks on a single day), a locator's choice beyond."""
+    if len(days) == 1:
+        axis.set_xlim(days[0] - timedelta(days=30), days[0] + timedelta(days=30))
+    if len(days) <= 6:
+        axis.set_xticks(days)
+    else:
+        axis.xaxis.set_major_locator(AutoDateLocator(maxticks=6))
+    axis.xaxis.set_major_formatter(DateFormatter("%Y-%m-%d"))

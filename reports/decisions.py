@@ -1,0 +1,110 @@
+"""Page 1 in words: workloads with their options side by side, each comparison's verdict and
+what would flip it, and the same as plain text for an e-mail body."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from reports.context import BriefingContext, DecisionLine, OptionLine
+from reports.formatting import format_number, format_percent, format_usd
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One model at one job size: every option any of its comparisons prices (an option
+    priced the same way in two comparisons is one column, named by both), and the
+    comparisons' verdicts."""
+
+    title: str
+    options: tuple[tuple[str, OptionLine], ...]   # (names, figures)
+    decisions: tuple[DecisionLine, ...]
+
+
+def workloads(decisions: Sequence[DecisionLine], illustrative: bool = False) -> list[Workload]:
+    """The decisions grouped by workload, in the order they come; `illustrative` picks the
+    comparisons whose job times are given rather than modelled instead."""
+    groups: dict[str, list[DecisionLine]] = {}
+    for line in decisions:
+        if line.illustrative == illustrative:
+            groups.setdefault(line.workload, []).append(line)
+    return [Workload(title, _columns(lines), tuple(lines)) for title, lines in groups.items()]
+
+
+def _columns(lines: Sequence[DecisionLine]) -> tuple[tuple[str, OptionLine], ...]:
+    names: dict[tuple[object, ...], list[str]] = {}
+    figures: dict[tuple[object, ...], OptionLine] = {}
+    for line in lines:
+        for option in line.options:
+            key = (option.gpu, option.gpus, option.time_to_train_days, option.job_cost_usd,
+                   option.usd_per_gpu_hour)
+            figures.setdefault(key, option)
+            if option.name not in names.setdefault(key, []):
+                names[key].append(option.name)
+    return tuple((" / ".join(names[key]), option) for key, option in figures.items())
+
+
+def input_label(name: str) -> str:
+    """A TCO input as a reader names it: "options.hgx-ndr.jct" -> "hgx-ndr job time (days)"."""
+    words = name.removeprefix("options.").replace(".jct", " job time (days)")
+    return words.replace(".capex.", " capex ").replace(".", " ").replace("_", " ")
+
+
+def verdict(line: DecisionLine) -> str:
+    """The comparison's answer with its margin and band, in one sentence."""
+    if line.saving is None or line.cheaper is None:
+        cheaper = line.cheaper or "neither option"
+        return (f"{cheaper} is cheaper per GPU-hour; cost per job needs both job times, "
+                "which this comparison does not have.")
+    margin = (f"{line.cheaper} is {format_percent(line.saving)} cheaper per job than "
+              f"{line.dearer}, P10–P90 {format_percent(line.saving_p10, signed=True)} to "
+              f"{format_percent(line.saving_p90, signed=True)}")
+    if line.too_close:
+        settle = f"; {line.settle_with} would settle it" if line.settle_with else ""
+        return f"Too close to call: {margin}{settle}."
+    return f"{margin}."  # option names keep their case: they are keys
+
+
+def flip(line: DecisionLine) -> str:
+    """What would make the other option the cheaper one."""
+    if line.break_even is None or line.speedup is None or line.saving is None:
+        return ""
+    up, out = line.scale_up_option, line.scale_out_option
+    model = f"the model says {format_number(line.speedup, 3)}×"
+    if line.speedup_p10 is not None and line.speedup_p90 is not None:
+        model += (f", P10–P90 {format_number(line.speedup_p10, 3)}–"
+                  f"{format_number(line.speedup_p90, 3)}×")
+    threshold = format_number(line.break_even, 3)
+    if line.cheaper == up:
+        text = f"It flips if {up} runs less than {threshold}× as fast as {out} ({model})"
+    else:
+        text = f"It flips if {up} runs at least {threshold}× as fast as {out} ({model})"
+    return text + "".join(f", or with {f}" for f in line.flips) + "."
+
+
+def digest(context: BriefingContext) -> str:
+    """Page 1 as plain text: the verdicts, the changes and the market."""
+    lines = [f"specledger briefing, {context.as_of.isoformat()} "
+             f"(dataset version {context.dataset_version})", ""]
+    for workload in workloads(context.decisions):
+        lines.append(workload.title)
+        lines += [f"  {names}: {_option_text(option)}" for names, option in workload.options]
+        lines += [f"  - {verdict(d)} {flip(d)}".rstrip() for d in workload.decisions]
+        lines.append("")
+    if context.headlines:
+        lines.append("Since the last briefing:")
+        lines += [f"  - {h.subject}: {h.text}" for h in context.headlines]
+        lines.append("")
+    if context.market:
+        lines.append("Market (on-demand index, USD per GPU-hour):")
+        lines += [f"  - {m.gpu}: {format_usd(m.median_usd)}, cheapest "
+                  f"{format_usd(m.cheapest_usd)} ({m.cheapest_provider}, "
+                  f"{m.cheapest_term.replace('_', ' ')})" for m in context.market]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _option_text(option: OptionLine) -> str:
+    days = ("n/a" if option.time_to_train_days is None
+            else f"{format_number(option.time_to_train_days, 3)} days")
+    return (f"{days} to train, {format_usd(option.job_cost_usd)} per job, "
+            f"{format_usd(option.usd_per_gpu_hour)} per GPU-hour")
