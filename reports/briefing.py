@@ -62,7 +62,7 @@ def chart_svgs(context: BriefingContext, document: str = "briefing") -> dict[str
     if any(len(s.points) for s in context.market_history):
         svgs["market"] = decision_charts.market_chart(context.market_history)
     svgs["tornado"] = {d.name: decision_charts.tornado_chart(d, input_label)
-                       for d in context.decisions if d.swings}
+                       for d in context.decisions if d.swings and not d.illustrative}
     return svgs
 
 
@@ -86,6 +86,7 @@ def render_html(context: BriefingContext, template: str = "briefing",
         workloads=workloads(context.decisions),
         verdict=verdict, flip=flip,
         crossing_groups=views.crossing_groups,
+        rented=views.rented_options(context.decisions),
         sections=sections,
         section_totals=views.value_totals(context, sections),
         flag_summary=views.summarise_flags(context.flags, totals=flag_totals),

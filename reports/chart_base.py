@@ -31,8 +31,9 @@ from reports.formatting import format_number
 WIDTH = 7.0   # inches: the A4 text block (182 mm) less a little air
 COLORS = ("#1f5f8b", "#c0582b", "#4a8c3f", "#7b4f9d", "#8c6d1f", "#3b8686")
 MARKERS = ("o", "s", "^", "D", "v", "P")
+CHART_FONT = "DejaVu Sans"   # the family the template ships as "Briefing Sans"
 STYLE = {
-    "svg.fonttype": "none", "text.parse_math": False, "font.family": "DejaVu Sans",
+    "svg.fonttype": "none", "text.parse_math": False, "font.family": CHART_FONT,
     "font.size": 7.5, "axes.titlesize": 8.5, "axes.labelsize": 7.5, "legend.fontsize": 7,
     "xtick.labelsize": 7, "ytick.labelsize": 7, "axes.spines.top": False,
     "axes.spines.right": False, "axes.grid": True, "grid.color": "#e4e4e4",
@@ -74,6 +75,9 @@ def svg(figure: Figure) -> Markup:
     # them; inline they would clash in the document. Clip-path and marker ids are hashed
     # with the chart's salt, so they stay, distinct.
     text = re.sub(r'<g id="[^"]*"', "<g", text)
+    # matplotlib measures its text with its own copy of DejaVu Sans; the PDF sets it with
+    # the template's copy of the same font (the briefing's @font-face), not a system one.
+    text = text.replace(f'font-family="\'{CHART_FONT}\'"', 'font-family="Briefing Sans"')
     return Markup(text.strip())
 
 

@@ -20,7 +20,7 @@ def tornado_chart(line: DecisionLine, label: object = str) -> Markup:
     largest swing on top; the point value as a vertical line, zero as the flip line."""
     swings = list(line.swings)
     with style("tornado"):
-        figure = Figure(figsize=(WIDTH, 0.75 + 0.28 * len(swings)))
+        figure = Figure(figsize=(WIDTH, 0.95 + 0.28 * len(swings)))
         axis = figure.add_subplot()
         rows = list(range(len(swings)))[::-1]
         base = 100 * (line.saving or 0.0)
@@ -35,9 +35,9 @@ def tornado_chart(line: DecisionLine, label: object = str) -> Markup:
         axis.set_ylim(-0.7, len(swings) - 0.3)
         axis.set_xlabel(f"{line.cheaper} cheaper per job than {line.dearer} (%)")
         axis.grid(axis="y", visible=False)
-        axis.legend(loc="lower right", fontsize=6.5, ncol=2)
+        axis.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), fontsize=6.5, ncol=2)
         height = figure.get_figheight()
-        figure.subplots_adjust(left=0.34, right=0.97, top=1 - 0.12 / height,
+        figure.subplots_adjust(left=0.34, right=0.97, top=1 - 0.3 / height,
                                bottom=0.42 / height)
         return svg(figure)
 
@@ -50,7 +50,9 @@ def market_chart(history: Sequence[MarketSeries]) -> Markup:
         handles = []
         for n, series in enumerate(history):
             days, prices = zip(*series.points, strict=True)
-            handles += axis.plot(days, prices, marker=MARKERS[n % len(MARKERS)],
+            # the marker shifts each time the colours come round, so no two lines look alike
+            marker = MARKERS[(n + n // len(COLORS)) % len(MARKERS)]
+            handles += axis.plot(days, prices, marker=marker,
                                  color=COLORS[n % len(COLORS)], linewidth=1.2, markersize=4,
                                  label=f"{series.gpu}, {series.term.replace('_', ' ')}")
         log_axis(axis)

@@ -29,7 +29,9 @@ def format_range(low: float, high: float | None = None, digits: int = 4) -> str:
     """A value, or a low–high range when the ledger holds one."""
     if high is None or low == high:
         return format_number(low, digits)
-    return f"{format_number(low, digits)}–{format_number(high, digits)}"
+    low_text, high_text = format_number(low, digits), format_number(high, digits)
+    # Ends that print alike at this precision are one figure, not "1.07–1.07".
+    return low_text if low_text == high_text else f"{low_text}–{high_text}"
 
 
 def format_value(line: SpecLine) -> str:

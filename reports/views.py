@@ -24,6 +24,8 @@ from reports.context import (
     BriefingContext,
     ChangeCount,
     Cited,
+    DecisionLine,
+    OptionLine,
     ScenarioLine,
     SpecLine,
     ValidationLine,
@@ -281,3 +283,16 @@ def crossing_groups(trend: DensityTrend) -> list[str]:
         sentences.append(f"{len(names)} {what} {verb} {where} {label} ({band} {unit}): "
                          f"{', '.join(names)}.")
     return sentences
+
+
+def rented_options(decisions: Sequence[DecisionLine]) -> list[tuple[DecisionLine, OptionLine]]:
+    """Each option of a modelled comparison that the market prices, once per option name."""
+    seen: set[str] = set()
+    rented = []
+    for line in decisions:
+        for option in line.options:
+            if (not line.illustrative and option.market_job_cost_usd is not None
+                    and option.name not in seen):
+                seen.add(option.name)
+                rented.append((line, option))
+    return rented

@@ -11,7 +11,7 @@ import pytest
 import weasyprint
 from weasyprint.urls import FatalURLFetchingError
 
-from reports.briefing import TEMPLATES, render_html, render_pdf
+from reports.briefing import TEMPLATES, render, render_html, render_pdf
 from reports.fetcher import FetchRefused, TemplateFetcher
 from tests.reports.contexts import hostile_context
 
@@ -76,9 +76,15 @@ def test_ledger_text_prints_as_literal_text_and_fetches_nothing(text, tmp_path):
     fetcher = RecordingFetcher(ROOT)
     path = tmp_path / "hostile.pdf"
     path.write_bytes(render_pdf(hostile_context(text), url_fetcher=fetcher))
-    assert fetcher.calls == [(ROOT / "briefing.css").as_uri()]
-    printed = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True,
-                             check=True).stdout
+    appendix = tmp_path / "hostile-appendix.pdf"
+    appendix.write_bytes(render(hostile_context(text), url_fetcher=fetcher,
+                                document="appendix").pdf)
+    # the stylesheet and the fonts it ships, nothing else, for each document
+    shipped = {(ROOT / "briefing.css").as_uri(),
+               *(font.as_uri() for font in (ROOT / "fonts").glob("*.ttf"))}
+    assert set(fetcher.calls) == shipped and len(fetcher.calls) == 2 * len(shipped)
+    printed = "".join(subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True,
+                                     text=True, check=True).stdout for pdf in (path, appendix))
     squeezed = "".join(printed.split())
     # in a spec row, a source title, a chart label, a threshold band and a scenario name
     assert squeezed.count("".join(text.split())) >= 5
