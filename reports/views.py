@@ -296,3 +296,24 @@ def rented_options(decisions: Sequence[DecisionLine]) -> list[tuple[DecisionLine
                 seen.add(option.name)
                 rented.append((line, option))
     return rented
+
+
+@dataclass(frozen=True)
+class SubjectGroup:
+    """Flags of one kind about one metric: how many, and the items they name."""
+
+    metric: str
+    count: int
+    items: tuple[str, ...]
+
+
+def subjects_by_metric(flags: Sequence[Flag]) -> list[SubjectGroup]:
+    """A long list of flags of one kind as one row per metric, the most flagged first, so a
+    reader sees where the weak values cluster instead of a wall of subjects."""
+    groups: dict[str, list[str]] = {}
+    for flag in flags:
+        item, metric = (flag.item, flag.metric) if flag.item and flag.metric else (
+            flag.subject, "other subjects")
+        groups.setdefault(metric, []).append(item)
+    return sorted((SubjectGroup(metric, len(items), tuple(sorted(set(items))))
+                   for metric, items in groups.items()), key=lambda g: (-g.count, g.metric))

@@ -156,3 +156,27 @@ def test_the_summary_prints_flags_of_one_kind_and_severity_as_one_finding():
                                 "rack-3 / rack_it_power")
     assert density.finding.endswith("(and 2 more like it: see the subjects)")
     assert conflict.finding == "nic / port_rate message"
+
+
+def test_crossings_read_as_one_finding_per_threshold():
+    from reports.views import crossing_groups
+    from tests.reports.contexts import density_trend
+
+    trend = density_trend()
+    sentences = crossing_groups(trend)
+    assert len(sentences) == len({(c.threshold, c.position) for c in trend.crossings})
+    for crossing in trend.crossings:
+        assert any(crossing.point.label in s for s in sentences)
+
+
+def test_a_long_list_of_flags_is_counted_by_metric_most_flagged_first():
+    from models.trends.types import Flag
+    from reports.views import subjects_by_metric
+
+    flags = [Flag("single_source", "info", f"{item} / {metric}", "one source", (n,),
+                  item=item, metric=metric)
+             for n, (item, metric) in enumerate([("b200", "tdp"), ("h100", "tdp"),
+                                                 ("h100", "tdp"), ("b200", "price")])]
+    groups = subjects_by_metric(flags)
+    assert [(g.metric, g.count, g.items) for g in groups] == [
+        ("tdp", 3, ("b200", "h100")), ("price", 1, ("b200",))]

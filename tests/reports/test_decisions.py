@@ -1,0 +1,61 @@
+"""Page 1 in words: workloads as option columns, verdicts, flips and the e-mail digest."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from reports.decisions import digest, flip, input_label, verdict, workloads
+from tests.reports.contexts import decisions, full_context
+
+
+def test_comparisons_of_one_workload_share_a_table_and_an_option_priced_alike_is_one_column():
+    [workload] = workloads(decisions())
+    assert workload.title == "128 layers x 25600 hidden, 3,072 GPUs"
+    assert [names for names, _ in workload.options] == ["nvl72", "hgx-ndr", "hgx-800gbe"]
+    assert len(workload.decisions) == 2
+    [illustration] = workloads(decisions(), illustrative=True)
+    assert illustration.title == "tco-worked-illustration"
+
+
+def test_an_option_priced_differently_in_two_comparisons_keeps_two_columns():
+    first, second, _ = decisions()
+    cheaper_nvl72 = dataclasses.replace(second.options[0], name="own-nvl72",
+                                        usd_per_gpu_hour=2.0)
+    second = dataclasses.replace(second, options=(cheaper_nvl72, second.options[1]))
+    [workload] = workloads([first, second])
+    assert [names for names, _ in workload.options] == ["nvl72", "hgx-ndr", "own-nvl72",
+                                                       "hgx-800gbe"]
+    same = dataclasses.replace(cheaper_nvl72, usd_per_gpu_hour=first.options[0].usd_per_gpu_hour)
+    [workload] = workloads([first, dataclasses.replace(second, options=(same,))])
+    assert workload.options[0][0] == "nvl72 / own-nvl72"
+
+
+def test_a_close_verdict_names_its_band_and_what_would_settle_it():
+    close, clear, illustration = decisions()
+    assert verdict(close).startswith("Too close to call: nvl72 is 2.15 % cheaper per job")
+    assert "would settle it" in verdict(close)
+    assert verdict(clear) == ("hgx-800gbe is 2.99 % cheaper per job than nvl72, P10–P90 "
+                              "+1.2 % to +16.4 %.")
+    assert "cost per job needs both job times" in verdict(illustration)
+
+
+def test_the_flip_reads_the_break_even_against_the_models_speed_up():
+    close, clear, illustration = decisions()
+    assert flip(close).startswith("It flips if nvl72 runs less than 1.07× as fast as hgx-ndr")
+    assert flip(clear).startswith("It flips if nvl72 runs at least 1.11× as fast")
+    assert flip(illustration) == ""
+
+
+def test_input_names_read_as_a_buyer_names_them():
+    assert input_label("options.hgx-ndr.jct") == "hgx-ndr job time (days)"
+    assert input_label("options.nvl72.capex.racks.cost") == "nvl72 capex racks cost"
+    assert input_label("finance.cost_of_capital") == "finance cost of capital"
+
+
+def test_the_digest_is_page_one_as_plain_text():
+    text = digest(full_context())
+    assert text.startswith("specledger briefing, 2026-11-22 (dataset version 7)")
+    assert "  nvl72: 10.1 days to train, $1.91 M per job, $2.56 per GPU-hour" in text
+    assert "Too close to call" in text and "Since the last briefing:" in text
+    assert "  - h100-sxm5: $10, cheapest $3.29 (lambda, on demand)" in text
+    assert "tco-worked-illustration" not in text
