@@ -148,9 +148,12 @@ def deliveries_of(session: Session, briefing_id: int) -> list[BriefingDelivery]:
 def compared_version(session: Session, version: DatasetVersion
                      ) -> tuple[DatasetVersion | None, Briefing | None]:
     """The version a briefing of `version` compares with: that of the last briefing before
-    it (whatever versions were recorded between, a standalone ingest's included), else the
-    dataset version before it; and that briefing, when there is one."""
-    briefing = last_briefing_before(session, version)
+    it that reached its readers (a delivery on record), else of the last briefing rendered
+    before it (whatever versions were recorded between, a standalone ingest's included),
+    else the dataset version before it; and that briefing, when there is one."""
+    # What the readers last received, when a delivery is on record; else the last rendered.
+    briefing = (last_delivered_briefing_before(session, version)
+                or last_briefing_before(session, version))
     if briefing is not None:
         return session.get(DatasetVersion, briefing.dataset_version_id), briefing
     return previous_version(session, version), None

@@ -64,3 +64,22 @@ def test_the_last_delivered_briefing_skips_those_that_never_reached_a_reader(led
         assert outputs.last_briefing_before(session, later).id == undelivered
         assert outputs.last_delivered_briefing_before(session, later).id == delivered
         assert outputs.last_delivered_briefing_before(session, earlier) is None
+
+
+def test_a_briefing_compares_with_what_its_readers_last_received(ledger, versions):
+    first, second = versions
+    with Session(ledger) as session:
+        later = queries.dataset_version(session, second)
+        # No briefing yet: the dataset version before.
+        assert [v.id if v else None for v in outputs.compared_version(session, later)] == [
+            first, None]
+    rendered = briefing_of(ledger, first, date(2026, 11, 16))
+    with Session(ledger) as session:   # rendered, never delivered: the last rendered one
+        version, briefing = outputs.compared_version(session, later)
+        assert (version.id, briefing.id) == (first, rendered)
+    delivered = briefing_of(ledger, first, date(2026, 11, 9))
+    deliver(ledger, delivered)
+    deliver(ledger, rendered, status="failed", attempts=4, error="refused")
+    with Session(ledger) as session:   # a delivery on record: the one the readers have
+        version, briefing = outputs.compared_version(session, later)
+        assert (version.id, briefing.id) == (first, delivered)
