@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from models.trends.types import SEVERITIES
+from pipelines.jobs.delivery import DeliveryReport
 from pipelines.jobs.ingest import FileReport
 from pipelines.jobs.recompute import RecomputeReport
 from pipelines.jobs.remote import FetchReport
@@ -20,7 +21,8 @@ MAX_REJECTED_ROWS = 500
 
 
 def summary_markdown(result: RunResult, flags: Iterable[Mapping[str, Any]]) -> str:
-    """The run in a page: files and rows, results, flags, changed recommendations, outputs."""
+    """The run in a page: outputs and their delivery, files and rows, results, flags, changed
+    recommendations."""
     flags = list(flags)
     ingest = result.ingest
     version = (f"**{ingest.dataset_version}** (new)" if ingest.dataset_changed
@@ -32,6 +34,7 @@ def summary_markdown(result: RunResult, flags: Iterable[Mapping[str, Any]]) -> s
              f"`{result.briefing}`",
              f"- Warehouse: [{result.warehouse.name}]({_file_url(result.warehouse)}) "
              f"`{result.warehouse}`", ""]
+    lines += _delivery_section(result.delivery, result.briefing)
     lines += _rows_section(ingest.files)
     lines += _remote_section(result.remote)
     lines += _results_section(result.c2c, result.tco)
@@ -65,6 +68,24 @@ def _rows_section(files: list[FileReport]) -> list[str]:
         lines += [f"{totals[3]} rejected rows are kept in the ledger for review "
                   "(`specledger review`); the table artifact lists them.", ""]
     return lines
+
+
+def _delivery_section(delivery: DeliveryReport | None, briefing: Path) -> list[str]:
+    """Each channel's outcome; a failed one first, in bold, saying where the briefing is."""
+    if delivery is None or not delivery.outcomes:
+        return ["## Delivery", "", "No delivery configured (SPECLEDGER_SMTP_HOST and "
+                "SPECLEDGER_MAIL_TO for e-mail, SPECLEDGER_DELIVERY_DIR for a folder).", ""]
+    lines = ["## Delivery", ""]
+    lines += [f"- **failed** after {o.attempts} attempts: {o.channel} {_cell(o.target)}: "
+              f"{_cell(o.error or '')} — the briefing is kept at `{briefing}`"
+              for o in delivery.failed]
+    lines += [f"- **not recorded** in the ledger: {o.channel} {_cell(o.target)}: "
+              f"{_cell(o.unrecorded)}" for o in delivery.outcomes if o.unrecorded]
+    lines += [""] if len(lines) > 2 else []
+    lines += ["| channel | target | status | attempts | message id |", "|---|---|---|---:|---|"]
+    lines += [f"| {o.channel} | {_cell(o.target)} | {o.status} | {o.attempts} "
+              f"| {_cell(o.message_id or '')} |" for o in delivery.outcomes]
+    return lines + [""]
 
 
 def _remote_section(remote: FetchReport) -> list[str]:

@@ -1,6 +1,6 @@
 """The `weekly-briefing` flow: fetch the sources declared by URL, update the ledger (ingest,
-recompute, flag: one transaction), render the PDF, publish the warehouse, leave a summary for
-the Prefect UI.
+recompute, flag: one transaction), render the PDF, deliver it to its readers (e-mail, a folder),
+publish the warehouse, leave a summary for the Prefect UI.
 
 Tasks are thin wrappers over pipelines.jobs.steps; settings come from the worker's SPECLEDGER_*
 environment (never a flow parameter: a database URL would show in the UI).
@@ -20,8 +20,9 @@ from prefect.states import State
 
 from db.engine import is_connection_lost
 from pipelines.flows.artifacts import publish_run_artifacts
-from pipelines.jobs import remote
+from pipelines.jobs import delivery, remote
 from pipelines.jobs import steps as jobs
+from pipelines.jobs.delivery import DeliveryReport
 from pipelines.jobs.ledger_update import LedgerUpdate
 from pipelines.jobs.remote import FetchReport
 from pipelines.settings import Settings
@@ -51,8 +52,27 @@ def update_ledger(settings: Settings, paths: list[Path], as_of: date) -> LedgerU
 
 
 @task(name="render-briefing", cache_policy=NO_CACHE, retry_condition_fn=retry_on_lost_connection)
-def render_briefing(settings: Settings, dataset_version: int, as_of: date) -> Path:
-    return jobs.render_briefing(settings, dataset_version, as_of=as_of).path
+def render_briefing(settings: Settings, dataset_version: int,
+                    as_of: date) -> jobs.RenderedBriefing:
+    return jobs.render_briefing(settings, dataset_version, as_of=as_of)
+
+
+# Only finding the briefing's ledger row can raise (before anything is sent): a retry after a
+# lost connection never sends twice.
+@task(name="deliver-briefing", cache_policy=NO_CACHE, retry_condition_fn=retry_on_lost_connection)
+def deliver_briefing(settings: Settings, briefing: jobs.RenderedBriefing,
+                     as_of: date) -> DeliveryReport:
+    """E-mail the briefing and copy it into the delivery folder, as configured. A failed
+    delivery is logged and reported, and the run goes on: the briefing stays where it is."""
+    if not delivery.channels(settings):
+        return DeliveryReport()
+    report = delivery.deliver_briefing(
+        settings, delivery.briefing_id_of(settings, briefing.path), briefing.path,
+        briefing.appendix, delivery.briefing_subject(as_of, briefing.dataset_version),
+        delivery.briefing_body(briefing.digest, briefing.path, briefing.appendix))
+    for failed in report.failed:
+        get_run_logger().warning("Briefing not delivered: %s", failed.describe())
+    return report
 
 
 @task(name="publish-warehouse", cache_policy=NO_CACHE,
@@ -77,21 +97,23 @@ def weekly_briefing(as_of: date | None = None, home: Path | None = None,
                     sources_dir: Path | None = None,
                     scenarios_dir: Path | None = None) -> jobs.RunResult:
     """Ingest the source packs, recompute the C2C and TCO scenarios and compute the flags (one
-    ledger transaction), render the briefing and publish the warehouse for the resulting
-    dataset version. Parameters left out come from the worker's SPECLEDGER_* environment;
+    ledger transaction), render the briefing, deliver it and publish the warehouse for the
+    resulting dataset version. Parameters left out come from the worker's SPECLEDGER_* environment;
     `as_of` defaults to today (UTC)."""
     as_of = as_of or jobs.utc_now().date()
     given = (("home", home), ("sources_dir", sources_dir), ("scenarios_dir", scenarios_dir))
     settings = Settings(**{k: v for k, v in given if v is not None})
     fetched = fetch_remote_sources(settings)
     # The steps that read or write the ledger retry a lost connection (all are safe to repeat).
-    update, render, publish = (t.with_options(
+    update, render, deliver, publish = (t.with_options(
         retries=settings.ledger_retries, retry_delay_seconds=settings.ledger_retry_delay_seconds)
-        for t in (update_ledger, render_briefing, publish_warehouse))
+        for t in (update_ledger, render_briefing, deliver_briefing, publish_warehouse))
     ledger = update(settings, [settings.sources_dir, *fetched.paths_to_ingest], as_of)
-    # Render before publishing, so the warehouse's briefing table lists this briefing too.
+    # Render and deliver before publishing, so the warehouse lists this briefing and its
+    # deliveries too.
     briefing = render(settings, ledger.dataset_version, as_of)
+    delivered = deliver(settings, briefing, as_of)
     warehouse = publish(settings, ledger.dataset_version, as_of)
-    result = jobs.RunResult(ledger, warehouse, briefing, fetched)
+    result = jobs.RunResult(ledger, warehouse, briefing.path, fetched, delivery=delivered)
     run_summary(settings, result)
     return result

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 from db.engine import LockWait
 from models.observations import RowError
 from pipelines.flows.run_summary import MAX_REJECTED_ROWS, rejected_rows_table, summary_markdown
+from pipelines.jobs.delivery import DeliveryOutcome, DeliveryReport
 from pipelines.jobs.flags import FlagReport
 from pipelines.jobs.ingest import FileReport, IngestReport
 from pipelines.jobs.ledger_update import LedgerUpdate
@@ -16,14 +18,15 @@ from pipelines.jobs.steps import RunResult
 AT_ONCE = LockWait(False, 0.0)
 
 
-def a_run(files: list[FileReport], wait: LockWait = AT_ONCE) -> RunResult:
+def a_run(files: list[FileReport], wait: LockWait = AT_ONCE,
+          delivery: DeliveryReport | None = None) -> RunResult:
     ingest = IngestReport(7, files, dataset_version=3, dataset_hash="ab" * 32,
                           dataset_changed=True)
     c2c = RecomputeReport(3, computed=["gpt3"], failed={"moe": "no figure for | nvlink-9"})
     ledger = LedgerUpdate(ingest, c2c, RecomputeReport(3, reused=["tco-a"]),
                           FlagReport(3, stored=2, already_stored=False), wait)
     return RunResult(ledger, Path("/srv/out/warehouse.duckdb"),
-                     Path("/srv/out/briefings/briefing-2026-11-23.pdf"))
+                     Path("/srv/out/briefings/briefing-2026-11-23.pdf"), delivery=delivery)
 
 
 PACK = FileReport("data/sources/nvlink.yaml", "00", "ingested", read=5, accepted=3,
@@ -73,3 +76,32 @@ def test_the_rejected_rows_table_says_which_verdicts_are_new_and_is_cut_for_read
     many = FileReport("big.csv", "22", "ingested", read=2000, rejected=2000,
                       errors=[RowError(n, "value", "bad") for n in range(2000)])
     assert len(rejected_rows_table([many])) == MAX_REJECTED_ROWS
+
+
+SENT = datetime(2026, 11, 23, 6, 0, tzinfo=UTC)
+
+
+def test_the_summary_lists_each_delivery_and_a_failure_first_with_where_the_briefing_is():
+    report = DeliveryReport((
+        DeliveryOutcome("email", "cfo@example.com, infra@example.com", "delivered", 2,
+                        "<1.2@briefings.example>", None, SENT,
+                        unrecorded="LedgerBusyError: the ledger stayed locked"),
+        DeliveryOutcome("folder", "/mnt/share", "failed", 4, None,
+                        "FileNotFoundError: [Errno 2] no such folder: '/mnt/share'", SENT)))
+    text = summary_markdown(a_run([PACK], delivery=report), FLAGS)
+    assert ("## Delivery\n\n- **failed** after 4 attempts: folder /mnt/share: "
+            "FileNotFoundError: [Errno 2] no such folder: '/mnt/share' — the briefing is kept "
+            "at `/srv/out/briefings/briefing-2026-11-23.pdf`\n- **not recorded** in the "
+            "ledger: email cfo@example.com, infra@example.com: LedgerBusyError: the ledger "
+            "stayed locked\n\n") in text
+    assert ("| email | cfo@example.com, infra@example.com | delivered | 2 "
+            "| <1.2@briefings.example> |") in text
+    assert "| folder | /mnt/share | failed | 4 |  |" in text
+    assert text.index("## Delivery") < text.index("## Rows per source file")
+
+
+def test_the_summary_says_what_to_set_when_nothing_is_delivered():
+    for delivery in (None, DeliveryReport()):
+        text = summary_markdown(a_run([PACK], delivery=delivery), FLAGS)
+        assert ("## Delivery\n\nNo delivery configured (SPECLEDGER_SMTP_HOST and "
+                "SPECLEDGER_MAIL_TO for e-mail, SPECLEDGER_DELIVERY_DIR for a folder).") in text

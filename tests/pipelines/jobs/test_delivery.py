@@ -6,16 +6,12 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import socket
 from collections.abc import Iterator
 from datetime import UTC, date, datetime
-from email import message_from_bytes, policy
-from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-from aiosmtpd.controller import Controller
-from aiosmtpd.smtp import AuthResult, Envelope
+from aiosmtpd.smtp import AuthResult
 
 from db import outputs
 from db.engine import Session, write_session
@@ -28,41 +24,13 @@ from pipelines.jobs.delivery import (
 )
 from pipelines.ledger.connection import connect_ledger
 from pipelines.settings import Settings
+from tests.pipelines.jobs.smtp_server import Mailbox, free_port, smtp_server
 
 AT = datetime(2026, 11, 23, 6, 0, tzinfo=UTC)
 PDF = b"%PDF-1.7 a tiny briefing\n%%EOF\n"
 APPENDIX = b"%PDF-1.7 its appendix\n%%EOF\n"
 READERS = ["cfo@example.com", "infra@example.com"]
 PASSWORD = "correct horse battery staple"
-
-
-class Mailbox:
-    """What an SMTP handler does: keeps each message it takes, answers `replies` to DATA first
-    (e.g. "451 try again"), refuses the recipients in `refuse`."""
-
-    def __init__(self) -> None:
-        self.messages: list[tuple[Envelope, EmailMessage]] = []
-        self.replies: list[str] = []
-        self.refuse: set[str] = set()
-
-    async def handle_RCPT(self, server, session, envelope, address, options):  # noqa: N802
-        if address in self.refuse:
-            return "550 no such user here"
-        envelope.rcpt_tos.append(address)
-        return "250 OK"
-
-    async def handle_DATA(self, server, session, envelope):  # noqa: N802
-        if self.replies:
-            return self.replies.pop(0)
-        wire = envelope.content.replace(b"\r\n", b"\n")  # lines as a mail client shows them
-        self.messages.append((envelope, message_from_bytes(wire, policy=policy.default)))
-        return "250 Message accepted for delivery"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def check_password(server, session, envelope, mechanism, auth_data) -> AuthResult:
@@ -73,12 +41,8 @@ def check_password(server, session, envelope, mechanism, auth_data) -> AuthResul
 @pytest.fixture
 def mailbox() -> Iterator[tuple[Mailbox, int]]:
     """A local SMTP server on 127.0.0.1 that takes a login (without TLS, on loopback only)."""
-    box = Mailbox()
-    controller = Controller(box, hostname="127.0.0.1", port=free_port(),
-                            authenticator=check_password, auth_require_tls=False)
-    controller.start()
-    yield box, controller.port
-    controller.stop()
+    with smtp_server(authenticator=check_password) as served:
+        yield served
 
 
 @pytest.fixture
