@@ -1,0 +1,93 @@
+"""What a million tokens costs along a serving curve, at a target interactivity, and which
+option is cheaper there, by how much and how sure the model is."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+SECONDS_PER_HOUR = 3600.0
+
+
+@dataclass(frozen=True)
+class Point:
+    """One point of a curve as a cost reads it (model or measured)."""
+
+    concurrency: float
+    tok_s_per_gpu: float
+    tok_s_per_user: float
+    ttft_s: float | None = None
+
+
+def usd_per_mtok(usd_per_gpu_hour: float, tok_s_per_gpu: float) -> float:
+    """USD per million output tokens: every GPU-second of the instance charged to the output
+    tokens it produced (the convention of the public serving benchmarks)."""
+    return usd_per_gpu_hour / SECONDS_PER_HOUR / tok_s_per_gpu * 1e6
+
+
+def at_target(points: Sequence[Point], target: float) -> Point | None:
+    """The most throughput per GPU that still gives each user at least `target` tokens/s:
+    between the two points that bracket the target, interpolated in log-log (throughput and
+    interactivity trade off as power laws between neighbouring concurrencies); the fastest
+    point when every point is faster than needed; None when none reaches the target."""
+    ordered = sorted(points, key=lambda p: -p.tok_s_per_user)   # fastest per user first
+    if not ordered or ordered[0].tok_s_per_user < target:
+        return None
+    slower = [p for p in ordered if p.tok_s_per_user < target]
+    faster = [p for p in ordered if p.tok_s_per_user >= target]
+    best = max(faster, key=lambda p: p.tok_s_per_gpu)
+    if not slower:
+        return best
+    above, below = faster[-1], slower[0]
+    share = (math.log(target / above.tok_s_per_user)
+             / math.log(below.tok_s_per_user / above.tok_s_per_user))
+    throughput = math.exp(math.log(above.tok_s_per_gpu) + share * (
+        math.log(below.tok_s_per_gpu) - math.log(above.tok_s_per_gpu)))
+    concurrency = math.exp(math.log(above.concurrency) + share * (
+        math.log(below.concurrency) - math.log(above.concurrency)))
+    ttft = (None if above.ttft_s is None or below.ttft_s is None
+            else above.ttft_s + share * (below.ttft_s - above.ttft_s))
+    interpolated = Point(concurrency, throughput, target, ttft)
+    return interpolated if interpolated.tok_s_per_gpu >= best.tok_s_per_gpu else best
+
+
+@dataclass(frozen=True)
+class Priced:
+    """An option at the target: its cost per million output tokens with the P10-P90 the
+    model's band (or a measurement's) gives it."""
+
+    name: str
+    usd_per_mtok: float
+    low: float
+    high: float
+
+
+def priced(name: str, usd_per_gpu_hour: float, point: Point,
+           band: tuple[float, float]) -> Priced:
+    """`band` is measured / predicted throughput (P10, P90): cost scales inversely."""
+    cost = usd_per_mtok(usd_per_gpu_hour, point.tok_s_per_gpu)
+    return Priced(name, cost, cost / band[1], cost / band[0])
+
+
+@dataclass(frozen=True)
+class ServingMargin:
+    cheaper: str
+    dearer: str
+    saving: float       # 1 - cost_cheaper / cost_dearer
+    p10: float
+    p90: float
+
+    @property
+    def too_close(self) -> bool:
+        return self.p10 < 0 < self.p90
+
+
+def cheaper_at_target(options: Sequence[Priced]) -> ServingMargin | None:
+    """The cheapest option against the next cheapest, with the band taken at the widest
+    combination of their bands (None with fewer than two options)."""
+    if len(options) < 2:
+        return None
+    first, second = sorted(options, key=lambda o: o.usd_per_mtok)[:2]
+    return ServingMargin(first.name, second.name, 1 - first.usd_per_mtok / second.usd_per_mtok,
+                         1 - first.high / second.low, 1 - first.low / second.high)

@@ -1,0 +1,116 @@
+"""What the serving model reads: the LLM's shape, the weight and KV-cache formats, how one
+model instance is spread over GPUs, and the request shape."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class WeightFormat(StrEnum):
+    """Weight precision: bytes per parameter (block scales included) and the peak it runs at."""
+
+    BF16 = "bf16"
+    FP8 = "fp8"
+    FP4 = "fp4"        # NVFP4 / MXFP4: 4-bit values, one scale byte per 16 or 32
+
+    @property
+    def bytes_per_param(self) -> float:
+        return {"bf16": 2.0, "fp8": 1.0, "fp4": 0.5625}[self.value]
+
+
+@dataclass(frozen=True)
+class ServingLLM:
+    """A decoder-only transformer as inference sees it.
+
+    `total_params` are every weight (all experts); `active_params` those one token reads
+    (the routed experts' share top_k / experts, plus everything else). A dense model has
+    experts == 0 and active == total. `kv_elements` is the KV cache per token per layer in
+    elements: 2 x kv_heads x head_dim for grouped-query attention, the latent width for
+    multi-head latent attention (DeepSeek: 512 + 64), which tensor parallelism cannot split.
+    """
+
+    name: str
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    total_params: float
+    active_params: float
+    experts: int = 0
+    top_k: int = 0
+    moe_layers: int = 0
+    kv_elements: int | None = None      # None: 2 x kv_heads x head_dim
+    latent_kv: bool = False             # MLA: the cache is one latent, replicated across TP
+    source: str = ""                    # where the shape comes from (a model card, a config)
+
+    def __post_init__(self) -> None:
+        if min(self.layers, self.hidden, self.heads, self.kv_heads, self.head_dim) <= 0:
+            raise ValueError(f"{self.name}: layers, hidden, heads, kv_heads and head_dim "
+                             "must be positive")
+        if not 0 < self.active_params <= self.total_params:
+            raise ValueError(f"{self.name}: active_params must be in (0, total_params]")
+        if self.experts and not 0 < self.top_k <= self.experts:
+            raise ValueError(f"{self.name}: top_k must be in 1..experts")
+
+    @property
+    def is_moe(self) -> bool:
+        return self.experts > 0
+
+    @property
+    def expert_params(self) -> float:
+        """The routed experts' weights, all of them: total - active = experts' share not read,
+        i.e. expert_params x (1 - top_k / experts)."""
+        if not self.is_moe:
+            return 0.0
+        return (self.total_params - self.active_params) / (1 - self.top_k / self.experts)
+
+    @property
+    def shared_params(self) -> float:
+        """Every weight outside the routed experts (attention, dense layers, shared experts,
+        embeddings): each token reads all of them."""
+        return self.total_params - self.expert_params
+
+    @property
+    def kv_per_token_layer(self) -> int:
+        return self.kv_elements or 2 * self.kv_heads * self.head_dim
+
+    @property
+    def routed_layers(self) -> int:
+        return self.moe_layers or (self.layers if self.is_moe else 0)
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """One model instance: tensor parallelism within each attention replica, `dp` attention
+    replicas (data-parallel attention), experts spread over `ep` GPUs (MoE only). The
+    instance has tp x dp GPUs; ep may not exceed it."""
+
+    tp: int = 1
+    dp: int = 1
+    ep: int = 1
+    weights: WeightFormat = WeightFormat.FP8
+    kv_bytes: float = 1.0           # FP8 KV cache; 2 for BF16
+
+    def __post_init__(self) -> None:
+        if min(self.tp, self.dp, self.ep) < 1:
+            raise ValueError("tp, dp and ep must be at least 1")
+        if self.ep > self.gpus:
+            raise ValueError(f"ep {self.ep} exceeds the instance's {self.gpus} GPUs (tp x dp)")
+        if self.kv_bytes <= 0:
+            raise ValueError("kv_bytes must be positive")
+
+    @property
+    def gpus(self) -> int:
+        return self.tp * self.dp
+
+
+@dataclass(frozen=True)
+class RequestShape:
+    input_tokens: int
+    output_tokens: int
+
+    def __post_init__(self) -> None:
+        if self.input_tokens < 1 or self.output_tokens < 1:
+            raise ValueError("input_tokens and output_tokens must be at least 1")
