@@ -42,7 +42,8 @@ from pipelines.ledger.connection import (
 )
 from pipelines.ledger.market import market_index, price_index_rows
 from pipelines.settings import Settings
-from reports.briefing import render
+from reports.briefing import RenderedPdf, render
+from reports.context import BriefingContext
 from reports.decisions import digest as page_one_digest
 
 
@@ -239,12 +240,11 @@ def render_briefing(settings: Settings, dataset_version: int, *, as_of: date,
             first_sha = _first_of_version(earlier, dataset_version)
             target = target or dated_briefing_path(settings.briefings_dir, as_of,
                                                    dataset_version, earlier)
-        rendered = render(context)
+        rendered, appendix = _render_both(context, target)
         pdf = rendered.pdf
         digest = hashlib.sha256(pdf).hexdigest()
         target = _never_over_another(target, digest)
         _write_atomically(target, pdf)
-        appendix = render(context, document="appendix").pdf
         appendix_target = _never_over_another(appendix_path(target),
                                               hashlib.sha256(appendix).hexdigest())
         _write_atomically(appendix_target, appendix)
@@ -257,6 +257,19 @@ def render_briefing(settings: Settings, dataset_version: int, *, as_of: date,
         engine.dispose()
     return RenderedBriefing(target, digest, dataset_version, first_sha,
                             appendix=appendix_target, digest=page_one_digest(context))
+
+
+def _render_both(context: BriefingContext, target: Path) -> tuple[RenderedPdf, bytes]:
+    """The briefing and its appendix, both rendered before either is written. WeasyPrint
+    copies the template's fonts to temporary files while it renders: a full disk or a file
+    size limit there is named as such, with the briefing it kept."""
+    try:
+        return render(context), render(context, document="appendix").pdf
+    except OSError as exc:
+        kept = "; the previous file is unchanged" if target.is_file() else ""
+        raise OSError(exc.errno, f"could not be rendered ({exc.strerror} while copying the "
+                                 f"template's fonts to a temporary file){kept}",
+                      str(target)) from exc
 
 
 def appendix_path(briefing: Path) -> Path:

@@ -126,7 +126,8 @@ def test_a_file_size_limit_while_rendering_keeps_the_previous_briefing(published
     assert code == 5, stderr
     assert stderr.strip() == (
         f"error: specledger report failed: {home}/briefings/briefing-{DAY}.pdf: could not be "
-        "written (File too large); the previous file is unchanged")
+        "rendered (File too large while copying the template's fonts to a temporary file); "
+        "the previous file is unchanged")
     assert_outputs_intact(home, before)
     assert briefing_records(home) == records  # a briefing not written is not recorded
 
