@@ -417,3 +417,8 @@ class _Reader(DocumentReader):
             self.fail(section, key, name, f"must be above 0{' and at most 1' * (highest == 1)},"
                                           f" got {shown(section[key])}")
         return value
+
+
+# The C2C reader's field checks (numbers, counts, item keys) and its cluster block, which the
+# other scenario kinds (serving) read with the same rules and messages.
+FieldReader = _Reader

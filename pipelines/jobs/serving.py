@@ -1,0 +1,191 @@
+"""Answer a `kind: serving` scenario: each option's curve (measured when the ledger has points
+for the same hardware, model and precision, else the serving model's), its cost per million
+tokens at its price per GPU-hour, and at the target interactivity the cheaper option with its
+margin and band."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from db.engine import Session
+from models.c2c.spec import ClusterSpec, Precision
+from models.serving import calibration
+from models.serving.cost import (
+    Point,
+    at_target,
+    cheaper_at_target,
+    priced,
+    usd_per_mtok,
+)
+from models.serving.curve import serving_curve
+from pipelines.inputs.limits import DEFAULT_LIMITS, InputLimits
+from pipelines.inputs.serving_scenarios import Price, ServingOption, ServingScenario
+from pipelines.ledger.cluster_specs import MissingSpec, resolve_cluster
+from pipelines.ledger.figures import FigureUsed
+
+# The most sequences a modelled curve batches per GPU of the instance (the engines' running-
+# request limits sit around a few hundred per GPU; the KV cache usually binds first).
+MAX_SEQUENCES_PER_GPU = 512
+# A measured curve needs at least this many points of one shape.
+MIN_MEASURED_POINTS = 2
+MEASURED_BAND = (1.0, 1.0, "measured points: the band covers the model's error only")
+
+
+class MissingPrice(LookupError):
+    """An option's price per GPU-hour that neither the scenario, the market nor TCO gives."""
+
+
+def evaluate(scenario: ServingScenario, session: Session | None, *, on: date,
+             known: datetime, dataset_version: int | None,
+             scenarios_dir: Path | None = None, limits: InputLimits = DEFAULT_LIMITS,
+             measured: pd.DataFrame | None = None) -> dict[str, Any]:
+    """The scenario's answer as plain JSON-ready data (see the README's `serving`)."""
+    options = [_option(scenario, option, session, on=on, known=known,
+                       scenarios_dir=scenarios_dir, limits=limits, measured=measured,
+                       dataset_version=dataset_version)
+               for option in scenario.options]
+    reached = [o["priced"] for o in options if o["priced"] is not None]
+    margin = cheaper_at_target(reached)
+    for option in options:
+        option.pop("priced")
+    return {
+        "scenario": scenario.name, "kind": "serving", "dataset_version": dataset_version,
+        "model": scenario.model_key, "precision": scenario.weights.value,
+        "request": {"input_tokens": scenario.request.input_tokens,
+                    "output_tokens": scenario.request.output_tokens},
+        "target_tok_s_per_user": scenario.target_tok_s_per_user,
+        "options": options,
+        "cheaper_option": margin.cheaper if margin else None,
+        "margin": margin.saving if margin else None,
+        "band": {"p10": margin.p10, "p90": margin.p90} if margin else None,
+        "call": (None if margin is None else
+                 "too close to call" if margin.too_close else margin.cheaper),
+        "unreached": [o["name"] for o in options if o["at_target"] is None],
+    }
+
+
+def _option(scenario: ServingScenario, option: ServingOption, session: Session | None, *,
+            on: date, known: datetime, scenarios_dir: Path | None, limits: InputLimits,
+            measured: pd.DataFrame | None, dataset_version: int | None) -> dict[str, Any]:
+    hw, used = option_hardware(option, session, on=on, known=known)
+    price, price_note = option_price(option.price, session, on=on, known=known,
+                                     scenarios_dir=scenarios_dir, limits=limits,
+                                     dataset_version=dataset_version)
+    points = measured_points(measured, option, scenario)
+    if len(points) >= MIN_MEASURED_POINTS:
+        source, low, high, basis = "measured", *MEASURED_BAND
+        constants_note = "measured"
+        curve = points
+    else:
+        constants, constants_note = calibration.constants(hw.arch)
+        low, high, basis = calibration.band(hw.arch)
+        source = "model"
+        curve = [Point(p.concurrency, p.tok_s_per_gpu, p.tok_s_per_user, p.ttft_s)
+                 for p in serving_curve(scenario.model, option.deployment, hw,
+                                        scenario.request, constants, hw.gemm_peak,
+                                        cap=MAX_SEQUENCES_PER_GPU * option.deployment.gpus)]
+    target = at_target(curve, scenario.target_tok_s_per_user)
+    return {
+        "name": option.name, "source": source, "gpu": option.cluster.gpu, "arch": hw.arch,
+        "gpus_per_instance": option.deployment.gpus,
+        "deployment": {"tp": option.deployment.tp, "dp": option.deployment.dp,
+                       "ep": option.deployment.ep},
+        "usd_per_gpu_hour": price, "price_source": price_note,
+        "constants": constants_note,
+        "band": {"low": low, "high": high, "basis": basis},
+        "curve": [_row(p, price) for p in curve],
+        "at_target": None if target is None else _row(target, price),
+        "hardware": [f.to_json() for f in used],
+        "priced": None if target is None else priced(option.name, price, target, (low, high)),
+    }
+
+
+def option_hardware(option: ServingOption, session: Session | None, *, on: date,
+                    known: datetime) -> tuple[ClusterSpec, list[FigureUsed]]:
+    """The option's GPU and fabrics. FP4 weights on a GPU without an FP4 peak (Hopper) are
+    unpacked and multiplied at its FP8 peak, as the engines' mixed-precision kernels do."""
+    try:
+        return resolve_cluster(option.cluster, session, on=on, known=known)
+    except MissingSpec as exc:
+        if option.cluster.precision != Precision.FP4 or "peak_fp4" not in str(exc):
+            raise
+    hw, used = resolve_cluster(replace(option.cluster, precision=Precision.FP8), session,
+                               on=on, known=known)
+    peak = next(f for f in used if f.name == "gemm_peak_flops")
+    note = "FP4 weights at the FP8 peak: the GPU has no FP4 peak in the ledger"
+    return hw, [replace(f, note=note) if f is peak else f for f in used]
+
+
+def _row(point: Point, price: float) -> dict[str, Any]:
+    return {"concurrency": point.concurrency, "tok_s_per_gpu": point.tok_s_per_gpu,
+            "tok_s_per_user": point.tok_s_per_user, "ttft_s": point.ttft_s,
+            "usd_per_mtok_out": usd_per_mtok(price, point.tok_s_per_gpu)}
+
+
+def measured_points(measured: pd.DataFrame | None, option: ServingOption,
+                    scenario: ServingScenario) -> list[Point]:
+    """The ledger's measured points for the option's hardware, the scenario's model,
+    precision and request shape (aggregated, not disaggregated, serving), by concurrency."""
+    if measured is None or measured.empty or option.cluster.gpu is None:
+        return []
+    rows = measured[(measured["hardware"] == option.cluster.gpu)
+                    & (measured["model"] == scenario.model_key)
+                    & (measured["precision"] == scenario.weights.value)
+                    & (measured["input_tokens"] == scenario.request.input_tokens)
+                    & (measured["output_tokens"] == scenario.request.output_tokens)
+                    & ~measured["disaggregated"].astype(bool)
+                    & measured["tok_s_per_user"].notna()
+                    & measured["concurrency"].notna()]
+    return [Point(float(r.concurrency), float(r.tok_s_per_gpu), float(r.tok_s_per_user),
+                  None if pd.isna(r.ttft_s) else float(r.ttft_s))
+            for r in rows.sort_values("concurrency").itertuples()]
+
+
+def option_price(price: Price, session: Session | None, *, on: date, known: datetime,
+                 scenarios_dir: Path | None, limits: InputLimits,
+                 dataset_version: int | None) -> tuple[float, str]:
+    """USD per GPU-hour and where it comes from: the scenario, the market's price index, or
+    the TCO model's own figure for an option of a TCO scenario."""
+    if price.usd_per_gpu_hour is not None:
+        return price.usd_per_gpu_hour, "scenario"
+    if price.market_gpu is not None:
+        from pipelines.ledger.market import index_row
+
+        row = None if session is None else index_row(session, price.market_gpu,
+                                                     price.market_term, on=on, known=known)
+        if row is None:
+            raise MissingPrice(f"price.market: the ledger has no {price.market_term} offer "
+                               f"for {price.market_gpu!r} known on {on}")
+        return float(row["median"]), (f"market: {price.market_gpu} {price.market_term} "
+                                      f"median of {int(row['n_offers'])} offers, {on}")
+    return _tco_price(price, session, on=on, known=known, scenarios_dir=scenarios_dir,
+                      limits=limits, dataset_version=dataset_version)
+
+
+def _tco_price(price: Price, session: Session | None, *, on: date, known: datetime,
+               scenarios_dir: Path | None, limits: InputLimits,
+               dataset_version: int | None) -> tuple[float, str]:
+    from pipelines.inputs.scenarios import scenario_paths
+    from pipelines.inputs.tco_scenarios import load_tco_scenario
+    from pipelines.jobs import tco
+
+    folder = scenarios_dir or Path(".")
+    for path in scenario_paths(folder, "tco"):
+        scenario = load_tco_scenario(path, limits)
+        if scenario.name != price.tco_scenario:
+            continue
+        resolved = tco.resolve_inputs(scenario, session, on=on, known=known,
+                                      scenarios_dir=folder, limits=limits)
+        result = tco.evaluate(scenario, resolved, dataset_version)
+        for option in result.get("options", []):
+            if option["name"] == price.tco_option:
+                return float(option["usd_per_gpu_hour"]), (
+                    f"TCO: {price.tco_scenario}, option {price.tco_option}")
+        raise MissingPrice(f"price.option: TCO scenario {price.tco_scenario!r} has no "
+                           f"option {price.tco_option!r}")
+    raise MissingPrice(f"price.tco: no TCO scenario named {price.tco_scenario!r} in {folder}")

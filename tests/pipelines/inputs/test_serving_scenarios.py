@@ -1,0 +1,84 @@
+"""`kind: serving` scenario files: the shipped ones read, a bad one names file, line and field."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from models.c2c.spec import Precision
+from models.serving.spec import WeightFormat
+from pipelines.inputs.scenarios import ScenarioError, scenario_paths
+from pipelines.inputs.serving_scenarios import load_serving_scenario
+from tests.pipelines.conftest import SHIPPED_SCENARIOS
+
+INLINE = """\
+name: serving-inline
+kind: serving
+model: llama-3.3-70b
+precision: fp8
+request: {input_tokens: 1024, output_tokens: 256}
+target_tok_s_per_user: 40
+options:
+  - name: fast
+    cluster:
+      gpu_specs: {peak: 1000 TFLOP/s, peak_fp8: 2000 TFLOP/s, hbm: 141 GB, hbm_bw: 4800 GB/s}
+      scale_up: {domain_gpus: 8, bw_per_gpu_bidir: 900 GB/s}
+      scale_out: {nic_rate: 400 Gb/s}
+    deployment: {tp: 8}
+    price: {usd_per_gpu_hour: 3.0}
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "serving.yaml"
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def test_every_shipped_serving_scenario_reads_and_only_they_are_of_their_kind():
+    paths = scenario_paths(SHIPPED_SCENARIOS, "serving")
+    assert {p.stem for p in paths} == {"serving-llama-3.3-70b-fp8", "serving-deepseek-r1-fp8",
+                                       "serving-deepseek-r1-fp4", "serving-gpt-oss-120b-chat"}
+    for path in paths:
+        scenario = load_serving_scenario(path)
+        assert scenario.name == path.stem and len(scenario.options) >= 3
+    assert not set(paths) & set(scenario_paths(SHIPPED_SCENARIOS, "c2c"))
+
+
+def test_an_inline_scenario_reads_its_model_request_options_and_precision(tmp_path):
+    scenario = load_serving_scenario(write(tmp_path, INLINE))
+    assert (scenario.model_key, scenario.weights, scenario.target_tok_s_per_user) == (
+        "llama-3.3-70b", WeightFormat.FP8, 40.0)
+    [option] = scenario.options
+    assert option.deployment.tp == 8 and option.price.usd_per_gpu_hour == 3.0
+    assert option.cluster.precision == Precision.FP8   # the peak the weights run at
+    assert option.cluster.inline["gpu_specs.hbm"].value == 141e9
+
+
+@pytest.mark.parametrize("change, line, field, reason", [
+    (("model: llama-3.3-70b", "model: llama-9"), 3, "model", "unknown model 'llama-9'"),
+    (("precision: fp8", "precision: int3"), 4, "precision", "expected one of bf16, fp8, fp4"),
+    (("{tp: 8}", "{tp: 8, ep: 16}"), 13, "options[0].deployment",
+     "ep 16 exceeds the instance's 8 GPUs"),
+    (("{usd_per_gpu_hour: 3.0}", "{usd_per_gpu_hour: -3}"), 14,
+     "options[0].price.usd_per_gpu_hour", "expected a non-negative number"),
+    (("hbm: 141 GB", "hbm: lots"), 10, "options[0].cluster.gpu_specs.hbm",
+     "expected a quantity with a unit"),
+    (("target_tok_s_per_user: 40", "target_tok_s_per_user: 0"), 6, "target_tok_s_per_user",
+     "must be positive"),
+])
+def test_a_bad_field_is_named_with_its_file_and_line(tmp_path, change, line, field, reason):
+    path = write(tmp_path, INLINE.replace(*change))
+    with pytest.raises(ScenarioError) as raised:
+        load_serving_scenario(path)
+    assert (raised.value.path, raised.value.line, raised.value.field) == (str(path), line, field)
+    assert reason in raised.value.reason
+
+
+def test_two_prices_for_one_option_are_refused(tmp_path):
+    text = INLINE.replace("{usd_per_gpu_hour: 3.0}",
+                          "{usd_per_gpu_hour: 3.0, market: {gpu: h100-sxm5}}")
+    with pytest.raises(ScenarioError, match="give exactly one of usd_per_gpu_hour, market, tco"):
+        load_serving_scenario(write(tmp_path, text))

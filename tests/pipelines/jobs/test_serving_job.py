@@ -1,0 +1,72 @@
+"""Answering a serving scenario: each option's curve and cost, the cheaper one at the target,
+and a measured curve preferred to the model's when the ledger has one."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pandas as pd
+import pytest
+
+from pipelines.inputs.serving_scenarios import load_serving_scenario
+from pipelines.jobs import serving
+from tests.pipelines.inputs.test_serving_scenarios import INLINE, write
+
+ON, KNOWN = date(2026, 11, 25), datetime(2026, 11, 25, tzinfo=UTC)
+SECOND = """\
+  - name: slow
+    cluster:
+      gpu: slow-gpu
+      gpu_specs: {peak: 500 TFLOP/s, peak_fp8: 1000 TFLOP/s, hbm: 80 GB, hbm_bw: 2000 GB/s}
+      scale_up: {domain_gpus: 8, bw_per_gpu_bidir: 600 GB/s}
+      scale_out: {nic_rate: 200 Gb/s}
+    deployment: {tp: 8}
+    price: {usd_per_gpu_hour: 2.0}
+"""
+
+
+def answer(tmp_path, text, measured=None):
+    scenario = load_serving_scenario(write(tmp_path, text))
+    return serving.evaluate(scenario, None, on=ON, known=KNOWN, dataset_version=None,
+                            measured=measured)
+
+
+def test_each_option_has_a_curve_its_point_at_the_target_and_a_cost(tmp_path):
+    result = answer(tmp_path, INLINE + SECOND)
+    assert set(result) >= {"options", "target_tok_s_per_user", "cheaper_option", "margin",
+                           "band"}
+    fast, slow = result["options"]
+    for option in (fast, slow):
+        assert option["source"] == "model"
+        assert set(option["curve"][0]) == {"concurrency", "tok_s_per_gpu", "tok_s_per_user",
+                                           "ttft_s", "usd_per_mtok_out"}
+        assert option["at_target"]["tok_s_per_user"] == pytest.approx(40)
+        point = option["at_target"]
+        assert point["usd_per_mtok_out"] == pytest.approx(
+            option["usd_per_gpu_hour"] / 3600 / point["tok_s_per_gpu"] * 1e6)
+    cheaper = min((fast, slow), key=lambda o: o["at_target"]["usd_per_mtok_out"])
+    assert result["cheaper_option"] == cheaper["name"]
+    assert result["band"]["p10"] <= result["margin"] <= result["band"]["p90"]
+    assert fast["band"]["basis"].startswith("no measured serving point")
+
+
+def test_a_measured_curve_for_the_same_hardware_model_and_precision_is_preferred(tmp_path):
+    points = pd.DataFrame({
+        "hardware": "slow-gpu", "model": "llama-3.3-70b", "precision": "fp8",
+        "input_tokens": 1024, "output_tokens": 256, "disaggregated": False,
+        "concurrency": [4, 16, 64], "tok_s_per_gpu": [100.0, 300.0, 700.0],
+        "tok_s_per_user": [60.0, 45.0, 20.0], "ttft_s": [0.1, 0.2, None]})
+    result = answer(tmp_path, INLINE + SECOND, measured=points)
+    fast, slow = result["options"]
+    assert (fast["source"], slow["source"]) == ("model", "measured")
+    assert [p["tok_s_per_gpu"] for p in slow["curve"]] == [100.0, 300.0, 700.0]
+    assert 300 < slow["at_target"]["tok_s_per_gpu"] < 700
+    other_shape = points.assign(output_tokens=1024)   # another request shape: not this one
+    assert answer(tmp_path, INLINE + SECOND, other_shape)["options"][1]["source"] == "model"
+
+
+def test_an_option_that_cannot_reach_the_target_is_named_and_left_out_of_the_verdict(tmp_path):
+    result = answer(tmp_path, (INLINE + SECOND).replace("target_tok_s_per_user: 40",
+                                                        "target_tok_s_per_user: 5000"))
+    assert result["unreached"] == ["fast", "slow"]
+    assert result["cheaper_option"] is None and result["band"] is None
