@@ -20,7 +20,7 @@ from weasyprint.urls import URLFetcher
 from models.trends.types import Series
 from reports import charts, decision_charts, views
 from reports.context import BriefingContext, SourceLine, SpecLine
-from reports.decisions import flip, input_label, verdict, workloads
+from reports.decisions import flip, input_label, serving_verdict, verdict, workloads
 from reports.fetcher import TemplateFetcher
 from reports.formatting import FILTERS, format_date, format_number, format_value
 
@@ -63,6 +63,8 @@ def chart_svgs(context: BriefingContext, document: str = "briefing") -> dict[str
         svgs["market"] = decision_charts.market_chart(context.market_history)
     svgs["tornado"] = {d.name: decision_charts.tornado_chart(d, input_label)
                        for d in context.decisions if d.swings and not d.illustrative}
+    svgs["serving"] = {s.name: decision_charts.serving_chart(s) for s in context.serving
+                       if any(o.curve for o in s.options)}
     return svgs
 
 
@@ -84,7 +86,7 @@ def render_html(context: BriefingContext, template: str = "briefing",
         ctx=context,
         charts=chart_svgs(context, document),
         workloads=workloads(context.decisions),
-        verdict=verdict, flip=flip,
+        verdict=verdict, flip=flip, serving_verdict=serving_verdict,
         crossing_groups=views.crossing_groups,
         rented=views.rented_options(context.decisions),
         subjects_by_metric=views.subjects_by_metric,

@@ -183,6 +183,40 @@ class MarketLine:
 
 
 @dataclass(frozen=True)
+class ServingOptionLine:
+    """One option of a serving scenario: its curve and its cost at the target."""
+
+    name: str
+    source: str                           # "measured" or "model"
+    usd_per_gpu_hour: float
+    price_source: str                     # the scenario, the market index, or a TCO option
+    curve: tuple[tuple[float, float, float], ...]   # (concurrency, tok/s/GPU, tok/s/user)
+    tok_s_per_gpu: float | None = None    # at the target; None: it does not reach it
+    usd_per_mtok: float | None = None
+    band_basis: str = ""
+
+
+@dataclass(frozen=True)
+class ServingLine:
+    """A serving scenario's answer: cost per million output tokens at a target
+    interactivity, per option, and the cheaper option with its margin and band."""
+
+    name: str
+    model: str
+    precision: str
+    input_tokens: int
+    output_tokens: int
+    target_tok_s_per_user: float
+    options: tuple[ServingOptionLine, ...]
+    cheaper: str | None = None
+    dearer: str | None = None
+    saving: float | None = None
+    saving_p10: float | None = None
+    saving_p90: float | None = None
+    too_close: bool = False
+
+
+@dataclass(frozen=True)
 class Headline:
     """One change since the last briefing that moves a decision or a price."""
 
@@ -261,6 +295,7 @@ class BriefingContext:
     market: list[MarketLine] = field(default_factory=list)        # one per GPU
     market_history: list[MarketSeries] = field(default_factory=list)
     headlines: list[Headline] = field(default_factory=list)       # at most five
+    serving: list[ServingLine] = field(default_factory=list)      # one per serving scenario
     changes: Changes = field(default_factory=Changes)
     moves: list[ResultMove] = field(default_factory=list)
     validation: list[ValidationLine] = field(default_factory=list)

@@ -12,7 +12,7 @@ from matplotlib.dates import AutoDateLocator, DateFormatter
 from matplotlib.figure import Figure
 
 from reports.chart_base import COLORS, MARKERS, WIDTH, log_axis, log_ticks, style, svg
-from reports.context import DecisionLine, MarketSeries
+from reports.context import DecisionLine, MarketSeries, ServingLine
 
 
 def tornado_chart(line: DecisionLine, label: object = str) -> Markup:
@@ -79,3 +79,34 @@ def _date_ticks(axis: Axes, days: list[date]) -> None:
     else:
         axis.xaxis.set_major_locator(AutoDateLocator(maxticks=6))
     axis.xaxis.set_major_formatter(DateFormatter("%Y-%m-%d"))
+
+
+def serving_chart(line: ServingLine) -> Markup:
+    """Tokens/s per GPU against tokens/s per user, one curve per option (log-log), the
+    target interactivity as a dashed line and each option's point there as a ring."""
+    with style(f"serving-{line.name}"):
+        figure = Figure(figsize=(WIDTH, 2.6))
+        axis = figure.add_subplot()
+        handles = []
+        for n, option in enumerate(o for o in line.options if o.curve):
+            _, per_gpu, per_user = zip(*option.curve, strict=True)
+            color = COLORS[n % len(COLORS)]
+            handles += axis.plot(per_user, per_gpu, marker=MARKERS[n % len(MARKERS)],
+                                 color=color, linewidth=1.2, markersize=3.5,
+                                 label=f"{option.name} ({option.source})")
+            if option.tok_s_per_gpu is not None:
+                axis.plot([line.target_tok_s_per_user], [option.tok_s_per_gpu], "o",
+                          markersize=7, markerfacecolor="none", markeredgecolor=color)
+        axis.axvline(line.target_tok_s_per_user, color="#b2182b", linewidth=0.8,
+                     linestyle="--")
+        log_axis(axis)
+        log_axis(axis, "x")
+        axis.set_xlabel("tokens/s per user (interactivity); dashed: the target")
+        axis.set_ylabel("output tokens/s per GPU")
+        lines = -(-len(handles) // 3)
+        height = figure.get_figheight()
+        figure.subplots_adjust(left=0.1, right=0.98, top=1 - 0.12 / height,
+                               bottom=(0.5 + 0.15 * lines) / height)
+        figure.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.09, 0.0), ncol=3,
+                      handlelength=2.5, fontsize=6.5)
+        return svg(figure)

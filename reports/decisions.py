@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from reports.context import BriefingContext, DecisionLine, OptionLine
+from reports.context import BriefingContext, DecisionLine, OptionLine, ServingLine
 from reports.formatting import format_number, format_percent, format_usd
 
 
@@ -82,6 +82,26 @@ def flip(line: DecisionLine) -> str:
     return text + "".join(f", or with {f}" for f in line.flips) + "."
 
 
+def serving_verdict(line: ServingLine) -> str:
+    """A serving scenario in one sentence: the cheaper option per million output tokens at
+    the target, by how much, and how sure."""
+    target = f"at {format_number(line.target_tok_s_per_user, 3)} tokens/s per user"
+    reached = [o for o in line.options if o.usd_per_mtok is not None]
+    if line.cheaper is None or line.saving is None:
+        if not reached:
+            return f"No option reaches {target}."
+        only = reached[0]
+        return (f"Only {only.name} reaches {target}: {format_usd(only.usd_per_mtok)} per "
+                "million output tokens.")
+    costs = {o.name: o.usd_per_mtok for o in line.options}
+    text = (f"{line.cheaper} costs {format_usd(costs[line.cheaper])} per million output "
+            f"tokens {target}, {format_percent(line.saving)} less than {line.dearer} "
+            f"({format_usd(costs[line.dearer])}), P10–P90 "
+            f"{format_percent(line.saving_p10, signed=True)} to "
+            f"{format_percent(line.saving_p90, signed=True)}")
+    return f"Too close to call: {text}." if line.too_close else f"{text}."
+
+
 def digest(context: BriefingContext) -> str:
     """Page 1 as plain text: the verdicts, the changes and the market."""
     lines = [f"specledger briefing, {context.as_of.isoformat()} "
@@ -90,6 +110,10 @@ def digest(context: BriefingContext) -> str:
         lines.append(workload.title)
         lines += [f"  {names}: {_option_text(option)}" for names, option in workload.options]
         lines += [f"  - {verdict(d)} {flip(d)}".rstrip() for d in workload.decisions]
+        lines.append("")
+    if context.serving:
+        lines.append("Serving:")
+        lines += [f"  - {s.model} {s.precision}: {serving_verdict(s)}" for s in context.serving]
         lines.append("")
     if context.headlines:
         lines.append("Since the last briefing:")

@@ -61,6 +61,7 @@ def evaluate(scenario: ServingScenario, session: Session | None, *, on: date,
         "target_tok_s_per_user": scenario.target_tok_s_per_user,
         "options": options,
         "cheaper_option": margin.cheaper if margin else None,
+        "dearer_option": margin.dearer if margin else None,
         "margin": margin.saving if margin else None,
         "band": {"p10": margin.p10, "p90": margin.p90} if margin else None,
         "call": (None if margin is None else

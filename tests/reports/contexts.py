@@ -39,6 +39,8 @@ from reports.context import (
     OptionLine,
     ResultMove,
     ScenarioLine,
+    ServingLine,
+    ServingOptionLine,
     SourceLine,
     SpecLine,
     TcoLine,
@@ -259,6 +261,19 @@ def decisions() -> list[DecisionLine]:
     ]
 
 
+def serving() -> list[ServingLine]:
+    curve = ((1.0, 20.0, 160.0), (64.0, 900.0, 90.0), (1024.0, 6000.0, 30.0))
+    slow = ((1.0, 9.0, 140.0), (64.0, 250.0, 60.0), (512.0, 800.0, 20.0))
+    basis = "no measured serving point of this architecture: the priors, not a fit"
+    return [ServingLine(
+        "serving-deepseek-r1-fp8", "deepseek-r1", "fp8", 1024, 1024, 35.0,
+        (ServingOptionLine("gb200-nvl72-ep72", "model", 2.56, "TCO: tco-1t, option nvl72",
+                           curve, 4800.0, 0.148, basis),
+         ServingOptionLine("b200-ep16-ndr", "measured", 2.39, "TCO: tco-1t, option hgx-ndr",
+                           slow, 600.0, 1.11, basis)),
+        "gb200-nvl72-ep72", "b200-ep16-ndr", 0.867, 0.52, 0.92)]
+
+
 def market() -> list[MarketLine]:
     return [MarketLine("h100-sxm5", 10.0, 3, 3, -0.125, 3.29, "lambda", "on_demand",
                        "epoch-training-cost-trends", AS_OF),
@@ -365,7 +380,7 @@ def full_context() -> BriefingContext:
         comparison=rows, scenarios=scenarios(), tco=tco_lines(), changes=changes(),
         moves=moves(), validation=validation_lines(), parameters=PARAMETERS,
         decisions=decisions(), market=market(), market_history=market_history(),
-        headlines=headlines())
+        headlines=headlines(), serving=serving())
 
 
 def empty_context() -> BriefingContext:

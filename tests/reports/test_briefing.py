@@ -20,7 +20,7 @@ from tests.reports.contexts import empty_context, full_context
 ROOT = Path(__file__).resolve().parents[2]
 CONTEXT = full_context()
 HEADINGS = ("What to buy", "Flags that need attention", "C2C per workload", "TCO comparison",
-            "Market: renting GPU-hours", "Rack and system power density",
+            "Serving: throughput against interactivity", "Market: renting GPU-hours", "Rack and system power density",
             "Interconnect trends", "Model error against published measurements")
 APPENDIX_HEADINGS = ("Changes since the previous briefing", "Scale-up vs scale-out comparison",
                      "C2C inputs", "TCO inputs", "Density: crossings and points",
@@ -212,7 +212,7 @@ def test_the_c2c_section_places_each_scenario_with_its_class_and_fabric(
 
 
 def test_tco_prints_break_even_ranges_the_models_speedup_and_a_tornado(full_pdf):
-    text = between(body(full_pdf), "TCO comparison", "Market: renting")
+    text = between(body(full_pdf), "TCO comparison", "Serving: throughput")
     for line in CONTEXT.tco:
         row = line_with(text, line.name[:20], format_number(line.break_even_speedup, 3))
         assert (format_number(line.speedup, 3) if line.speedup else "n/a") in row
@@ -301,8 +301,8 @@ def test_another_process_renders_the_same_bytes(full_pdf):
 def test_the_html_links_only_its_stylesheet_and_inlines_every_chart():
     html = render_html(CONTEXT)
     assert re.findall(r'\b(?:src|href)="([^"#][^"]*)"', html) == ["briefing.css"]
-    # density, interconnect, C2C map, TCO, market and one tornado
-    assert html.count("<svg ") == 6 and "<?xml" not in html and "<metadata" not in html
+    # density, interconnect, C2C map, TCO, market, one tornado and one serving curve
+    assert html.count("<svg ") == 7 and "<?xml" not in html and "<metadata" not in html
     appendix = render_html(CONTEXT, document="appendix")
     assert appendix.count("<svg ") == 1   # the switch chart
 
@@ -340,3 +340,20 @@ def test_the_palette_lives_in_css_variables():
     root, rules = css.split(":root {", 1)[1].split("}", 1)
     assert "--critical:" in root
     assert not re.findall(r"#[0-9a-fA-F]{3,6}\b", rules)   # every colour through a variable
+
+
+def test_page_one_gives_each_serving_scenario_its_verdict(full_pdf):
+    page = flat(pdftotext(full_pdf, layout=False).split("\f")[0])
+    assert ("deepseek-r1 FP8, 1,024 in / 1,024 out: gb200-nvl72-ep72 costs $0.148 per million "
+            "output tokens at 35 tokens/s per user, 86.7 % less than b200-ep16-ndr ($1.11), "
+            "P10–P90 +52 % to +92 %.") in page
+
+
+def test_the_serving_section_draws_each_curve_and_prices_each_option_at_the_target(full_pdf):
+    text = flat(between(body(full_pdf, layout=False), "Serving: throughput",
+                        "Market: renting"))
+    assert "target 35 tokens/s per user" in text
+    assert "tokens/s per user (interactivity)" in text        # the chart's axis, as text
+    for option in CONTEXT.serving[0].options:
+        assert f"{option.name} ({option.source})" in text      # the chart's legend
+    assert "b200-ep16-ndr measured $2.39" in text and "$1.11" in text
