@@ -10,6 +10,7 @@ from markupsafe import Markup
 from matplotlib.axes import Axes
 from matplotlib.dates import AutoDateLocator, DateFormatter
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
 from reports.chart_base import COLORS, MARKERS, WIDTH, log_axis, log_ticks, style, svg
 from reports.context import DecisionLine, MarketSeries, ServingLine
@@ -59,14 +60,20 @@ def market_chart(history: Sequence[MarketSeries]) -> Markup:
         log_ticks(axis)
         _date_ticks(axis, sorted({day for s in history for day, _ in s.points}))
         axis.set_ylabel("USD per GPU-hour")
-        # Three legend entries a line: a market of many GPUs and terms keeps the plot tall.
-        lines = -(-len(handles) // 3)
-        height = figure.get_figheight()
-        figure.subplots_adjust(left=0.09, right=0.98, top=1 - 0.12 / height,
-                               bottom=(0.4 + 0.15 * lines) / height)
-        figure.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.08, 0.0), ncol=3,
-                      handlelength=2.5, fontsize=6.5)
+        legend_rows(figure, handles, left=0.09, axis_labels=0.4)
         return svg(figure)
+
+
+def legend_rows(figure: Figure, handles: list[Line2D], left: float,
+                axis_labels: float) -> None:
+    """The legend under the plot, three entries a line, so many lines keep the plot tall;
+    `axis_labels`: inches the x tick labels and axis label take below the plot."""
+    lines = -(-len(handles) // 3)
+    height = figure.get_figheight()
+    figure.subplots_adjust(left=left, right=0.98, top=1 - 0.12 / height,
+                           bottom=(axis_labels + 0.15 * lines) / height)
+    figure.legend(handles=handles, loc="lower left", bbox_to_anchor=(left - 0.01, 0.0),
+                  ncol=3, handlelength=2.5, fontsize=6.5)
 
 
 def _date_ticks(axis: Axes, days: list[date]) -> None:
@@ -103,10 +110,5 @@ def serving_chart(line: ServingLine) -> Markup:
         log_axis(axis, "x")
         axis.set_xlabel("tokens/s per user (interactivity); dashed: the target")
         axis.set_ylabel("output tokens/s per GPU")
-        lines = -(-len(handles) // 3)
-        height = figure.get_figheight()
-        figure.subplots_adjust(left=0.1, right=0.98, top=1 - 0.12 / height,
-                               bottom=(0.5 + 0.15 * lines) / height)
-        figure.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.09, 0.0), ncol=3,
-                      handlelength=2.5, fontsize=6.5)
+        legend_rows(figure, handles, left=0.1, axis_labels=0.5)
         return svg(figure)
