@@ -61,8 +61,10 @@ TCO_MODES = ("comparison", "training-run")
 FILE_FORMATS = ("source-pack", "epoch-ml-hardware", "nccl-tests", "mlperf-system",
                 "mlperf-result", "unknown",
                 # price lists and quotes (market signals)
-                "azure-retail-prices", "aws-price-list", "skypilot-catalog", "quote-sheet")
-MEASUREMENT_KINDS = ("nccl-tests", "mlperf-result")
+                "azure-retail-prices", "aws-price-list", "skypilot-catalog", "quote-sheet",
+                # inference serving benchmarks
+                "inferencex", "mlperf-inference")
+MEASUREMENT_KINDS = ("nccl-tests", "mlperf-result", "inference")
 # Copies of models.trends.types' vocabularies (db/ may not import models/).
 FLAG_SEVERITIES = ("critical", "warning", "info")
 FLAG_KINDS = ("density_threshold", "density_growth", "interconnect_trend", "bandwidth_ratio",
@@ -275,8 +277,9 @@ class Observation(Base):
 
 
 class MeasurementRun(Base):
-    """A measurement one file describes (an nccl-tests run, an MLPerf training run), with its
-    metadata; an nccl-tests run's size points are in nccl_point. Its summary figure, when it
+    """A measurement one file describes (an nccl-tests run, an MLPerf training run, a file of
+    inference serving results), with its metadata; an nccl-tests run's size points are in
+    nccl_point, an inference run's serving points in inference_point. Its summary figure, when it
     has one, is an observation from the same raw file."""
 
     __tablename__ = "measurement_run"
@@ -325,6 +328,51 @@ class NcclPoint(Base):
     ip_algbw: Mapped[float | None] = mapped_column(Float)
     ip_busbw: Mapped[float | None] = mapped_column(Float)
     ip_wrong: Mapped[int | None] = mapped_column(BigInteger)
+
+
+class InferencePoint(Base):
+    """One measured serving point of an inference benchmark (InferenceX, MLPerf Inference): a
+    model served on a hardware at one configuration and load, and what it delivered.
+
+    `tok_s_per_gpu` is output tokens/s over all the point's GPUs (prefill and decode for a
+    disaggregated point); `total_tok_s_per_gpu` counts input and output tokens. Dated by
+    `as_of` (the run's or the round's date) and sourced by `source_key` like every measurement.
+    """
+
+    __tablename__ = "inference_point"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    measurement_run_id: Mapped[int] = mapped_column(ForeignKey("measurement_run.id"),
+                                                    index=True)
+    line: Mapped[int | None]
+    source_key: Mapped[str] = mapped_column(Text)
+    as_of: Mapped[date]
+    hardware: Mapped[str] = mapped_column(Text)  # the ledger's GPU item key (after aliases)
+    hardware_written: Mapped[str] = mapped_column(Text)
+    system: Mapped[str | None] = mapped_column(Text)
+    gpus: Mapped[int] = mapped_column(Integer)
+    model: Mapped[str] = mapped_column(Text)
+    model_written: Mapped[str] = mapped_column(Text)
+    precision: Mapped[str | None] = mapped_column(Text)
+    framework: Mapped[str | None] = mapped_column(Text)
+    framework_version: Mapped[str | None] = mapped_column(Text)
+    spec_decoding: Mapped[str | None] = mapped_column(Text)
+    tp: Mapped[int | None] = mapped_column(Integer)
+    ep: Mapped[int | None] = mapped_column(Integer)
+    dp: Mapped[int | None] = mapped_column(Integer)
+    disaggregated: Mapped[bool] = mapped_column(Boolean)
+    prefill_gpus: Mapped[int | None] = mapped_column(Integer)
+    decode_gpus: Mapped[int | None] = mapped_column(Integer)
+    input_tokens: Mapped[int | None] = mapped_column(Integer)
+    output_tokens: Mapped[int | None] = mapped_column(Integer)
+    concurrency: Mapped[int | None] = mapped_column(Integer)
+    tok_s_per_gpu: Mapped[float] = mapped_column(Float)
+    total_tok_s_per_gpu: Mapped[float | None] = mapped_column(Float)
+    tok_s_per_user: Mapped[float | None] = mapped_column(Float)
+    ttft_s: Mapped[float | None] = mapped_column(Float)
+    tpot_s: Mapped[float | None] = mapped_column(Float)
+    scenario: Mapped[str | None] = mapped_column(Text)
+    benchmark: Mapped[str] = mapped_column(Text)
 
 
 class DatasetVersion(Base):

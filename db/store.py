@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from db.schema import (
     DatasetVersion,
+    InferencePoint,
     IngestFile,
     IngestRun,
     Item,
@@ -210,17 +211,23 @@ def add_items(session: Session, items: Iterable[dict[str, Any]],
     _upsert_by_key(session, Item, items, only=dates)
 
 
+# Where a run's points go, by its kind: an inference run's serving points, else (nccl-tests)
+# its size points.
+_POINT_TABLES: dict[str, Any] = {"inference": InferencePoint}
+
+
 def add_measurement_run(session: Session, ingest_file: IngestFile, fields: dict[str, Any],
                         points: Sequence[dict[str, Any]]) -> MeasurementRun:
-    """Store a measured run of one file and its size points."""
+    """Store a measured run of one file and its points (an nccl-tests run's size points, an
+    inference run's serving points)."""
     run = MeasurementRun(ingest_run_id=ingest_file.ingest_run_id,
                          ingest_file_id=ingest_file.id, raw_file_id=ingest_file.raw_file_id,
                          **fields)
     session.add(run)
     session.flush()
-    if points:
-        session.execute(insert(NcclPoint), [{**p, "measurement_run_id": run.id}
-                                            for p in points])
+    table = _POINT_TABLES.get(fields.get("kind", ""), NcclPoint)
+    for chunk in _chunks(list(points), 5_000):
+        session.execute(insert(table), [{**p, "measurement_run_id": run.id} for p in chunk])
     return run
 
 
