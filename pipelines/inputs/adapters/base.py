@@ -84,14 +84,55 @@ class NcclPoint:
 
 
 @dataclass(frozen=True)
+class InferencePoint:
+    """One measured serving point of an inference benchmark (InferenceX, MLPerf Inference).
+
+    `tok_s_per_gpu` is output tokens/s over all `gpus` (prefill and decode GPUs of a
+    disaggregated point); `total_tok_s_per_gpu` counts input and output tokens; times in
+    seconds. None where the file does not give a figure (MLPerf gives no latencies, no
+    concurrency and no fixed sequence lengths)."""
+
+    line: int | None
+    source_key: str  # the source declared for it (inferencex-<date>, mlperf-inference-v5.1)
+    as_of: date  # the run's or the round's date
+    hardware: str  # the ledger's GPU item key (after aliases), else a slug of the name
+    hardware_written: str
+    system: str | None  # the system or rack item it ran in, when known
+    gpus: int  # GPUs the per-GPU figures divide by
+    model: str  # canonical model key: deepseek-r1, llama-3.3-70b, gpt-oss-120b ...
+    model_written: str
+    precision: str | None
+    framework: str | None
+    framework_version: str | None
+    spec_decoding: str | None  # InferenceX: mtp | none; None when not said
+    tp: int | None
+    ep: int | None
+    dp: int | None
+    disaggregated: bool
+    prefill_gpus: int | None
+    decode_gpus: int | None
+    input_tokens: int | None
+    output_tokens: int | None
+    concurrency: int | None
+    tok_s_per_gpu: float
+    total_tok_s_per_gpu: float | None
+    tok_s_per_user: float | None
+    ttft_s: float | None
+    tpot_s: float | None
+    scenario: str | None  # MLPerf: Offline | Server | Interactive
+    benchmark: str  # inferencex | mlperf-inference-v5.1 ...
+
+
+@dataclass(frozen=True)
 class MeasurementRun:
-    """A measurement run described by one file: an nccl-tests run or an MLPerf result.
+    """A measurement run described by one file: an nccl-tests run, an MLPerf result, or the
+    serving points of an inference benchmark file.
 
     `metadata` holds what the file says about the run (command line, nThread/nGpus/..., the
     rank -> host -> device map, NCCL version, MLPerf benchmark and system) as JSON-able data.
     """
 
-    kind: str  # "nccl-tests" | "mlperf-result"
+    kind: str  # "nccl-tests" | "mlperf-result" | "inference"
     item: str | None  # the ledger item measured, when known
     started_at: datetime | None
     finished_at: datetime | None
@@ -104,7 +145,8 @@ class MeasurementRun:
     benchmark: str | None = None
     duration_s: float | None = None  # MLPerf time to train (run_stop - run_start)
     metadata: dict[str, Any] = field(default_factory=dict)
-    points: list[NcclPoint] = field(default_factory=list)
+    # nccl-tests: its size points; inference: its serving points.
+    points: list[NcclPoint] | list[InferencePoint] = field(default_factory=list)
 
 
 @dataclass
@@ -120,8 +162,9 @@ class Parsed:
 
     @property
     def measured_rows(self) -> int:
-        """Measured rows stored beside the observations: an nccl-tests run's size points, or
-        the run itself when it has none (an MLPerf result's time to train)."""
+        """Measured rows stored beside the observations: an nccl-tests run's size points, an
+        inference run's serving points, or the run itself when it has none (an MLPerf
+        result's time to train)."""
         return sum(len(r.points) or 1 for r in self.runs)
 
     @property

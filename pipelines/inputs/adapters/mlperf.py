@@ -108,7 +108,8 @@ def _key(text: str) -> str:
     return ("mlperf-" + slug(text))[:_KEY_MAX].rstrip("-")
 
 
-def _item_key(system_name: str, submitter: str, options: AdapterOptions) -> str:
+def system_item_key(system_name: str, submitter: str, options: AdapterOptions) -> str:
+    """The ledger item of an MLPerf system: its alias, else mlperf-<submitter>-<system>."""
     return options.aliases.get(system_name) or _key(f"{submitter} {system_name}")
 
 
@@ -133,7 +134,7 @@ def _system(document: dict[str, Any], options: AdapterOptions, fallback: dict[st
     submitter = _text(document.get("submitter")) or fallback.get("org", "") or "unknown"
     division = _text(document.get("division")) or fallback.get("division", "") or "unknown"
     return _System(name=name, submitter=submitter, division=division,
-                   item_key=_item_key(name, submitter, options),
+                   item_key=system_item_key(name, submitter, options),
                    source_key=_key(f"{division} {submitter} {name}"))
 
 

@@ -14,7 +14,9 @@ from pipelines.inputs.adapters import (
     aws_offer,
     azure_prices,
     epoch,
+    inferencex,
     mlperf,
+    mlperf_inference,
     nccl_tests,
     quote_sheet,
     skypilot_catalog,
@@ -30,11 +32,11 @@ FOLDER_SUFFIXES = (*PACK_SUFFIXES, ".json", ".txt", ".log", ".out")
 SOURCE_PACK = "source-pack"
 
 # Most specific first: a CSV is Epoch's only when its header says so, else it is a pack. The
-# price lists come before MLPerf, whose detector parses a whole JSON object (an AWS offer file
-# is hundreds of megabytes); theirs read only the first 64 KiB.
+# price lists and the inference results come before MLPerf, whose detector parses a whole JSON
+# object (an AWS offer file is hundreds of megabytes); theirs read only the first 64 KiB.
 _DETECTORS: tuple[Callable[[str, bytes], str | None], ...] = (
     aws_offer.detect, azure_prices.detect, skypilot_catalog.detect, quote_sheet.detect,
-    mlperf.detect, nccl_tests.detect, epoch.detect)
+    inferencex.detect, mlperf_inference.detect, mlperf.detect, nccl_tests.detect, epoch.detect)
 # A `.yaml` file is a source pack unless it is one of these.
 _YAML_DETECTORS: tuple[Callable[[str, bytes], str | None], ...] = (quote_sheet.detect,)
 _PARSERS: dict[str, Callable[[str, bytes, AdapterOptions], Parsed]] = {
@@ -46,6 +48,8 @@ _PARSERS: dict[str, Callable[[str, bytes, AdapterOptions], Parsed]] = {
     azure_prices.FORMAT: azure_prices.parse,
     skypilot_catalog.FORMAT: skypilot_catalog.parse,
     quote_sheet.FORMAT: quote_sheet.parse,
+    inferencex.FORMAT: inferencex.parse,
+    mlperf_inference.FORMAT: mlperf_inference.parse,
 }
 
 
@@ -62,11 +66,12 @@ def detect_format(name: str, data: bytes) -> str:
         return SOURCE_PACK
     raise AdapterError(None, "unrecognised file: not a source pack (YAML, or CSV with source, "
                              "item, metric, unit, as_of), an Epoch AI ml_hardware.csv, "
-                             "nccl-tests output (text or -J JSON), an MLPerf systems/*.json "
-                             "or an MLPerf result_*.txt log, an AWS Price List EC2 offer "
-                             "file, an Azure Retail Prices API response, a SkyPilot catalog "
-                             "vms.csv or a quote sheet (CSV with vendor, unit_price, quoted_on, "
-                             "valid_until; or YAML with `quotes:`)")
+                             "nccl-tests output (text or -J JSON), an MLPerf systems/*.json, "
+                             "result_*.txt log or Inference summary_results.json, InferenceX "
+                             "results (agg_*.json or the dashboard's rows), an AWS Price List "
+                             "EC2 offer file, an Azure Retail Prices API response, a SkyPilot "
+                             "catalog vms.csv or a quote sheet (CSV with vendor, unit_price, "
+                             "quoted_on, valid_until; or YAML with `quotes:`)")
 
 
 def read_file(name: str, data: bytes, options: AdapterOptions) -> Parsed:
