@@ -14,7 +14,9 @@ if TYPE_CHECKING:  # pandas costs most of a second to import: only the frames pa
 
 from db.schema import (
     DatasetVersion,
+    InferencePoint,
     IngestFile,
+    IngestRun,
     Item,
     MeasurementRun,
     Metric,
@@ -225,3 +227,20 @@ def quote_history(session: Session) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["observation_id", "item", "metric", "source", "value",
                                        "as_of", "recorded_at", "superseded_at",
                                        "offer_provider", "offer_valid_until"])
+
+
+def inference_points(session: Session, known_at: datetime | None = None) -> pd.DataFrame:
+    """Every measured inference serving point (InferenceX, MLPerf Inference) with the columns
+    of inference_point and `recorded_at`, when the ledger learned it (its ingest run's start);
+    with `known_at`, only the points recorded at or before it. Oldest first."""
+    columns = [*InferencePoint.__table__.columns, IngestRun.started_at.label("recorded_at")]
+    query = (select(*columns)
+             .join(MeasurementRun, MeasurementRun.id == InferencePoint.measurement_run_id)
+             .join(IngestRun, IngestRun.id == MeasurementRun.ingest_run_id)
+             .order_by(InferencePoint.id))
+    if known_at is not None:
+        query = query.where(IngestRun.started_at <= known_at)
+    rows = [dict(row._mapping) for row in session.execute(query)]
+    import pandas as pd
+
+    return pd.DataFrame(rows, columns=[c.key for c in columns])

@@ -73,6 +73,16 @@ _LOADS = {
         "join measurement_run m on m.id = p.measurement_run_id "
         "join ingest_run i on i.id = m.ingest_run_id "
         "where i.started_at <= :cutoff order by p.id"),
+    "inference_point": (
+        "select p.measurement_run_id, p.line, p.source_key, p.as_of, p.hardware, "
+        "p.hardware_written, p.system, p.gpus, p.model, p.model_written, p.precision, "
+        "p.framework, p.framework_version, p.spec_decoding, p.tp, p.ep, p.dp, p.disaggregated, "
+        "p.prefill_gpus, p.decode_gpus, p.input_tokens, p.output_tokens, p.concurrency, "
+        "p.tok_s_per_gpu, p.total_tok_s_per_gpu, p.tok_s_per_user, p.ttft_s, p.tpot_s, "
+        "p.scenario, p.benchmark from inference_point p "
+        "join measurement_run m on m.id = p.measurement_run_id "
+        "join ingest_run i on i.id = m.ingest_run_id "
+        "where i.started_at <= :cutoff order by p.id"),
     # Scenarios known at the cut-off, and those the published results were computed from
     # (results are made after their version's cut-off: their definitions travel with them).
     "scenario": (

@@ -74,6 +74,14 @@ CHECKS: dict[str, TableChecks] = {
     "rejected_row": {"not_null": ["ingest_run_id", "path", "sha256", "field", "reason"]},
     "measurement_run": {"unique": [("id",)], "accepted_values": {"kind": MEASUREMENT_KINDS}},
     "nccl_point": {"relationships": [("measurement_run_id", "measurement_run", "id")]},
+    "inference_point": {
+        "not_null": ["source_key", "as_of", "hardware", "gpus", "model", "tok_s_per_gpu",
+                     "benchmark"],
+        "relationships": [("measurement_run_id", "measurement_run", "id"),
+                          ("source_key", "source", "key")],
+        "expression_is_true": ["gpus >= 1", "tok_s_per_gpu > 0",
+                               "prefill_gpus is null or prefill_gpus + decode_gpus = gpus",
+                               "ttft_s is null or ttft_s >= 0"]},
     "scenario": {"unique": [("id",), ("name", "content_sha256")],
                  "accepted_values": {"kind": SCENARIO_KINDS}},
     "c2c_result": {

@@ -160,14 +160,14 @@ create table measurement_run (
     duration_s double,
     metadata_json json not null
 );
-comment on table measurement_run is 'A measurement one ingested file describes: an nccl-tests run (its size points in nccl_point, its peak busbw an observation of metric busbw_measured) or an MLPerf training result.';
-comment on column measurement_run.kind is 'nccl-tests or mlperf-result.';
+comment on table measurement_run is 'A measurement one ingested file describes: an nccl-tests run (its size points in nccl_point, its peak busbw an observation of metric busbw_measured), an MLPerf training result, or a file of inference serving results (its points in inference_point).';
+comment on column measurement_run.kind is 'nccl-tests, mlperf-result or inference.';
 comment on column measurement_run.sha256 is 'sha256 of the raw file it came from.';
-comment on column measurement_run.item is 'The ledger item measured (a fabric for nccl-tests, a system for MLPerf), when known.';
+comment on column measurement_run.item is 'The ledger item measured (a fabric for nccl-tests, a system for MLPerf, the GPU of an inference file when all its points share one), when known.';
 comment on column measurement_run.started_at is 'Start of the run, UTC (nccl-tests prints local time without a zone: read as UTC).';
 comment on column measurement_run.duration_s is 'MLPerf: run_stop - run_start, seconds (the time to train when the run succeeded).';
 comment on column measurement_run.metadata_json is 'What the file says about the run: command line, parameters, rank -> host -> device map, footer, MLPerf status.';
-comment on column measurement_run.id is 'Ledger id of the run; nccl_point.measurement_run_id refers to it.';
+comment on column measurement_run.id is 'Ledger id of the run; nccl_point.measurement_run_id and inference_point.measurement_run_id refer to it.';
 comment on column measurement_run.finished_at is 'End of the run, UTC, when the file gives it.';
 comment on column measurement_run.ranks is 'nccl-tests ranks (GPUs) in the run.';
 comment on column measurement_run.nodes is 'Distinct hosts in the run.';
@@ -175,7 +175,7 @@ comment on column measurement_run.gpus_per_node is 'GPUs per host (ranks / nodes
 comment on column measurement_run.device is 'GPU model as the file names it (e.g. NVIDIA H100 80GB HBM3).';
 comment on column measurement_run.nccl_version is 'NCCL library version, when given.';
 comment on column measurement_run.collective is 'nccl-tests collective (all_reduce, all_gather, ...).';
-comment on column measurement_run.benchmark is 'MLPerf benchmark (e.g. gnn, resnet).';
+comment on column measurement_run.benchmark is 'MLPerf benchmark (e.g. gnn, resnet); inference: inferencex or mlperf-inference-<round> when all its points share one.';
 
 create table nccl_point (
     measurement_run_id integer not null references measurement_run (id),
@@ -212,6 +212,70 @@ comment on column nccl_point.ip_time_us is 'In-place time per operation, microse
 comment on column nccl_point.ip_algbw is 'In-place algorithm bandwidth, GB/s (1e9 bytes/s).';
 comment on column nccl_point.ip_busbw is 'In-place bus bandwidth, GB/s (1e9 bytes/s).';
 comment on column nccl_point.ip_wrong is 'In-place #wrong elements (NULL for legacy error floats and N/A).';
+
+create table inference_point (
+    measurement_run_id integer not null references measurement_run (id),
+    line integer,
+    source_key varchar not null,
+    as_of date not null,
+    hardware varchar not null,
+    hardware_written varchar not null,
+    system varchar,
+    gpus integer not null,
+    model varchar not null,
+    model_written varchar not null,
+    precision varchar,
+    framework varchar,
+    framework_version varchar,
+    spec_decoding varchar,
+    tp integer,
+    ep integer,
+    dp integer,
+    disaggregated boolean not null,
+    prefill_gpus integer,
+    decode_gpus integer,
+    input_tokens integer,
+    output_tokens integer,
+    concurrency integer,
+    tok_s_per_gpu double not null,
+    total_tok_s_per_gpu double,
+    tok_s_per_user double,
+    ttft_s double,
+    tpot_s double,
+    scenario varchar,
+    benchmark varchar not null
+);
+comment on table inference_point is 'One measured serving point of an inference benchmark (InferenceX, MLPerf Inference): a model on a GPU at one configuration and load, and what it delivered. Throughput is per GPU over all the point''s GPUs; times in seconds; NULL where the file gives no figure.';
+comment on column inference_point.measurement_run_id is 'The run (the ingested file) this point belongs to.';
+comment on column inference_point.line is 'Line of the point''s row in the raw file.';
+comment on column inference_point.source_key is 'The source it is cited by (inferencex-<date>, mlperf-inference-<round>); source.key.';
+comment on column inference_point.as_of is 'Valid time: the run''s date (InferenceX) or the round''s publication date (MLPerf, given with --as-of).';
+comment on column inference_point.hardware is 'The GPU: the ledger''s item key after data/item_aliases.yaml (h100-sxm5, b200, gb200, amd-mi355x, ...), else a slug of the written name.';
+comment on column inference_point.hardware_written is 'The GPU as the file names it (InferenceX hw / hardware, MLPerf Accelerator).';
+comment on column inference_point.system is 'The system or rack it ran in, when known: gb200-nvl72 / gb300-nvl72 for InferenceX GB200/GB300, the MLPerf system''s item (as its systems JSON gives it).';
+comment on column inference_point.gpus is 'GPUs the per-GPU figures divide by: one instance''s tp x pp x pcp (InferenceX single node), prefill + decode GPUs (disaggregated), Nodes x a# (MLPerf).';
+comment on column inference_point.model is 'Canonical model key (deepseek-r1, llama-3.3-70b, gpt-oss-120b, llama-2-70b, ...).';
+comment on column inference_point.model_written is 'The model as the file names it (an InferenceX model path or prefix, an MLPerf benchmark model such as llama2-70b-99).';
+comment on column inference_point.precision is 'Weights'' precision as written, lowercased (fp8, fp4, int4, mxfp4, ...); NULL when not given.';
+comment on column inference_point.framework is 'Serving framework (vllm, sglang, trt-llm, dynamo-trt-llm, mori-sglang, tensorrt, ...).';
+comment on column inference_point.framework_version is 'Its version: the container image tag (InferenceX), the version in Software (MLPerf).';
+comment on column inference_point.spec_decoding is 'Speculative decoding (InferenceX spec_decoding: mtp or none); NULL when not given.';
+comment on column inference_point.tp is 'Tensor parallelism (of the decode workers for a disaggregated point); NULL when not given (MLPerf).';
+comment on column inference_point.ep is 'Expert parallelism (decode workers for a disaggregated point).';
+comment on column inference_point.dp is 'Attention data parallelism: tp with DP attention, else 1 (decode workers for a disaggregated point).';
+comment on column inference_point.disaggregated is 'Prefill and decode on separate GPUs (MLPerf''s table does not say: false).';
+comment on column inference_point.prefill_gpus is 'GPUs of the prefill workers of a multinode point.';
+comment on column inference_point.decode_gpus is 'GPUs of the decode workers of a multinode point.';
+comment on column inference_point.input_tokens is 'Input sequence length, tokens (InferenceX isl; NULL for MLPerf, whose lengths are its dataset''s).';
+comment on column inference_point.output_tokens is 'Output sequence length, tokens (InferenceX osl; NULL for MLPerf).';
+comment on column inference_point.concurrency is 'Concurrent requests (InferenceX conc); NULL for MLPerf.';
+comment on column inference_point.tok_s_per_gpu is 'Output tokens/s per GPU over all the point''s GPUs (InferenceX output_tput_per_gpu, rescaled from decode GPUs to all for a disaggregated point; MLPerf Performance_Result / (Nodes x a#)).';
+comment on column inference_point.total_tok_s_per_gpu is 'Input and output tokens/s per GPU (InferenceX tput_per_gpu).';
+comment on column inference_point.tok_s_per_user is 'Output tokens/s each user sees (InferenceX median_intvty, 1 / median TPOT).';
+comment on column inference_point.ttft_s is 'Median time to first token, seconds (InferenceX median_ttft).';
+comment on column inference_point.tpot_s is 'Median time per output token, seconds (InferenceX median_tpot).';
+comment on column inference_point.scenario is 'MLPerf scenario (Offline, Server, Interactive); NULL for InferenceX.';
+comment on column inference_point.benchmark is 'inferencex, or mlperf-inference-<round> (mlperf-inference-v5.1).';
 
 
 create table scenario (

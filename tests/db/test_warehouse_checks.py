@@ -41,6 +41,7 @@ from tests.db.test_warehouse import query
 
 H200_JSON = PROJECT_ROOT / "tests" / "pipelines" / "inputs" / "adapters" / "fixtures" / "nccl" / \
     "json_h200_single_node.json"
+INFERENCEX = H200_JSON.parents[1] / "inferencex" / "agg_bmk_kimik2.5_mi355x.json"
 # A weaker source beside the datasheet, with a bounded figure and a row the ingest rejects.
 PRESS_PACK = """
 source: {key: press, title: A trade article, kind: secondary_press, published_on: 2024-06-01}
@@ -91,15 +92,16 @@ def clock_at(version: int) -> datetime:
 
 def build_rich_ledger(engine: Engine, ingest: Callable[..., object], write_pack, clock) -> int:
     """Three dataset versions filling every published table: observations (one superseded,
-    one with a valid_to), a rejected row, an nccl-tests run; C2C results, flags and briefings
-    (each e-mailed, its folder copy failed) on the first and the last version, a TCO
-    comparison on the last. Returns the last."""
+    one with a valid_to), a rejected row, an nccl-tests run, InferenceX serving points; C2C
+    results, flags and briefings (each e-mailed, its folder copy failed) on the first and the
+    last version, a TCO comparison on the last. Returns the last."""
     first = ingest(write_pack("v1.yaml", NVLINK_PACK)).dataset_version
     evidence = {first: observation_ids(engine, "nvlink-5")}
     clock.tick()
     ingest(write_pack("v2.yaml", NVLINK_PACK.replace("value: 1.8,", "value: 1.9,")),
            write_pack("press.yaml", PRESS_PACK))
     clock.tick()
+    ingest(INFERENCEX, as_of=date(2026, 6, 1))
     last = ingest(H200_JSON, item="nvlink-5").dataset_version
     evidence[last] = observation_ids(engine, "nvlink-5")
     with write_session(engine) as session:
