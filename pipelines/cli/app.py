@@ -171,14 +171,16 @@ def report(home: HomeOption = None,
 @app.command()
 def ingest(paths: Annotated[list[Path], typer.Argument(
                help="Source packs, Epoch ml_hardware.csv, nccl-tests output, MLPerf "
-                    "systems/*.json or result_*.txt files, or folders of them.")],
+                    "systems/*.json, result_*.txt or Inference summary_results.json, "
+                    "InferenceX results, or folders of them.")],
            home: HomeOption = None, as_json: JsonOption = False,
            item: Annotated[str | None, typer.Option(
                "--item", help="Ledger item a measurement is of, when the file cannot say "
                               "(e.g. ib-ndr for a multi-node nccl-tests run).")] = None,
            as_of: Annotated[str | None, typer.Option(
                "--as-of", help="Date of the file's facts when the file has none: an "
-                               "nccl-tests text log, an MLPerf round, an Epoch snapshot.")]
+                               "nccl-tests text log, an MLPerf round, an InferenceX "
+                               "artifact's run, an Epoch snapshot.")]
            = None,
            allow_rejects: Annotated[bool, typer.Option(
                "--allow-rejects", help="Exit 0 even when rows were rejected.")] = False,
