@@ -18,7 +18,7 @@ import pandas as pd
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from db.schema import C2CResult, ModelResult, Scenario, TcoResult
+from db.schema import C2CResult, ModelResult, Scenario, ServingResult, TcoResult
 
 ResultT = TypeVar("ResultT", bound=ModelResult)
 
@@ -70,6 +70,14 @@ _TCO = _Layout(TcoResult, "result", required={"mode": ("mode", str)}, optional={
     "cheaper_option": ("cheaper_option", str),
     "total_usd": ("total_cost_usd", float),
 })
+
+
+# The serving answer at the target: the cheaper option, its margin and band.
+_SERVING = _Layout(ServingResult, "answer",
+                   required={"target_tok_s_per_user": ("target_tok_s_per_user", float)},
+                   optional={"cheaper_option": ("cheaper_option", str),
+                             "margin": ("margin", float), "band.p10": ("margin_p10", float),
+                             "band.p90": ("margin_p90", float)})
 
 
 def record_scenario(session: Session, *, name: str, kind: str, definition: str,
@@ -151,6 +159,15 @@ def add_tco_result(session: Session, *, scenario: Scenario, dataset_version_id: 
         sqlalchemy.exc.IntegrityError: mode is neither comparison nor training-run.
     """
     return _append(session, _TCO, result, scenario, dataset_version_id, inputs_sha256,
+                   code_version, computed_at, reused_from)
+
+
+def add_serving_result(session: Session, *, scenario: Scenario,
+                       dataset_version_id: int | None, result: dict[str, Any],
+                       inputs_sha256: str, code_version: str, computed_at: datetime,
+                       reused_from: ServingResult | None = None) -> ServingResult:
+    """Append a serving answer for (scenario, dataset version), as add_tco_result does."""
+    return _append(session, _SERVING, result, scenario, dataset_version_id, inputs_sha256,
                    code_version, computed_at, reused_from)
 
 

@@ -55,7 +55,7 @@ SOURCE_KINDS = (
 )
 VALUE_KINDS = ("reported", "estimate", "derived", "measured")
 STATUSES = ("C", "S", "U")
-SCENARIO_KINDS = ("c2c", "tco")
+SCENARIO_KINDS = ("c2c", "tco", "serving")
 TCO_MODES = ("comparison", "training-run")
 # What read a file: a source pack, or an adapter for a file users already have.
 FILE_FORMATS = ("source-pack", "epoch-ml-hardware", "nccl-tests", "mlperf-system",
@@ -476,6 +476,22 @@ class TcoResult(ModelResult, Base):
     cheaper_option: Mapped[str | None] = mapped_column(Text)
     total_cost_usd: Mapped[float | None] = mapped_column(Float)  # training-run mode, USD
     result_json: Mapped[str] = mapped_column(Text)  # the full result, keys sorted
+
+
+class ServingResult(ModelResult, Base):
+    """A serving scenario's answer on one dataset version: each option's curve and cost per
+    million output tokens (result_json), and at the target interactivity the cheaper option
+    with its margin and the P10-P90 band."""
+
+    __tablename__ = "serving_result"
+    __table_args__ = (UniqueConstraint("scenario_id", "dataset_version_id"),)
+
+    target_tok_s_per_user: Mapped[float] = mapped_column(Float)
+    cheaper_option: Mapped[str | None] = mapped_column(Text)
+    margin: Mapped[float | None] = mapped_column(Float)
+    margin_p10: Mapped[float | None] = mapped_column(Float)
+    margin_p90: Mapped[float | None] = mapped_column(Float)
+    result_json: Mapped[str] = mapped_column(Text)  # the full answer, keys sorted
 
 
 class Flag(Base):

@@ -91,6 +91,8 @@ _LOADS = {
         "join dataset_version d on d.id = c.dataset_version_id where d.cutoff_at <= :cutoff) "
         "or id in (select t.scenario_id from tco_result t "
         "join dataset_version d on d.id = t.dataset_version_id where d.cutoff_at <= :cutoff) "
+        "or id in (select v.scenario_id from serving_result v "
+        "join dataset_version d on d.id = v.dataset_version_id where d.cutoff_at <= :cutoff) "
         "order by id"),
     # Ad-hoc results (no dataset version) are not published.
     "c2c_result": (
@@ -110,6 +112,13 @@ _LOADS = {
         "from tco_result t join scenario s on s.id = t.scenario_id "
         "join dataset_version d on d.id = t.dataset_version_id "
         "where d.cutoff_at <= :cutoff order by t.id"),
+    "serving_result": (
+        "select v.id, s.name, s.content_sha256, v.dataset_version_id, v.code_version, "
+        "v.inputs_sha256, v.computed_at, v.reused_from_id, v.target_tok_s_per_user, "
+        "v.cheaper_option, v.margin, v.margin_p10, v.margin_p90, v.result_json "
+        "from serving_result v join scenario s on s.id = v.scenario_id "
+        "join dataset_version d on d.id = v.dataset_version_id "
+        "where d.cutoff_at <= :cutoff order by v.id"),
     # observation_ids is JSON text in the ledger; the insert casts it to BIGINT[].
     "flag": (
         "select f.id, f.dataset_version_id, f.kind, f.severity, f.subject, f.item_key, "
@@ -237,6 +246,7 @@ def _build(engine: Engine, path: Path, meta: WarehouseMeta,
             for table, query in _LOADS.items():
                 _load(ledger, con, table, query, meta.cutoff_at)
         _insert(con, "tco_option_result", _option_rows(con))
+        _insert(con, "serving_curve", _curve_rows(con))
         _insert(con, "model_error", model_errors)
         _insert(con, "price_index", price_index)
         for name in MART_FILES:
@@ -270,6 +280,24 @@ def _option_rows(con: duckdb.DuckDBPyConnection) -> list[tuple[object, ...]]:
             rows.append((result_id, scenario, version, option["name"],
                          *(option.get(figure) for figure in _OPTION_FIGURES),
                          job_cost.get("p10"), job_cost.get("p90")))
+    return rows
+
+
+def _curve_rows(con: duckdb.DuckDBPyConnection) -> list[tuple[object, ...]]:
+    """One row per point of each option's curve in each published serving answer; the
+    point at the target interactivity is flagged (it is interpolated between two others)."""
+    results = con.execute("select id, scenario, dataset_version_id, result_json "
+                          "from serving_result order by id").fetchall()
+    rows = []
+    for result_id, scenario, version, result_json in results:
+        for option in json.loads(result_json).get("options", []):
+            points = [(p, False) for p in option.get("curve", [])]
+            if option.get("at_target"):
+                points.append((option["at_target"], True))
+            rows += [(result_id, scenario, version, option["name"], option["source"],
+                      option["usd_per_gpu_hour"], at_target, point["concurrency"],
+                      point["tok_s_per_gpu"], point["tok_s_per_user"], point["ttft_s"],
+                      point["usd_per_mtok_out"]) for point, at_target in points]
     return rows
 
 

@@ -291,7 +291,7 @@ create table scenario (
 comment on table scenario is 'Named cluster/training scenarios, one row per definition: a changed scenario file is a new row, never an update.';
 comment on column scenario.id is 'Ledger id of this definition of the scenario';
 comment on column scenario.name is 'Scenario name; c2c_result.scenario refers to it';
-comment on column scenario.kind is 'c2c (performance model) or tco (cost model)';
+comment on column scenario.kind is 'c2c (performance model), tco (cost model) or serving (cost per million tokens)';
 comment on column scenario.content_sha256 is 'sha256 of the scenario''s canonical definition; with name, identifies the row';
 comment on column scenario.definition is 'The scenario as JSON (JSON type: read fields with ->> and json_extract)';
 comment on column scenario.path is 'File the scenario was read from (NULL when not from a file)';
@@ -518,3 +518,63 @@ comment on column price_index.cheapest_usd is 'The cheapest offer''s USD per GPU
 comment on column price_index.cheapest_source is 'Source of the cheapest offer';
 comment on column price_index.change_wow is 'Median''s change against the latest version at least 7 days older, as a fraction (-0.12 = fell 12 %); NULL without one';
 comment on column price_index.change_90d is 'Median''s change against the latest version at least 90 days older, as a fraction';
+
+create table serving_result (
+    id bigint primary key,
+    scenario varchar not null,
+    scenario_sha256 varchar not null,
+    dataset_version_id integer not null references dataset_version (id),
+    code_version varchar not null,
+    inputs_sha256 varchar not null,
+    computed_at timestamptz not null,
+    reused_from_id bigint,
+    target_tok_s_per_user double not null,
+    cheaper_option varchar,
+    margin double,
+    margin_p10 double,
+    margin_p90 double,
+    result_json json not null
+);
+comment on table serving_result is 'Each serving scenario''s answer on each dataset version (append-only): per option a curve of output tokens/s per GPU against tokens/s per user (measured when the ledger has points for the same hardware, model, precision and request shape, else the serving model''s), its USD per GPU-hour and USD per million output tokens; at the target interactivity the cheaper option with its margin and band. The points are in serving_curve.';
+comment on column serving_result.id is 'Ledger id of the answer';
+comment on column serving_result.scenario is 'Scenario name (scenario.name)';
+comment on column serving_result.scenario_sha256 is 'content_sha256 of the scenario definition used; joins scenario on (name, content_sha256)';
+comment on column serving_result.dataset_version_id is 'Dataset version whose hardware figures, prices and measured points the answer used (dataset_version.id)';
+comment on column serving_result.code_version is 'specledger version that computed it';
+comment on column serving_result.inputs_sha256 is 'sha256 of the scenario definition, the answer''s figures and the code version';
+comment on column serving_result.computed_at is 'When this row was recorded (UTC); for a reused answer, when the reuse was recorded';
+comment on column serving_result.reused_from_id is 'NULL when computed here; else the id of the original answer whose figures were copied because nothing it rests on had changed';
+comment on column serving_result.target_tok_s_per_user is 'Target interactivity: output tokens/s each user must get (1 / time per output token)';
+comment on column serving_result.cheaper_option is 'The option with the lowest USD per million output tokens at the target; NULL when fewer than two options reach it';
+comment on column serving_result.margin is 'How much cheaper per million output tokens the cheaper option is than the next: 1 - cost_cheaper / cost_next (0.2 = 20 % cheaper)';
+comment on column serving_result.margin_p10 is 'P10 of the margin with each option''s throughput at the ends of its error band (measured / predicted per GPU architecture), the widest combination; below 0 the other option may be cheaper';
+comment on column serving_result.margin_p90 is 'P90 of the margin, as margin_p10';
+comment on column serving_result.result_json is 'The full answer as JSON (JSON type: read fields with ->>): per option its curve, point at the target, price and where it comes from, band and the hardware figures used with their sources';
+
+create table serving_curve (
+    result_id bigint not null references serving_result (id),
+    scenario varchar not null,
+    dataset_version_id integer not null references dataset_version (id),
+    option varchar not null,
+    source varchar not null,
+    usd_per_gpu_hour double not null,
+    at_target boolean not null,
+    concurrency double not null,
+    tok_s_per_gpu double not null,
+    tok_s_per_user double not null,
+    ttft_s double,
+    usd_per_mtok_out double not null
+);
+comment on table serving_curve is 'One row per point of each option''s serving curve in each published serving answer (serving_result.result_json), plus the option''s point at the target interactivity (at_target = true).';
+comment on column serving_curve.result_id is 'The answer the point belongs to (serving_result.id)';
+comment on column serving_curve.scenario is 'Scenario name (serving_result.scenario)';
+comment on column serving_curve.dataset_version_id is 'Dataset version of the answer (dataset_version.id)';
+comment on column serving_curve.option is 'Name of the option (a cluster, a deployment and a price)';
+comment on column serving_curve.source is 'measured (points from inference_point) or model (the serving model)';
+comment on column serving_curve.usd_per_gpu_hour is 'The option''s price, USD per GPU-hour (inline, the market''s price index, or the TCO model''s own figure)';
+comment on column serving_curve.at_target is 'true for the point at the target interactivity (interpolated in log-log between the two points that bracket it)';
+comment on column serving_curve.concurrency is 'Requests the model instance serves at once (interpolated for the target point)';
+comment on column serving_curve.tok_s_per_gpu is 'Output tokens/s per GPU of the instance';
+comment on column serving_curve.tok_s_per_user is 'Output tokens/s each request gets (1 / time per output token)';
+comment on column serving_curve.ttft_s is 'Time to first token, seconds (NULL where a measurement does not give it)';
+comment on column serving_curve.usd_per_mtok_out is 'USD per million output tokens: usd_per_gpu_hour / (3600 x tok_s_per_gpu) x 1e6';

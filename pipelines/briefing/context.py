@@ -16,7 +16,7 @@ from db import changes as db_changes
 from db import fetches, outputs, queries
 from db.engine import Session
 from db.results import results_frame, results_of
-from db.schema import C2CResult, DatasetVersion, TcoResult
+from db.schema import C2CResult, DatasetVersion, ServingResult, TcoResult
 from models.c2c import calibration
 from models.resolve import SOURCE_KIND_RANK
 from models.trends import (
@@ -50,6 +50,7 @@ from pipelines.briefing.results import (
     tco_line,
     validation_lines,
 )
+from pipelines.briefing.serving import serving_line
 from pipelines.ledger.market import market_index
 from pipelines.ledger.resolved import ResolvedValue, current_values, disagreeing
 from reports.context import BriefingContext, ChangeCount, SourceLine, SpecLine, StaleSource
@@ -150,6 +151,7 @@ def briefing_context(session: Session, *, as_of: date, version: DatasetVersion,
         tco=[tco_line(r, s) for r, s in tco_results],
         decisions=decision_lines(tco_results, scenarios, index, version.id),
         market=market, market_history=market_history(index),
+        serving=[serving_line(r, s) for r, s in results_of(session, ServingResult, version.id)],
         headlines=headlines(moves, market, changes.observations,
                             price_tolerance=inputs.params.result_tolerance),
         changes=changes, moves=moves,

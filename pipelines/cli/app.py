@@ -21,6 +21,7 @@ from models.resolve import CONFLICT_TOLERANCE
 from pipelines.cli import c2c as cli_c2c
 from pipelines.cli import export as cli_export
 from pipelines.cli import ledger as cli_ledger
+from pipelines.cli import serving as cli_serving
 from pipelines.cli import tco as cli_tco
 from pipelines.cli.terminal import label, plain_console, write_json
 from pipelines.flows.serve_checks import (
@@ -117,7 +118,10 @@ def run(home: HomeOption = None,
                                  scenarios_dir=settings.scenarios_dir)
     _print_wait(result.lock_wait)
     _print_ingest(result.ingest)
-    for model, report in (("c2c", result.c2c), ("tco", result.tco)):
+    for model, report in (("c2c", result.c2c), ("tco", result.tco),
+                          ("serving", result.serving)):
+        if report is None:
+            continue
         console.print(f"{model:<10} {len(report.computed)} computed, {len(report.reused)} reused "
                       f"(inputs unchanged), {len(report.unchanged)} already stored")
         for name, reason in report.failed.items():
@@ -459,6 +463,7 @@ def _quiet_prefect(home: Path) -> None:
 
 cli_c2c.register(app)
 cli_tco.register(app)
+cli_serving.register(app)
 cli_export.register(app)
 
 

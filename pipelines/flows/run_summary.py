@@ -37,7 +37,7 @@ def summary_markdown(result: RunResult, flags: Iterable[Mapping[str, Any]]) -> s
     lines += _delivery_section(result.delivery, result.briefing)
     lines += _rows_section(ingest.files)
     lines += _remote_section(result.remote)
-    lines += _results_section(result.c2c, result.tco)
+    lines += _results_section(result.c2c, result.tco, result.serving)
     lines += _flags_section(flags)
     lines += _moves_section(flags)
     return "\n".join(lines).rstrip() + "\n"
@@ -101,9 +101,12 @@ def _remote_section(remote: FetchReport) -> list[str]:
     return lines + [""]
 
 
-def _results_section(c2c: RecomputeReport, tco: RecomputeReport) -> list[str]:
+def _results_section(c2c: RecomputeReport, tco: RecomputeReport,
+                     serving: RecomputeReport | None = None) -> list[str]:
     lines = ["## Scenarios", ""]
-    for label, report in (("C2C", c2c), ("TCO", tco)):
+    for label, report in (("C2C", c2c), ("TCO", tco), ("Serving", serving)):
+        if report is None:
+            continue
         lines.append(f"- {label}: {len(report.computed)} computed, {len(report.reused)} reused "
                      f"(inputs unchanged), {len(report.unchanged)} already stored, "
                      f"{len(report.failed)} failed")

@@ -18,7 +18,7 @@ from db.engine import Engine, LockWait, lock_wait_of, write_session
 from models.observations import MetricDef
 from models.trends import TrendParams
 from pipelines.inputs.adapters.base import AdapterOptions
-from pipelines.jobs import c2c, tco
+from pipelines.jobs import c2c, serving, tco
 from pipelines.jobs.flags import FlagReport, compute_flags
 from pipelines.jobs.ingest import IngestReport, ingest_paths
 from pipelines.jobs.recompute import RecomputeReport
@@ -31,6 +31,7 @@ class LedgerUpdate:
     tco: RecomputeReport
     flags: FlagReport
     lock_wait: LockWait
+    serving: RecomputeReport | None = None   # the serving scenarios' answers
 
     @property
     def dataset_version(self) -> int:
@@ -51,7 +52,8 @@ class UpdateInputs:
 def update_ledger(engine: Engine, inputs: UpdateInputs, *, today: date, as_of: date,
                   now: Callable[[], datetime], code_version: str,
                   lock_timeout_seconds: float = 60.0) -> LedgerUpdate:
-    """Ingest `inputs.paths`, then store the resulting dataset version's C2C and TCO results
+    """Ingest `inputs.paths`, then store the resulting dataset version's C2C, TCO and serving
+    results
     (scenarios evaluated as of `as_of`) and its flags, all in one transaction."""
     with write_session(engine, lock_timeout_seconds) as session:
         ingest = ingest_paths(session, inputs.paths, metrics=inputs.metrics, today=today,
@@ -65,6 +67,11 @@ def update_ledger(engine: Engine, inputs: UpdateInputs, *, today: date, as_of: d
         tco_report = tco.recompute(session, inputs.scenarios_dir, version, on=as_of,
                                    now=computed_at, code_version=code_version,
                                    limits=inputs.options.limits)
+        # A serving scenario priced by a TCO option runs the TCO model itself on this version.
+        serving_report = serving.recompute(session, inputs.scenarios_dir, version, on=as_of,
+                                           now=computed_at, code_version=code_version,
+                                           limits=inputs.options.limits)
         flags = compute_flags(session, version, params=inputs.params,
                               code_version=code_version, now=computed_at)
-        return LedgerUpdate(ingest, c2c_report, tco_report, flags, lock_wait_of(session))
+        return LedgerUpdate(ingest, c2c_report, tco_report, flags, lock_wait_of(session),
+                            serving_report)

@@ -5,6 +5,7 @@ margin and band."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
@@ -12,7 +13,9 @@ from typing import Any
 
 import pandas as pd
 
-from db.engine import Session
+from db import queries, results
+from db.engine import Engine, Session
+from db.schema import DatasetVersion, ServingResult
 from models.c2c.spec import ClusterSpec, Precision
 from models.serving import calibration
 from models.serving.cost import (
@@ -24,7 +27,20 @@ from models.serving.cost import (
 )
 from models.serving.curve import serving_curve
 from pipelines.inputs.limits import DEFAULT_LIMITS, InputLimits
-from pipelines.inputs.serving_scenarios import Price, ServingOption, ServingScenario
+from pipelines.inputs.scenarios import canonical_json, scenario_paths
+from pipelines.inputs.serving_scenarios import (
+    Price,
+    ServingOption,
+    ServingScenario,
+    load_serving_scenario,
+)
+from pipelines.jobs.recompute import (
+    MissingInput,
+    Outcome,
+    RecomputeReport,
+    inputs_digest,
+    recompute_each,
+)
 from pipelines.ledger.cluster_specs import MissingSpec, resolve_cluster
 from pipelines.ledger.figures import FigureUsed
 
@@ -36,7 +52,7 @@ MIN_MEASURED_POINTS = 2
 MEASURED_BAND = (1.0, 1.0, "measured points: the band covers the model's error only")
 
 
-class MissingPrice(LookupError):
+class MissingPrice(MissingInput):
     """An option's price per GPU-hour that neither the scenario, the market nor TCO gives."""
 
 
@@ -142,6 +158,8 @@ def measured_points(measured: pd.DataFrame | None, option: ServingOption,
                     & ~measured["disaggregated"].astype(bool)
                     & measured["tok_s_per_user"].notna()
                     & measured["concurrency"].notna()]
+    if "spec_decoding" in rows:   # speculative decoding is another curve: not this one
+        rows = rows[rows["spec_decoding"].fillna("none").isin(["none", ""])]
     return [Point(float(r.concurrency), float(r.tok_s_per_gpu), float(r.tok_s_per_user),
                   None if pd.isna(r.ttft_s) else float(r.ttft_s))
             for r in rows.sort_values("concurrency").itertuples()]
@@ -171,7 +189,6 @@ def option_price(price: Price, session: Session | None, *, on: date, known: date
 def _tco_price(price: Price, session: Session | None, *, on: date, known: datetime,
                scenarios_dir: Path | None, limits: InputLimits,
                dataset_version: int | None) -> tuple[float, str]:
-    from pipelines.inputs.scenarios import scenario_paths
     from pipelines.inputs.tco_scenarios import load_tco_scenario
     from pipelines.jobs import tco
 
@@ -190,3 +207,38 @@ def _tco_price(price: Price, session: Session | None, *, on: date, known: dateti
         raise MissingPrice(f"price.option: TCO scenario {price.tco_scenario!r} has no "
                            f"option {price.tco_option!r}")
     raise MissingPrice(f"price.tco: no TCO scenario named {price.tco_scenario!r} in {folder}")
+
+
+def recompute(target: Engine | Session, scenarios_dir: Path, dataset_version: int, *, on: date,
+              now: datetime, code_version: str, lock_timeout_seconds: float = 60.0,
+              limits: InputLimits = DEFAULT_LIMITS) -> RecomputeReport:
+    """Store a serving_result for every serving scenario in `scenarios_dir` for
+    `dataset_version`: the answer as the version knows the hardware, the prices and the
+    measured points. An answer equal to an earlier one of the same scenario is reused."""
+    def compute(session: Session, scenario: ServingScenario, version: DatasetVersion
+                ) -> Outcome:
+        definition = canonical_json(scenario.definition)
+        row = results.record_scenario(
+            session, name=scenario.name, kind="serving", definition=definition,
+            content_sha256=hashlib.sha256(definition.encode()).hexdigest(),
+            path=scenario.path, recorded_at=now)
+        if results.result_for(session, row.id, version.id, ServingResult) is not None:
+            return "unchanged"
+        payload = evaluate(scenario, session, on=on, known=version.cutoff_at,
+                           dataset_version=version.id, scenarios_dir=scenarios_dir,
+                           limits=limits,
+                           measured=queries.inference_points(session, version.cutoff_at))
+        # What the answer rests on is the answer itself, the version aside.
+        digest = inputs_digest(scenario.definition,
+                               {**payload, "dataset_version": None}, code_version)
+        earlier = results.latest_result_with_inputs(session, scenario.name, digest,
+                                                    ServingResult)
+        results.add_serving_result(session, scenario=row, dataset_version_id=version.id,
+                                   result={} if earlier is not None else payload,
+                                   inputs_sha256=digest, code_version=code_version,
+                                   computed_at=now, reused_from=earlier)
+        return "reused" if earlier is not None else "computed"
+    return recompute_each(target, scenario_paths(scenarios_dir, "serving"), dataset_version,
+                          load=lambda path: load_serving_scenario(path, limits),
+                          compute=compute, name_of=lambda s: s.name,
+                          lock_timeout_seconds=lock_timeout_seconds)

@@ -26,7 +26,7 @@ from pipelines.inputs.adapters.base import AdapterOptions
 from pipelines.inputs.adapters.instances import InstanceTable, default_instances
 from pipelines.inputs.adapters.registry import load_aliases
 from pipelines.inputs.catalog import load_metrics
-from pipelines.jobs import c2c, tco
+from pipelines.jobs import c2c, serving, tco
 from pipelines.jobs.delivery import DeliveryReport
 from pipelines.jobs.flags import FlagReport, compute_flags
 from pipelines.jobs.ingest import FileReport, IngestReport, ingest_paths
@@ -68,6 +68,10 @@ class RunResult:
     @property
     def tco(self) -> RecomputeReport:
         return self.ledger.tco
+
+    @property
+    def serving(self) -> RecomputeReport | None:
+        return self.ledger.serving
 
     @property
     def flags(self) -> FlagReport:
@@ -136,12 +140,12 @@ def instance_table() -> InstanceTable:
     return default_instances()
 
 
-_RECOMPUTE = {"c2c": c2c.recompute, "tco": tco.recompute}
+_RECOMPUTE = {"c2c": c2c.recompute, "tco": tco.recompute, "serving": serving.recompute}
 
 
 def recompute(settings: Settings, kind: str, dataset_version: int, *, on: date,
               now: Callable[[], datetime] = utc_now) -> RecomputeReport:
-    """Results of one model (c2c or tco) for every scenario of that kind in
+    """Results of one model (c2c, tco or serving) for every scenario of that kind in
     settings.scenarios_dir, for a dataset version."""
     engine = connect_ledger(settings)
     try:
@@ -282,7 +286,7 @@ def complete_version(settings: Settings, dataset_version: int, *, on: date,
     """Give a dataset version the C2C and TCO results and the flags it lacks (each is stored
     once per version: a version that has them is left as it is); what was computed."""
     computed = []
-    for kind in ("c2c", "tco"):
+    for kind in _RECOMPUTE:
         report = recompute(settings, kind, dataset_version, on=on, now=now)
         computed += [f"{kind} {name}" for name in [*report.computed, *report.reused]]
     if not flags(settings, dataset_version, now=now).already_stored:

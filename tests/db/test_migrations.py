@@ -153,9 +153,22 @@ def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return url
 
 
-def copy_rows(source: Engine, target: Engine) -> dict[str, int]:
+# Values a CHECK constraint accepts only from a revision on: (table, column) -> (revision,
+# values). A ledger at an earlier revision cannot have held such rows, so they are not copied.
+NEWER_VALUES = {("scenario", "kind"): ("0012", {"serving"})}
+
+
+def held_then(table: str, row: dict[str, object], revision: str) -> bool:
+    """Whether a ledger at `revision` could hold `row` of `table`."""
+    return all(row.get(column) not in values
+               for (name, column), (since, values) in NEWER_VALUES.items()
+               if name == table and revision < since)
+
+
+def copy_rows(source: Engine, target: Engine, revision: str) -> dict[str, int]:
     """Copy every table the target has (the columns it has) from the source at head, parents
-    first, as a dump and restore would; returns the rows copied per table."""
+    first, as a dump and restore would, leaving out rows the target's revision could not have
+    held and their results; returns the rows copied per table."""
     present = MetaData()
     present.reflect(target)
     copied = {}
@@ -167,6 +180,7 @@ def copy_rows(source: Engine, target: Engine) -> dict[str, int]:
             columns = [c.name for c in table.columns if c.name in model.columns]
             rows = [dict(r._mapping) for r in reading.execute(
                 select(*(model.columns[c] for c in columns)))]
+            rows = [r for r in rows if held_then(table.name, r, revision)]
             if rows:
                 writing.execute(insert(table), rows)
             if writing.dialect.name == "postgresql" and "id" in table.columns:
@@ -190,7 +204,7 @@ def test_a_ledger_with_data_at_an_earlier_revision_upgrades_and_keeps_working(
     config = alembic_config(empty_url)
     upgrade(empty_url, revision)
     source, target = make_engine(source_url), make_engine(empty_url)
-    copied = copy_rows(source, target)
+    copied = copy_rows(source, target, revision)
     source.dispose()
     assert sum(copied.values()) > 0
 

@@ -156,10 +156,10 @@ def test_a_file_where_the_output_folder_should_be_is_named_in_the_error(publishe
 
 @pytest.fixture
 def full_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 16 MiB tmpfs, unmounted afterwards; skipped where mounting is not allowed."""
+    """A 48 MiB tmpfs, unmounted afterwards; skipped where mounting is not allowed."""
     mount = tmp_path / "disk"
     mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mount)],
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48m", "tmpfs", str(mount)],
                           capture_output=True, text=True)
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
@@ -171,7 +171,8 @@ def full_disk(tmp_path: Path) -> Iterator[Path]:
 
 def fill(folder: Path) -> None:
     """Write until the disk is full."""
-    with (folder / "filler").open("wb") as filler:
+    # Unbuffered: closing the file has nothing left to flush onto the full disk.
+    with (folder / "filler").open("wb", buffering=0) as filler:
         try:
             while True:
                 filler.write(b"\0" * 65536)

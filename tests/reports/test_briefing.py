@@ -20,8 +20,9 @@ from tests.reports.contexts import empty_context, full_context
 ROOT = Path(__file__).resolve().parents[2]
 CONTEXT = full_context()
 HEADINGS = ("What to buy", "Flags that need attention", "C2C per workload", "TCO comparison",
-            "Serving: throughput against interactivity", "Market: renting GPU-hours", "Rack and system power density",
-            "Interconnect trends", "Model error against published measurements")
+            "Serving: throughput against interactivity", "Market: renting GPU-hours",
+            "Rack and system power density", "Interconnect trends",
+            "Model error against published measurements")
 APPENDIX_HEADINGS = ("Changes since the previous briefing", "Scale-up vs scale-out comparison",
                      "C2C inputs", "TCO inputs", "Density: crossings and points",
                      "Interconnect: points, switches and latency", "Model error: every point",

@@ -438,6 +438,8 @@ def week(settings: Settings, ingest, clock, now: datetime) -> FetchReport:
 
 
 def briefing_html(settings: Settings, as_of: date) -> str:
+    """Both documents of the briefing, the main one then its appendix (which lists the
+    remote sources)."""
     engine = make_engine(settings.resolved_database_url)
     try:
         with Session(engine) as session:
@@ -446,7 +448,7 @@ def briefing_html(settings: Settings, as_of: date) -> str:
                                     load_comparison(PROJECT_ROOT / "data" / "comparison.yaml"))
             context = briefing_context(session, as_of=as_of, version=version,
                                        code_version="test", inputs=inputs)
-        return render_html(context)
+        return render_html(context) + render_html(context, document="appendix")
     finally:
         engine.dispose()
 

@@ -1,0 +1,89 @@
+"""`specledger serving`: cost per million tokens at a target interactivity, per option."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+from rich import box
+from rich.table import Table
+
+from pipelines.cli import ledger as cli_ledger
+from pipelines.cli.c2c import (
+    HomeOption,
+    JsonOption,
+    ScenarioArgument,
+    console,
+    run_reporting_errors,
+)
+from pipelines.cli.terminal import write_json
+
+
+def serving_command(scenario_file: ScenarioArgument, home: HomeOption = None,
+                    as_json: JsonOption = False) -> None:
+    """Each option's curve of tokens/s per GPU against tokens/s per user, its cost per
+    million output tokens, and at the target interactivity the cheaper option with its
+    margin and the model's band. A measured curve in the ledger is preferred to the model's."""
+    def act() -> dict[str, Any]:
+        from db.queries import inference_points
+        from pipelines.inputs.serving_scenarios import load_serving_scenario
+        from pipelines.jobs import serving
+        from pipelines.ledger.view import newest_version
+
+        settings = cli_ledger.settings_for(home)
+        scenario = load_serving_scenario(scenario_file, settings.input_limits)
+        with newest_version(settings, needed=True) as view:
+            measured = (None if view.session is None
+                        else inference_points(view.session, view.known))
+            return serving.evaluate(scenario, view.session, on=view.on, known=view.known,
+                                    dataset_version=view.dataset_version,
+                                    scenarios_dir=settings.scenarios_dir,
+                                    limits=settings.input_limits, measured=measured)
+    result = run_reporting_errors(act)
+    if as_json:
+        write_json(result)
+        return
+    print_result(result)
+
+
+def print_result(result: dict[str, Any]) -> None:
+    target = result["target_tok_s_per_user"]
+    console.print(f"{result['scenario']}: {result['model']} {result['precision']}, "
+                  f"{result['request']['input_tokens']:,} in / "
+                  f"{result['request']['output_tokens']:,} out tokens, target {target:g} "
+                  f"tokens/s per user (dataset version {result['dataset_version']})")
+    table = Table(box=box.SIMPLE_HEAD)
+    # At the target: the concurrency, tokens/s per GPU and per user, time to first token,
+    # USD per million output tokens, and the band on throughput (measured / modelled).
+    for heading in ("option", "from", "$/GPU-h", "conc.", "tok/s/GPU", "tok/s/user", "TTFT",
+                    "$/M out", "band"):
+        table.add_column(heading, justify="left" if heading in ("option", "from") else "right",
+                         overflow="fold")
+    for option in result["options"]:
+        at = option["at_target"]
+        band = option["band"]
+        cells = ([f"{at['concurrency']:,.0f}", f"{at['tok_s_per_gpu']:,.0f}",
+                  f"{at['tok_s_per_user']:,.1f}",
+                  "-" if at["ttft_s"] is None else f"{at['ttft_s']:.2f} s",
+                  f"{at['usd_per_mtok_out']:,.3g}"] if at else ["does not reach the target",
+                                                                  "", "", "", ""])
+        table.add_row(option["name"], option["source"], f"{option['usd_per_gpu_hour']:.3g}",
+                      *cells, f"{band['low']:.2f}–{band['high']:.2f}")
+    console.print(table)
+    for option in result["options"]:
+        console.print(f"  {option['name']}: price from {option['price_source']}; "
+                      f"{option['source']} curve ({option['constants']}); band "
+                      f"{option['band']['basis']}")
+    if result["cheaper_option"] is None:
+        console.print("no comparison: fewer than two options reach the target")
+        return
+    band = result["band"]
+    verdict = (f"{result['cheaper_option']} is {result['margin']:.1%} cheaper per million "
+               f"output tokens (P10–P90 {band['p10']:+.1%} to {band['p90']:+.1%})")
+    if result["call"] == "too close to call":
+        verdict = f"too close to call: {verdict}"
+    console.print(verdict)
+
+
+def register(app: typer.Typer) -> None:
+    app.command(name="serving")(serving_command)

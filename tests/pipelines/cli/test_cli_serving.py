@@ -1,0 +1,60 @@
+"""`specledger serving`: the JSON the issue specifies, the table people read, and exit codes."""
+
+from __future__ import annotations
+
+import json
+
+from tests.pipelines.conftest import SHIPPED_SCENARIOS, SOURCES
+
+LLAMA = str(SHIPPED_SCENARIOS / "serving-llama-3.3-70b-fp8.yaml")
+POINT_KEYS = {"concurrency", "tok_s_per_gpu", "tok_s_per_user", "ttft_s", "usd_per_mtok_out"}
+
+
+def test_serving_json_has_the_issues_shape_on_the_shipped_ledger(cli):
+    cli("ingest", str(SOURCES), "--json")
+    result = cli("serving", LLAMA, "--json")
+    assert result.exit_code == 0, result.output
+    printed = json.loads(result.stdout)
+    assert set(printed) >= {"options", "target_tok_s_per_user", "cheaper_option", "margin",
+                            "band"}
+    assert printed["target_tok_s_per_user"] == 50
+    for option in printed["options"]:
+        assert {"name", "curve", "at_target", "source"} <= set(option)
+        assert option["source"] in ("measured", "model")
+        assert all(set(point) == POINT_KEYS for point in option["curve"])
+    names = {o["name"]: o for o in printed["options"]}
+    assert names["h100-tp8"]["price_source"].startswith("market: h100-sxm5 on_demand")
+    assert names["b200-tp8"]["price_source"] == ("TCO: tco-1t-dense-nvl72-vs-hgx-ndr, "
+                                                 "option hgx-ndr")
+    assert printed["cheaper_option"] in names
+    assert printed["band"]["p10"] <= printed["margin"] <= printed["band"]["p90"]
+
+
+def test_serving_prints_each_option_at_the_target_and_the_verdict(cli):
+    cli("ingest", str(SOURCES), "--json")
+    result = cli("serving", LLAMA)
+    assert result.exit_code == 0, result.output
+    shown = " ".join(result.stdout.split())
+    assert "target 50 tokens/s per user" in shown
+    assert "h100-tp8" in shown and "b200-tp8" in shown
+    assert "cheaper per million output tokens (P10–P90" in shown
+
+
+def test_a_bad_serving_scenario_exits_2_naming_file_line_and_field(cli, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(open(LLAMA).read().replace("precision: fp8", "precision: fp3"))
+    result = cli("serving", str(bad))
+    assert result.exit_code == 2
+    assert f"{bad}:" in result.output and "precision: expected one of bf16, fp8, fp4" in \
+        result.output
+
+
+def test_a_price_the_ledger_does_not_have_exits_2_naming_it(cli, tmp_path):
+    cli("ingest", str(SOURCES), "--json")
+    text = open(LLAMA).read().replace("{gpu: h100-sxm5, term: on_demand}",
+                                      "{gpu: h100-sxm5, term: spot}")
+    path = tmp_path / "spot.yaml"
+    path.write_text(text)
+    result = cli("serving", str(path))
+    assert result.exit_code == 2
+    assert "price.market: the ledger has no spot offer for 'h100-sxm5'" in result.output
