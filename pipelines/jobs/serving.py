@@ -61,9 +61,10 @@ def evaluate(scenario: ServingScenario, session: Session | None, *, on: date,
              scenarios_dir: Path | None = None, limits: InputLimits = DEFAULT_LIMITS,
              measured: pd.DataFrame | None = None) -> dict[str, Any]:
     """The scenario's answer as plain JSON-ready data (see the README's `serving`)."""
+    tco_results: dict[str, dict[str, Any]] = {}   # options priced by one TCO scenario
     options = [_option(scenario, option, session, on=on, known=known,
                        scenarios_dir=scenarios_dir, limits=limits, measured=measured,
-                       dataset_version=dataset_version)
+                       dataset_version=dataset_version, tco_results=tco_results)
                for option in scenario.options]
     reached = [o["priced"] for o in options if o["priced"] is not None]
     margin = cheaper_at_target(reached)
@@ -88,11 +89,12 @@ def evaluate(scenario: ServingScenario, session: Session | None, *, on: date,
 
 def _option(scenario: ServingScenario, option: ServingOption, session: Session | None, *,
             on: date, known: datetime, scenarios_dir: Path | None, limits: InputLimits,
-            measured: pd.DataFrame | None, dataset_version: int | None) -> dict[str, Any]:
+            measured: pd.DataFrame | None, dataset_version: int | None,
+            tco_results: dict[str, dict[str, Any]]) -> dict[str, Any]:
     hw, used = option_hardware(option, session, on=on, known=known)
     price, price_note = option_price(option.price, session, on=on, known=known,
                                      scenarios_dir=scenarios_dir, limits=limits,
-                                     dataset_version=dataset_version)
+                                     dataset_version=dataset_version, tco_results=tco_results)
     points = measured_points(measured, option, scenario)
     if len(points) >= MIN_MEASURED_POINTS:
         source, low, high, basis = "measured", *MEASURED_BAND
@@ -167,9 +169,11 @@ def measured_points(measured: pd.DataFrame | None, option: ServingOption,
 
 def option_price(price: Price, session: Session | None, *, on: date, known: datetime,
                  scenarios_dir: Path | None, limits: InputLimits,
-                 dataset_version: int | None) -> tuple[float, str]:
+                 dataset_version: int | None,
+                 tco_results: dict[str, dict[str, Any]] | None = None) -> tuple[float, str]:
     """USD per GPU-hour and where it comes from: the scenario, the market's price index, or
-    the TCO model's own figure for an option of a TCO scenario."""
+    the TCO model's own figure for an option of a TCO scenario (`tco_results` keeps each
+    TCO scenario's result, so options priced by one are evaluated once)."""
     if price.usd_per_gpu_hour is not None:
         return price.usd_per_gpu_hour, "scenario"
     if price.market_gpu is not None:
@@ -182,31 +186,34 @@ def option_price(price: Price, session: Session | None, *, on: date, known: date
                                f"for {price.market_gpu!r} known on {on}")
         return float(row["median"]), (f"market: {price.market_gpu} {price.market_term} "
                                       f"median of {int(row['n_offers'])} offers, {on}")
-    return _tco_price(price, session, on=on, known=known, scenarios_dir=scenarios_dir,
-                      limits=limits, dataset_version=dataset_version)
+    cache = {} if tco_results is None else tco_results
+    name = str(price.tco_scenario)
+    if name not in cache:
+        cache[name] = _tco_result(name, session, on=on, known=known,
+                                  scenarios_dir=scenarios_dir, limits=limits,
+                                  dataset_version=dataset_version)
+    for option in cache[name].get("options", []):
+        if option["name"] == price.tco_option:
+            return float(option["usd_per_gpu_hour"]), f"TCO: {name}, option {price.tco_option}"
+    raise MissingPrice(f"price.option: TCO scenario {name!r} has no option "
+                       f"{price.tco_option!r}")
 
 
-def _tco_price(price: Price, session: Session | None, *, on: date, known: datetime,
-               scenarios_dir: Path | None, limits: InputLimits,
-               dataset_version: int | None) -> tuple[float, str]:
+def _tco_result(name: str, session: Session | None, *, on: date, known: datetime,
+                scenarios_dir: Path | None, limits: InputLimits,
+                dataset_version: int | None) -> dict[str, Any]:
+    """The TCO model's result for the TCO scenario `name` in the scenarios folder."""
     from pipelines.inputs.tco_scenarios import load_tco_scenario
     from pipelines.jobs import tco
 
     folder = scenarios_dir or Path(".")
     for path in scenario_paths(folder, "tco"):
         scenario = load_tco_scenario(path, limits)
-        if scenario.name != price.tco_scenario:
-            continue
-        resolved = tco.resolve_inputs(scenario, session, on=on, known=known,
-                                      scenarios_dir=folder, limits=limits)
-        result = tco.evaluate(scenario, resolved, dataset_version)
-        for option in result.get("options", []):
-            if option["name"] == price.tco_option:
-                return float(option["usd_per_gpu_hour"]), (
-                    f"TCO: {price.tco_scenario}, option {price.tco_option}")
-        raise MissingPrice(f"price.option: TCO scenario {price.tco_scenario!r} has no "
-                           f"option {price.tco_option!r}")
-    raise MissingPrice(f"price.tco: no TCO scenario named {price.tco_scenario!r} in {folder}")
+        if scenario.name == name:
+            resolved = tco.resolve_inputs(scenario, session, on=on, known=known,
+                                          scenarios_dir=folder, limits=limits)
+            return tco.evaluate(scenario, resolved, dataset_version)
+    raise MissingPrice(f"price.tco: no TCO scenario named {name!r} in {folder}")
 
 
 def recompute(target: Engine | Session, scenarios_dir: Path, dataset_version: int, *, on: date,
