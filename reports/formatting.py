@@ -12,8 +12,8 @@ from reports.context import SpecLine
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
-def format_number(value: float, digits: int = 4) -> str:
-    """`digits` significant digits, thousands separated, no float noise (1800.0000001 -> 1,800);
+def format_number(value: float, digits: int = 3) -> str:
+    """`digits` significant digits (the briefing prints three), thousands separated, no float noise (1800.0000001 -> 1,800);
     very large or small magnitudes as a power of ten (2.25e15 -> 2.25 × 10¹⁵)."""
     if value == 0:
         return "0"
@@ -25,7 +25,7 @@ def format_number(value: float, digits: int = 4) -> str:
     return f"{value:,.0f}" if "e" in text else text
 
 
-def format_range(low: float, high: float | None = None, digits: int = 4) -> str:
+def format_range(low: float, high: float | None = None, digits: int = 3) -> str:
     """A value, or a low–high range when the ledger holds one."""
     if high is None or low == high:
         return format_number(low, digits)
