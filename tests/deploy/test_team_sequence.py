@@ -27,7 +27,7 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import URL, make_url
 
 from db.engine import make_engine
-from db.schema import C2CResult, DatasetVersion, Item, TcoResult
+from db.schema import C2CResult, DatasetVersion, Item, ServingResult, TcoResult
 from pipelines.settings import PROJECT_ROOT
 from tests import pg_database
 from tests.conftest import pg_url_or_skip, reset_pg
@@ -245,12 +245,14 @@ def test_a_worker_runs_the_deployed_weekly_briefing_against_a_prefect_server_on_
         with engine.connect() as conn:
             version = conn.scalar(select(func.max(DatasetVersion.id)))
             counts = [conn.scalar(select(func.count()).where(model.dataset_version_id == version))
-                      for model in (C2CResult, TcoResult)]
+                      for model in (C2CResult, TcoResult, ServingResult)]
     finally:
         engine.dispose()
     assert version is not None and min(counts) > 0, (version, counts)
-    [pdf] = (home / "briefings").glob("*.pdf")
-    assert pdf.read_bytes()[:5] == b"%PDF-"
+    briefings = sorted(p.name for p in (home / "briefings").glob("*.pdf"))
+    assert len(briefings) == 2 and briefings[0] == briefings[1].replace(".pdf", "-appendix.pdf")
+    for pdf in briefings:   # the briefing and its companion appendix
+        assert (home / "briefings" / pdf).read_bytes()[:5] == b"%PDF-"
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as warehouse:
         assert warehouse.execute("select dataset_version from meta").fetchall() == [(version,)]
 
