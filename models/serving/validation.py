@@ -1,0 +1,274 @@
+"""The serving model against measured serving points (models/serving/measured_points.py): at
+each point's tokens/s per user, the throughput per GPU the model's curve gives there, and the
+error; per GPU family the summary a briefing and `specledger validate` print.
+
+The error is the one the model is used with: a serving scenario asks for the throughput per GPU
+at a target interactivity (models.serving.cost.at_target), so each measured point is compared
+with the model's curve for its configuration interpolated at the point's tokens/s per user.
+A point faster per user than the model's fastest point (concurrency 1) is "unreached": it is
+compared with that fastest point and its interactivity shortfall counts as error too
+(ratio = measured/model throughput x measured/model tokens/s per user, the larger way), so the
+error grows continuously past the end of the curve. A configuration whose weights do not fit in
+the model's HBM budget has no curve: its points are memory misses, listed and left out.
+
+The hardware is the measurements' own (an 8-GPU HGX/DGX node), with the figures the ledger's
+source packs hold for it: the same numbers a serving scenario on that GPU resolves from the
+ledger, with the model's default efficiencies and latencies (models.c2c.calibration
+CLUSTER_DEFAULTS), so the model is calibrated on the inputs it is later run with.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import Final
+
+from models.c2c import calibration as c2c_calibration
+from models.c2c.spec import ClusterSpec
+from models.c2c.validation import PublishedSet, SetReport, ValidationResult
+from models.serving import calibration
+from models.serving.calibration import ServingConstants
+from models.serving.cost import Point, at_target
+from models.serving.curve import serving_curve
+from models.serving.measured_points import POINTS, SOURCES, MeasuredPoint
+from models.serving.presets import PRESETS
+from models.serving.spec import Deployment, RequestShape, ServingLLM, WeightFormat
+
+# The most sequences a curve batches per GPU of the instance: the cap a serving scenario's
+# modelled curve has (pipelines/jobs/serving.py MAX_SEQUENCES_PER_GPU).
+CURVE_CAP_PER_GPU: Final = 512
+
+_NDR_NIC_BYTES_S: Final = 400e9 / 8  # infiniband.yaml ib-ndr port_rate 400 Gb/s
+
+
+def _node(peak_bf16: float, hbm: float, hbm_bw: float, nvlink_bidir: float,
+          arch: str) -> ClusterSpec:
+    """An 8-GPU NVLink node with one NDR NIC per GPU and the model's default efficiencies."""
+    return ClusterSpec(
+        peak_flops=peak_bf16, hbm_bytes=hbm, hbm_bw=hbm_bw, domain_gpus=8,
+        scaleup_bw=nvlink_bidir / 2, scaleout_bw=_NDR_NIC_BYTES_S,
+        scaleup_efficiency=c2c_calibration.SCALEUP_EFFICIENCY,
+        scaleout_efficiency=c2c_calibration.SCALEOUT_EFFICIENCY,
+        scaleup_latency=c2c_calibration.SCALEUP_LATENCY_S,
+        scaleout_latency=c2c_calibration.SCALEOUT_LATENCY_S, arch=arch)
+
+
+# The ledger's figures for the measured GPUs (data/sources/):
+# - H200 SXM: gpu_compute.yaml h200-sxm (nvidia-h200-page): peak_dense_bf16 989.5 TFLOP/s,
+#   peak_dense_fp8 1,979 TFLOP/s, hbm_capacity 141 GB, hbm_bandwidth 4.8 TB/s; gpus.yaml
+#   family Hopper; 8 GPUs a node (gpu_compute.yaml hgx-h100-8gpu gpus_per_system, the HGX
+#   board H200 ships on); NVLink 4, nvlink.yaml nvlink-4 scaleup_bw_per_gpu_bidir 900 GB/s.
+# - B200: gpu_compute.yaml b200 (nvidia-dgx-b200-page): peak_dense_bf16 2,250, peak_dense_fp8
+#   4,500, peak_dense_fp4 9,000 TFLOP/s, hbm_capacity 180 GB, hbm_bandwidth 8 TB/s; gpus.yaml
+#   family Blackwell; gpu_compute.yaml dgx-b200 gpus_per_system 8; NVLink 5, nvlink.yaml
+#   nvlink-5 scaleup_bw_per_gpu_bidir 1.8 TB/s.
+HARDWARE: Final[dict[str, ClusterSpec]] = {
+    "h200-sxm": _node(989.5e12, 141e9, 4.8e12, 900e9, "hopper"),
+    "b200": _node(2250e12, 180e9, 8e12, 1.8e12, "blackwell"),
+}
+# Dense peak of the weights' precision (the GEMMs run in it): the metric the ledger resolves.
+PEAKS: Final[dict[tuple[str, str], float]] = {
+    ("h200-sxm", "fp8"): 1979e12,
+    ("b200", "fp8"): 4500e12,
+    ("b200", "fp4"): 9000e12,
+}
+# Every architecture a GPU family maps to: the families serving_fidelity reports on.
+FAMILIES: Final = tuple(dict.fromkeys(c2c_calibration.ARCH_OF_FAMILY.values()))
+QUANTITY: Final = "output tokens/s per GPU at the measured tokens/s per user"
+
+
+def deployment(point: MeasuredPoint) -> Deployment:
+    """The model's instance for a point's layout. With DP attention, each of the tp GPUs is its
+    own attention replica and the experts are spread over ep GPUs. Without it, attention is
+    split tp ways and the experts are split over the same tp GPUs, by expert parallelism or (ep
+    1) by tensor parallelism: either way each GPU holds 1/tp of them, and the model's expert
+    dispatch stands in for the tensor-parallel experts' reduction."""
+    weights = WeightFormat(point.precision)
+    if point.dp_attention:
+        return Deployment(tp=1, dp=point.tp, ep=point.ep, weights=weights)
+    return Deployment(tp=point.tp, dp=1, ep=point.tp, weights=weights)
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """One measured configuration (one curve) as the model evaluates it."""
+
+    llm: ServingLLM
+    deployment: Deployment
+    hw: ClusterSpec
+    request: RequestShape
+    points: tuple[MeasuredPoint, ...]   # by concurrency
+
+    @property
+    def arch(self) -> str:
+        return self.points[0].arch
+
+    @property
+    def name(self) -> str:
+        p = self.points[0]
+        layout = f"tp{p.tp} ep{p.ep}{' dpa' if p.dp_attention else ''}"
+        return (f"{p.model} {p.precision} {p.hardware} {p.engine} "
+                f"{p.input_tokens}/{p.output_tokens} {layout}")
+
+    def curve(self, k: ServingConstants) -> list[Point]:
+        return [Point(c.concurrency, c.tok_s_per_gpu, c.tok_s_per_user, c.ttft_s)
+                for c in serving_curve(self.llm, self.deployment, self.hw, self.request, k,
+                                       self.hw.gemm_peak,
+                                       cap=CURVE_CAP_PER_GPU * self.deployment.gpus)]
+
+
+def _config_key(p: MeasuredPoint) -> tuple[object, ...]:
+    return (p.hardware, p.model, p.precision, p.engine, p.input_tokens, p.output_tokens, p.tp,
+            p.ep, p.dp_attention)
+
+
+def configurations(points: Iterable[MeasuredPoint] = POINTS) -> list[Configuration]:
+    """The points grouped by configuration, in a stable order."""
+    groups: dict[tuple[object, ...], list[MeasuredPoint]] = defaultdict(list)
+    for p in points:
+        groups[_config_key(p)].append(p)
+    out = []
+    for key in sorted(groups, key=repr):
+        members = tuple(sorted(groups[key], key=lambda p: p.concurrency))
+        first = members[0]
+        hw = replace(HARDWARE[first.hardware],
+                     gemm_peak_flops=PEAKS[(first.hardware, first.precision)])
+        out.append(Configuration(PRESETS[first.model], deployment(first), hw,
+                                 RequestShape(first.input_tokens, first.output_tokens),
+                                 members))
+    return out
+
+
+@dataclass(frozen=True)
+class PointError:
+    """A measured point against the model. `ratio` is measured / predicted throughput per GPU
+    at the point's tokens/s per user (for an unreached point, with its interactivity shortfall:
+    see the module's doc); `predicted` = measured / ratio."""
+
+    point: MeasuredPoint
+    configuration: str
+    ratio: float
+    reached: bool
+
+    @property
+    def predicted(self) -> float:
+        return self.point.tok_s_per_gpu / self.ratio
+
+    @property
+    def log_error(self) -> float:
+        return math.log(self.ratio)
+
+    @property
+    def error(self) -> float:
+        """Signed, percent of measured: (predicted - measured) / measured."""
+        return 100 * (1 / self.ratio - 1)
+
+
+def configuration_errors(config: Configuration, k: ServingConstants) -> list[PointError]:
+    """Each point of `config` against the model with constants `k` ([] for a memory miss)."""
+    curve = config.curve(k)
+    if not curve:
+        return []
+    fastest = max(curve, key=lambda c: c.tok_s_per_user)
+    out = []
+    for p in config.points:
+        found = at_target(curve, p.tok_s_per_user)
+        if found is not None:
+            out.append(PointError(p, config.name, p.tok_s_per_gpu / found.tok_s_per_gpu, True))
+            continue
+        shortfall = math.log(p.tok_s_per_user / fastest.tok_s_per_user)
+        miss = abs(math.log(p.tok_s_per_gpu / fastest.tok_s_per_gpu))
+        out.append(PointError(p, config.name, math.exp(miss + shortfall), False))
+    return out
+
+
+def constants_for(arch: str, fitted: Mapping[str, ServingConstants] | None = None
+                  ) -> ServingConstants:
+    """`fitted`'s constants for `arch` when given, else the stored ones (or the prior)."""
+    if fitted is not None and arch in fitted:
+        return fitted[arch]
+    return calibration.constants(arch)[0]
+
+
+def point_errors(fitted: Mapping[str, ServingConstants] | None = None,
+                 configs: Sequence[Configuration] | None = None) -> list[PointError]:
+    """Every measured point against the model (memory misses left out)."""
+    return [e for c in (configs if configs is not None else configurations())
+            for e in configuration_errors(c, constants_for(c.arch, fitted))]
+
+
+def memory_misses(configs: Sequence[Configuration] | None = None) -> list[Configuration]:
+    """Configurations that ran but whose weights the model says do not fit in HBM at their
+    tensor parallelism (the engines ran them with a larger memory fraction than the model's)."""
+    return [c for c in (configs if configs is not None else configurations())
+            if not c.curve(constants_for(c.arch))]
+
+
+@dataclass(frozen=True)
+class FamilyFidelity:
+    """The serving model's error on one GPU family: in sample with the stored constants, the
+    band (measured / predicted, P10-P90 with each set left out of the fit: calibration.BAND)
+    and what it rests on. A family without measured points has points 0, no errors, the prior
+    and the uncalibrated band."""
+
+    family: str
+    models: tuple[str, ...]
+    points: int
+    unreached: int                  # points faster per user than the model's fastest point
+    mean_abs_error: float | None    # percent
+    max_abs_error: float | None
+    band_low: float
+    band_high: float
+    basis: str
+    sources: tuple[str, ...]
+    constants: str                  # where the family's constants come from
+
+
+@cache
+def serving_fidelity() -> tuple[FamilyFidelity, ...]:
+    """One row per GPU family (FAMILIES): what a briefing and `specledger validate` print. It
+    depends on the code alone, so it is computed once a process."""
+    by_family: dict[str, list[PointError]] = defaultdict(list)
+    for e in point_errors():
+        by_family[e.point.arch].append(e)
+    rows = []
+    for family in FAMILIES:
+        errors = by_family.get(family, [])
+        low, high, basis = calibration.band(family)
+        absolute = [abs(e.error) for e in errors]
+        rows.append(FamilyFidelity(
+            family=family, models=tuple(sorted({e.point.model for e in errors})),
+            points=len(errors), unreached=sum(not e.reached for e in errors),
+            mean_abs_error=sum(absolute) / len(absolute) if absolute else None,
+            max_abs_error=max(absolute) if absolute else None,
+            band_low=low, band_high=high, basis=basis,
+            sources=tuple(sorted({e.point.source for e in errors})),
+            constants=calibration.constants(family)[1]))
+    return tuple(rows)
+
+
+@cache
+def fidelity_report() -> tuple[SetReport, ...]:
+    """The measured points as the C2C model's validation sets are kept (one set per family
+    with points: models.c2c.validation.SetReport), for the warehouse and the briefing."""
+    by_family: dict[str, list[PointError]] = defaultdict(list)
+    for e in point_errors():
+        by_family[e.point.arch].append(e)
+    reports = []
+    for family, errors in by_family.items():
+        gpus = " / ".join(sorted({e.point.hardware for e in errors}))
+        models = ", ".join(sorted({e.point.model for e in errors}))
+        latest = max((SOURCES[s] for s in {e.point.source for e in errors}),
+                     key=lambda s: s.published_on)
+        published = PublishedSet(
+            f"InferenceX serving points, {models} on {gpus} ({family}): aggregated, no "
+            "speculative decoding", latest.url, latest.published_on, QUANTITY, "%",
+            f"inferencex-serving-{family}")
+        reports.append(SetReport(published, tuple(
+            ValidationResult(published, f"{e.configuration} conc {e.point.concurrency}",
+                             e.point.tok_s_per_gpu, e.predicted, e.error)
+            for e in errors)))
+    return tuple(sorted(reports, key=lambda r: r.published.key))

@@ -1,0 +1,71 @@
+"""The embedded InferenceX serving points are what the model may be calibrated on: real rows
+of the shipped presets on GPUs the ledger describes, each dated and sourced, and plausible as
+serving measurements."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+import pytest
+
+from models.c2c.calibration import ARCH_OF_FAMILY
+from models.serving.measured_points import ARCH_OF_ITEM, POINTS, SOURCES, MeasuredPoint
+from models.serving.presets import PRESETS
+from models.serving.spec import WeightFormat
+
+PINNED = re.compile(r"^https://github\.com/SemiAnalysisAI/InferenceX-app/blob/[0-9a-f]{40}/")
+RUN = re.compile(r"^https://github\.com/SemiAnalysisAI/InferenceX/actions/runs/\d+/attempts/\d+$")
+
+
+def config(p: MeasuredPoint) -> tuple[object, ...]:
+    return (p.hardware, p.model, p.precision, p.engine, p.input_tokens, p.output_tokens, p.tp,
+            p.ep, p.dp_attention)
+
+
+def test_a_few_dozen_points_of_a_shipped_preset_on_each_fitted_family():
+    assert len(POINTS) >= 36
+    per_family = defaultdict(int)
+    for p in POINTS:
+        per_family[p.arch] += 1
+    assert set(per_family) == {"hopper", "blackwell"}
+    assert min(per_family.values()) >= 30
+    assert {p.model for p in POINTS} <= set(PRESETS)
+
+
+@pytest.mark.parametrize("point", POINTS, ids=lambda p: f"{p.hardware}-{p.engine}-"
+                         f"{p.precision}-{p.input_tokens}-{p.output_tokens}-tp{p.tp}-ep{p.ep}-"
+                         f"{'dpa' if p.dp_attention else 'tpa'}-c{p.concurrency}")
+def test_each_point_is_a_plausible_sourced_serving_measurement(point):
+    p = point
+    assert min(p.tok_s_per_gpu, p.tok_s_per_user, p.ttft_s) > 0
+    assert p.concurrency >= 1 and p.tp in (1, 2, 4, 8) and 1 <= p.ep <= p.tp
+    assert not p.dp_attention or p.ep == p.tp
+    # Output tokens/s per GPU cannot beat every user at their own rate; it falls short of it by
+    # the share of time spent waiting for prefills (medians, hence a little slack).
+    ceiling = p.concurrency * p.tok_s_per_user / p.gpus
+    assert 0.5 * ceiling <= p.tok_s_per_gpu <= 1.05 * ceiling
+    assert p.ttft_s < p.output_tokens / p.tok_s_per_user        # first token before the rest
+    assert WeightFormat(p.precision) in (WeightFormat.FP8, WeightFormat.FP4)
+    assert p.engine in {"sglang", "trt"}
+    assert ARCH_OF_ITEM[p.hardware] == p.arch and p.arch in ARCH_OF_FAMILY.values()
+    source = SOURCES[p.source]
+    assert p.url == source.url and PINNED.match(p.url)
+    assert p.measured_on <= source.published_on
+    assert RUN.match(p.run)
+
+
+def test_one_point_per_configuration_and_concurrency_and_curves_that_trade_off():
+    seen = set()
+    curves = defaultdict(list)
+    for p in POINTS:
+        key = (*config(p), p.concurrency)
+        assert key not in seen, key
+        seen.add(key)
+        curves[config(p)].append(p)
+    for key, members in curves.items():
+        members.sort(key=lambda p: p.concurrency)
+        for low, high in zip(members, members[1:], strict=False):
+            assert high.tok_s_per_gpu > low.tok_s_per_gpu, key
+            assert high.tok_s_per_user < low.tok_s_per_user, key
+    assert sum(len(m) >= 3 for m in curves.values()) >= 10    # several concurrencies a curve

@@ -1,0 +1,151 @@
+"""The serving model against the measured points: the measured GPUs carry the ledger's figures,
+each point is compared at its own interactivity, and the per-family rows a briefing prints
+have the expected shape."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+import yaml
+
+from models.c2c import calibration as c2c_calibration
+from models.c2c.validation import SetReport
+from models.serving import calibration
+from models.serving.cost import at_target
+from models.serving.measured_points import ARCH_OF_ITEM, POINTS, SOURCES
+from models.serving.validation import (
+    FAMILIES,
+    HARDWARE,
+    PEAKS,
+    configurations,
+    deployment,
+    fidelity_report,
+    memory_misses,
+    point_errors,
+    serving_fidelity,
+)
+from models.units import si_factor
+
+SOURCES_DIR = Path(__file__).resolve().parents[3] / "data" / "sources"
+
+
+def pack_value(pack: str, item: str, metric: str, unit: str) -> float:
+    """The value of `metric` for `item` in a source pack, in the SI `unit` (the sources that
+    give it agree)."""
+    data = yaml.safe_load((SOURCES_DIR / pack).read_text())
+    found = {round(float(o["value"]) * si_factor(o["unit"], unit), 6)
+             for s in data["sources"] for o in s["observations"]
+             if o["item"] == item and o["metric"] == metric}
+    assert len(found) == 1, (pack, item, metric, found)
+    return found.pop()
+
+
+@pytest.mark.parametrize(("item", "nvlink", "node"), [("h200-sxm", "nvlink-4", "hgx-h100-8gpu"),
+                                                      ("b200", "nvlink-5", "dgx-b200")])
+def test_the_measured_gpus_carry_the_figures_of_the_ledgers_packs(item, nvlink, node):
+    hw = HARDWARE[item]
+    assert hw.peak_flops == pytest.approx(
+        pack_value("gpu_compute.yaml", item, "peak_dense_bf16", "FLOP/s"))
+    assert hw.hbm_bytes == pytest.approx(pack_value("gpu_compute.yaml", item, "hbm_capacity", "B"))
+    assert hw.hbm_bw == pytest.approx(
+        pack_value("gpu_compute.yaml", item, "hbm_bandwidth", "B/s"))
+    assert hw.domain_gpus == pack_value("gpu_compute.yaml", node, "gpus_per_system", "GPUs")
+    assert hw.scaleup_bw == pytest.approx(
+        pack_value("nvlink.yaml", nvlink, "scaleup_bw_per_gpu_bidir", "B/s") / 2)
+    assert hw.scaleout_bw == pytest.approx(
+        pack_value("infiniband.yaml", "ib-ndr", "port_rate", "B/s"))
+    for (gpu, precision), peak in PEAKS.items():
+        if gpu == item:
+            assert peak == pytest.approx(pack_value(
+                "gpu_compute.yaml", item, f"peak_dense_{precision}", "FLOP/s"))
+    items = yaml.safe_load((SOURCES_DIR / "gpus.yaml").read_text())["items"]
+    family = next(i["family"] for i in items if i["key"] == item)
+    assert c2c_calibration.ARCH_OF_FAMILY[family.lower()] == hw.arch == ARCH_OF_ITEM[item]
+    assert (hw.scaleup_efficiency, hw.scaleup_latency) == (
+        c2c_calibration.SCALEUP_EFFICIENCY, c2c_calibration.SCALEUP_LATENCY_S)
+
+
+def test_the_layout_maps_to_the_models_instance():
+    dpa = next(p for p in POINTS if p.dp_attention and p.tp == 8)
+    assert (deployment(dpa).tp, deployment(dpa).dp, deployment(dpa).ep) == (1, 8, 8)
+    tensor = next(p for p in POINTS if not p.dp_attention and p.tp == 8 and p.ep == 1)
+    assert (deployment(tensor).tp, deployment(tensor).dp, deployment(tensor).ep) == (8, 1, 8)
+    assert all(deployment(p).gpus == p.gpus for p in POINTS)
+
+
+def test_each_point_is_compared_at_its_own_interactivity():
+    configs = configurations()
+    assert sum(len(c.points) for c in configs) == len(POINTS)
+    errors = point_errors(configs=configs)
+    by_config = {c.name: c for c in configs}
+    for e in errors:
+        assert e.predicted * e.ratio == pytest.approx(e.point.tok_s_per_gpu)
+        assert e.error == pytest.approx(100 * (e.predicted / e.point.tok_s_per_gpu - 1))
+        curve = by_config[e.configuration].curve(calibration.constants(e.point.arch)[0])
+        found = at_target(curve, e.point.tok_s_per_user)
+        if e.reached:
+            assert e.predicted == pytest.approx(found.tok_s_per_gpu)
+        else:   # the model's fastest point is slower per user: the shortfall counts
+            assert found is None and e.ratio > 1
+            fastest = max(curve, key=lambda c: c.tok_s_per_user)
+            assert math.log(e.ratio) >= math.log(e.point.tok_s_per_user / fastest.tok_s_per_user)
+
+
+def test_configurations_whose_weights_exceed_the_models_hbm_budget_are_listed_not_scored():
+    misses = [c.name for c in memory_misses()]
+    assert misses == ["deepseek-r1 fp8 b200 sglang 8192/1024 tp4 ep1",
+                      "deepseek-r1 fp8 b200 trt 1024/1024 tp4 ep1",
+                      "deepseek-r1 fp8 b200 trt 8192/1024 tp4 ep1"]
+    scored = {e.configuration for e in point_errors()}
+    assert not scored & set(misses)
+    assert len(point_errors()) == len(POINTS) - sum(len(c.points) for c in memory_misses())
+
+
+def test_serving_fidelity_gives_a_row_per_family_with_its_error_and_band():
+    rows = {r.family: r for r in serving_fidelity()}
+    assert tuple(rows) == FAMILIES
+    assert set(FAMILIES) >= {"hopper", "blackwell", "blackwell_ultra"}
+    for family in FAMILIES:
+        row = rows[family]
+        if family in calibration.CONSTANTS:
+            assert row.points >= 30 and row.models == ("deepseek-r1",)
+            assert set(row.sources) <= set(SOURCES) and row.sources
+            assert 0 < row.mean_abs_error <= row.max_abs_error
+            assert 0 <= row.unreached < row.points
+            assert (row.band_low, row.band_high, row.basis) == calibration.BAND[family]
+            assert row.basis.startswith(f"{row.points} InferenceX")
+            assert row.constants == calibration.SOURCE[family]
+        else:
+            assert (row.points, row.unreached, row.models, row.sources) == (0, 0, (), ())
+            assert row.mean_abs_error is None and row.max_abs_error is None
+            assert (row.band_low, row.band_high, row.basis) == calibration.UNCALIBRATED_BAND
+            assert row.constants.startswith("prior")
+
+
+def test_the_stored_constants_give_the_errors_they_were_fitted_to():
+    """A quick deterministic check of the calibration (the full refit is in
+    test_serving_fit.py, run by `./dev trials`): the in-sample errors with the stored
+    constants, as bench/serving_fit.py printed them."""
+    rows = {r.family: r for r in serving_fidelity()}
+    assert (rows["hopper"].points, rows["blackwell"].points) == (33, 76)
+    assert rows["hopper"].mean_abs_error == pytest.approx(30.2, abs=0.1)
+    assert rows["hopper"].max_abs_error == pytest.approx(131.8, abs=0.1)
+    assert rows["blackwell"].mean_abs_error == pytest.approx(49.9, abs=0.1)
+    assert rows["blackwell"].max_abs_error == pytest.approx(324.9, abs=0.1)
+    assert (rows["hopper"].unreached, rows["blackwell"].unreached) == (0, 3)
+
+
+def test_fidelity_report_keeps_the_c2c_set_shape():
+    reports = fidelity_report()
+    assert all(isinstance(r, SetReport) for r in reports)
+    assert [r.published.key for r in reports] == ["inferencex-serving-blackwell",
+                                                  "inferencex-serving-hopper"]
+    rows = {r.family: r for r in serving_fidelity()}
+    for report in reports:
+        family = report.published.key.removeprefix("inferencex-serving-")
+        assert len(report.results) == rows[family].points
+        assert report.mean_abs_error == pytest.approx(rows[family].mean_abs_error)
+        assert report.published.error_unit == "%"
+        assert report.published.url in {s.url for s in SOURCES.values()}
