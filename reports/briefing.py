@@ -106,6 +106,8 @@ def render_html(context: BriefingContext, template: str = "briefing",
         validation=views.summarise_validation(context.validation),
         scenario_inputs=views.number_inputs((s.name, s.inputs) for s in context.scenarios),
         tco_inputs=views.number_inputs((t.name, t.inputs) for t in context.tco),
+        serving_inputs=views.number_inputs((f"{s.name}/{o.name}", o.inputs)
+                                           for s in context.serving for o in s.options),
         share=views.scale_up_share,
         numbered=views.numbered_points,
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
+from models.serving.validation import FamilyFidelity
 from models.tco.decision import Swing
 from models.trends.types import Changes, DensityTrend, Flag, InterconnectTrend
 
@@ -194,6 +195,7 @@ class ServingOptionLine:
     tok_s_per_gpu: float | None = None    # at the target; None: it does not reach it
     usd_per_mtok: float | None = None
     band_basis: str = ""
+    inputs: tuple[Cited, ...] = ()        # the hardware figures it read, with source and date
 
 
 @dataclass(frozen=True)
@@ -296,6 +298,8 @@ class BriefingContext:
     market_history: list[MarketSeries] = field(default_factory=list)
     headlines: list[Headline] = field(default_factory=list)       # at most five
     serving: list[ServingLine] = field(default_factory=list)      # one per serving scenario
+    # The serving model's error and band per GPU family (measured / predicted throughput).
+    serving_fidelity: list[FamilyFidelity] = field(default_factory=list)
     changes: Changes = field(default_factory=Changes)
     moves: list[ResultMove] = field(default_factory=list)
     validation: list[ValidationLine] = field(default_factory=list)

@@ -13,8 +13,9 @@ SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def format_number(value: float, digits: int = 3) -> str:
-    """`digits` significant digits (the briefing prints three), thousands separated, no float noise (1800.0000001 -> 1,800);
-    very large or small magnitudes as a power of ten (2.25e15 -> 2.25 × 10¹⁵)."""
+    """`digits` significant digits (the briefing prints three), thousands separated, no float
+    noise (1800.0000001 -> 1,800); very large or small magnitudes as a power of ten
+    (2.25e15 -> 2.25 × 10¹⁵)."""
     if value == 0:
         return "0"
     if abs(value) >= 1e9 or abs(value) < 1e-3:

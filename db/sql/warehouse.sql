@@ -472,7 +472,7 @@ create table model_error (
     predicted double not null,
     error double not null
 );
-comment on table model_error is 'The C2C model against every published measurement it is calibrated on (specledger validate): one row per point, with the model of this build.';
+comment on table model_error is 'The C2C model (training runs) and the serving model (measured serving points) against every published measurement they are calibrated on (specledger validate): one row per point, with the models of this build.';
 comment on column model_error.calibration_set is 'Title of the published set of measurements';
 comment on column model_error.url is 'Where the set was published (pinned to a commit where it is a repository file)';
 comment on column model_error.published_on is 'When the set was published';

@@ -19,6 +19,7 @@ from db.results import results_frame, results_of
 from db.schema import C2CResult, DatasetVersion, ServingResult, TcoResult
 from models.c2c import calibration
 from models.resolve import SOURCE_KIND_RANK
+from models.serving.validation import serving_fidelity
 from models.trends import (
     TREND_METRICS,
     TrendParams,
@@ -152,6 +153,7 @@ def briefing_context(session: Session, *, as_of: date, version: DatasetVersion,
         decisions=decision_lines(tco_results, scenarios, index, version.id),
         market=market, market_history=market_history(index),
         serving=[serving_line(r, s) for r, s in results_of(session, ServingResult, version.id)],
+        serving_fidelity=list(serving_fidelity()),
         headlines=headlines(moves, market, changes.observations,
                             price_tolerance=inputs.params.result_tolerance),
         changes=changes, moves=moves,
@@ -294,7 +296,8 @@ def _cited_sources(session: Session, context: BriefingContext) -> list[SourceLin
         cited.update(t.source for t in context.density.thresholds)
     for row in context.comparison:
         cited.update(c.source for c in row.cells if c is not None and c.source)
-    for line in [*context.scenarios, *context.tco]:
+    for line in [*context.scenarios, *context.tco,
+                 *(o for s in context.serving for o in s.options)]:
         cited.update(c.source for c in line.inputs if c.source)
     return [SourceLine(key=row["key"], title=row["title"], publisher=row["publisher"],
                        kind=row["kind"], published_on=row["published_on"], url=row["url"])

@@ -9,8 +9,8 @@ from typing import Any
 import pandas as pd
 
 from db.schema import C2CResult, Scenario, TcoResult
-from models.c2c.validation import fidelity_report
 from models.trends import result_moves
+from pipelines.jobs.c2c import validation_reports
 from reports.context import (
     Cited,
     ResultMove,
@@ -29,7 +29,7 @@ def scenario_line(result: C2CResult, scenario: Scenario) -> ScenarioLine:
         c2c_scale_out=result.c2c_scale_out, c2c_class=result.c2c_class,
         recommended_fabric=result.recommended_fabric, mfu=result.mfu,
         time_to_train_days=result.time_to_train_days,
-        inputs=tuple(_cited(spec) for spec in figures.get("specs", [])),
+        inputs=tuple(cited(spec) for spec in figures.get("specs", [])),
         domain_gpus=_domain_gpus(figures.get("specs", [])))
 
 
@@ -52,7 +52,7 @@ def tco_line(result: TcoResult, scenario: Scenario) -> TcoLine:
         speedup=result.speedup, cheaper_option=result.cheaper_option,
         usd_per_gpu_hour=tuple((o["name"], o["usd_per_gpu_hour"])
                                for o in figures.get("options", [])),
-        inputs=tuple(_cited(i) for i in figures.get("inputs", [])),
+        inputs=tuple(cited(i) for i in figures.get("inputs", [])),
         speedup_p10=speedup_band.get("p10"), speedup_p90=speedup_band.get("p90"),
         call=verdict.get("call"), settle_with=verdict.get("settle_with"))
 
@@ -84,7 +84,7 @@ def _cluster(definition: dict[str, Any]) -> str:
     return " / ".join(str(p) for p in parts)
 
 
-def _cited(figure: dict[str, Any]) -> Cited:
+def cited(figure: dict[str, Any]) -> Cited:
     value = figure.get("value")
     low = figure.get("low") if figure.get("low") is not None else value
     high = figure.get("high") if figure.get("high") is not None else value
@@ -120,10 +120,10 @@ def _shown(value: object) -> str:
 
 
 def validation_lines() -> tuple[list[ValidationLine], list[SourceLine]]:
-    """The C2C model against every published measurement it is calibrated on, and those
-    publications as sources."""
+    """The C2C and serving models against every published measurement they are calibrated
+    on, and those publications as sources."""
     lines, sources = [], {}
-    for report in fidelity_report():
+    for report in validation_reports():
         published = report.published
         sources[published.key] = SourceLine(key=published.key, title=published.title,
                                             publisher=None, kind="published measurement",

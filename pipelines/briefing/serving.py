@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from db.schema import Scenario, ServingResult
-from reports.context import ServingLine, ServingOptionLine
+from pipelines.briefing.results import cited
+from reports.context import Cited, ServingLine, ServingOptionLine
 
 
 def serving_line(result: ServingResult, scenario: Scenario) -> ServingLine:
@@ -31,4 +33,10 @@ def _option(option: dict[str, Any]) -> ServingOptionLine:
         curve=tuple((p["concurrency"], p["tok_s_per_gpu"], p["tok_s_per_user"])
                     for p in option["curve"]),
         tok_s_per_gpu=at.get("tok_s_per_gpu"), usd_per_mtok=at.get("usd_per_mtok_out"),
-        band_basis=option["band"]["basis"])
+        band_basis=option["band"]["basis"],
+        inputs=tuple(_labelled(cited(f), option["name"]) for f in option.get("hardware", [])))
+
+
+def _labelled(figure: Cited, option: str) -> Cited:
+    """A hardware figure named with the option that read it ("h100-tp8: hbm_bw (h100-sxm5)")."""
+    return replace(figure, label=f"{option}: {figure.label}")
