@@ -99,7 +99,10 @@ def serving_verdict(line: ServingLine) -> str:
             f"({format_usd(costs[line.dearer])}), P10–P90 "
             f"{format_percent(line.saving_p10, signed=True)} to "
             f"{format_percent(line.saving_p90, signed=True)}")
-    return f"Too close to call: {text}." if line.too_close else f"{text}."
+    if line.too_close:
+        return (f"Too close to call: {text}; measured serving points for each option (an "
+                "InferenceX or MLPerf Inference run) would settle it.")
+    return f"{text}."
 
 
 def digest(context: BriefingContext) -> str:

@@ -26,6 +26,8 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Final
 
+import numpy as np
+
 from models.c2c import calibration as c2c_calibration
 from models.c2c.spec import ClusterSpec
 from models.c2c.validation import PublishedSet, SetReport, ValidationResult
@@ -272,3 +274,19 @@ def fidelity_report() -> tuple[SetReport, ...]:
                              e.point.tok_s_per_gpu, e.predicted, e.error)
             for e in errors)))
     return tuple(sorted(reports, key=lambda r: r.published.key))
+
+
+@cache
+def dp_attention_band(min_points: int = 5) -> tuple[float, float, str] | None:
+    """The band of data-parallel-attention deployments, pooled over every family (their
+    points are few): measured / predicted throughput, P10-P90, in sample. The model
+    overpredicts this layout, so a serving option that uses it carries this band as well as
+    its family's. None with fewer than `min_points` points."""
+    ratios = [e.point.tok_s_per_gpu / e.predicted for e in point_errors()
+              if e.point.dp_attention and e.predicted]
+    if len(ratios) < min_points:
+        return None
+    low, high = (float(np.percentile(ratios, q)) for q in (10, 90))
+    return (round(low, 3), round(high, 3),
+            f"{len(ratios)} InferenceX data-parallel-attention points over every family, in "
+            "sample (the model overpredicts this layout)")

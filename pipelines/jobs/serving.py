@@ -26,6 +26,8 @@ from models.serving.cost import (
     usd_per_mtok,
 )
 from models.serving.curve import serving_curve
+from models.serving.spec import Deployment
+from models.serving.validation import dp_attention_band
 from pipelines.inputs.limits import DEFAULT_LIMITS, InputLimits
 from pipelines.inputs.scenarios import canonical_json, scenario_paths
 from pipelines.inputs.serving_scenarios import (
@@ -102,7 +104,7 @@ def _option(scenario: ServingScenario, option: ServingOption, session: Session |
         curve = points
     else:
         constants, constants_note = calibration.constants(hw.arch)
-        low, high, basis = calibration.band(hw.arch)
+        low, high, basis = deployment_band(hw.arch, option.deployment)
         source = "model"
         curve = [Point(p.concurrency, p.tok_s_per_gpu, p.tok_s_per_user, p.ttft_s)
                  for p in serving_curve(scenario.model, option.deployment, hw,
@@ -122,6 +124,16 @@ def _option(scenario: ServingScenario, option: ServingOption, session: Session |
         "hardware": [f.to_json() for f in used],
         "priced": None if target is None else priced(option.name, price, target, (low, high)),
     }
+
+
+def deployment_band(arch: str, deployment: Deployment) -> tuple[float, float, str]:
+    """The family's band, widened by the data-parallel-attention band when the deployment
+    replicates attention (the model overpredicts that layout)."""
+    low, high, basis = calibration.band(arch)
+    scheme = dp_attention_band() if deployment.dp > 1 else None
+    if scheme is None:
+        return low, high, basis
+    return min(low, scheme[0]), max(high, scheme[1]), f"{basis}; widened by {scheme[2]}"
 
 
 def option_hardware(option: ServingOption, session: Session | None, *, on: date,

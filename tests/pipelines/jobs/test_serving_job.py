@@ -70,3 +70,17 @@ def test_an_option_that_cannot_reach_the_target_is_named_and_left_out_of_the_ver
                                                         "target_tok_s_per_user: 5000"))
     assert result["unreached"] == ["fast", "slow"]
     assert result["cheaper_option"] is None and result["band"] is None
+
+
+def test_a_data_parallel_attention_deployment_carries_the_wider_band(tmp_path):
+    from models.serving.calibration import band
+    from models.serving.validation import dp_attention_band
+
+    replicated = (INLINE + SECOND).replace("deployment: {tp: 8}", "deployment: {tp: 1, dp: 8}", 1)
+    fast = answer(tmp_path, replicated)["options"][0]
+    family = band("generic")
+    scheme = dp_attention_band()
+    assert scheme is not None and scheme[0] < family[0]
+    assert (fast["band"]["low"], fast["band"]["high"]) == (min(family[0], scheme[0]),
+                                                           max(family[1], scheme[1]))
+    assert "data-parallel-attention" in fast["band"]["basis"]
