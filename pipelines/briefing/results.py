@@ -9,8 +9,8 @@ from typing import Any
 import pandas as pd
 
 from db.schema import C2CResult, Scenario, TcoResult
+from models.fidelity import validation_reports
 from models.trends import result_moves
-from pipelines.jobs.c2c import validation_reports
 from reports.context import (
     Cited,
     ResultMove,

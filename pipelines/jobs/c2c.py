@@ -300,17 +300,10 @@ def _recompute_one(session: Session, scenario: Scenario, version_id: int, known:
     return "computed"
 
 
-def validation_reports() -> tuple[Any, ...]:
-    """Every published set the models are checked against: the C2C model's training runs,
-    then the serving model's measured serving points (one set per GPU family)."""
-    from models.c2c.validation import fidelity_report
-    from models.serving.validation import fidelity_report as serving_report
-
-    return (*fidelity_report(), *serving_report())
-
-
 def fidelity_json() -> dict[str, Any]:
     """`specledger validate --json`: every calibration set, its points and error summary."""
+    from models.fidelity import validation_reports
+
     return {"sets": [{
         "title": report.published.title, "url": report.published.url,
         "published_on": report.published.published_on.isoformat(),
