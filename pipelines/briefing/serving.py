@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import Any
 
 from db.schema import Scenario, ServingResult
 from pipelines.briefing.results import cited
-from reports.context import Cited, ServingLine, ServingOptionLine
+from reports.context import ServingLine, ServingOptionLine
 
 
 def serving_line(result: ServingResult, scenario: Scenario) -> ServingLine:
@@ -34,9 +33,5 @@ def _option(option: dict[str, Any]) -> ServingOptionLine:
                     for p in option["curve"]),
         tok_s_per_gpu=at.get("tok_s_per_gpu"), usd_per_mtok=at.get("usd_per_mtok_out"),
         band_basis=option["band"]["basis"],
-        inputs=tuple(_labelled(cited(f), option["name"]) for f in option.get("hardware", [])))
-
-
-def _labelled(figure: Cited, option: str) -> Cited:
-    """A hardware figure named with the option that read it ("h100-tp8: hbm_bw (h100-sxm5)")."""
-    return replace(figure, label=f"{option}: {figure.label}")
+        # Named by figure and item ("hbm_bw (b200)"): options on one GPU share the entries.
+        inputs=tuple(cited(f) for f in option.get("hardware", [])))
