@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pandas as pd
@@ -66,14 +67,13 @@ def decision_line(result: TcoResult, scenario: Scenario, workloads: dict[str, st
                              Band.of(result.break_even_speedup, ranges.get("break_even_speedup")))
     tornado = figures.get("tornado") or []
     flips = flipping_inputs(tornado, margin.cheaper, margin.dearer)
-    return DecisionLine(
-        **{**line.__dict__, "cheaper": margin.cheaper, "dearer": margin.dearer,
-           "saving": margin.saving, "saving_p10": margin.p10, "saving_p90": margin.p90,
-           "too_close": margin.too_close, "speedup_p10": speedup.p10,
-           "speedup_p90": speedup.p90,
-           "flips": tuple(f"{input_label(f.input)} at the {f.end} end of its range "
-                          f"({_plain(f.value)})" for f in flips[:MAX_FLIPS]),
-           "swings": tuple(margin_swings(tornado, margin.cheaper, margin.dearer))})
+    return replace(
+        line, cheaper=margin.cheaper, dearer=margin.dearer, saving=margin.saving,
+        saving_p10=margin.p10, saving_p90=margin.p90, too_close=margin.too_close,
+        speedup_p10=speedup.p10, speedup_p90=speedup.p90,
+        flips=tuple(f"{input_label(f.input)} at the {f.end} end of its range "
+                    f"({_plain(f.value)})" for f in flips[:MAX_FLIPS]),
+        swings=tuple(margin_swings(tornado, margin.cheaper, margin.dearer)))
 
 
 def _option(option: dict[str, Any], c2c: dict[str, Any],

@@ -6,6 +6,7 @@ margin and band."""
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
@@ -15,7 +16,7 @@ import pandas as pd
 
 from db import queries, results
 from db.engine import Engine, Session
-from db.schema import DatasetVersion, ServingResult
+from db.schema import DatasetVersion, ServingResult, TcoResult
 from models.c2c.spec import ClusterSpec, Precision
 from models.serving import calibration
 from models.serving.cost import (
@@ -61,9 +62,12 @@ class MissingPrice(MissingInput):
 def evaluate(scenario: ServingScenario, session: Session | None, *, on: date,
              known: datetime, dataset_version: int | None,
              scenarios_dir: Path | None = None, limits: InputLimits = DEFAULT_LIMITS,
-             measured: pd.DataFrame | None = None) -> dict[str, Any]:
-    """The scenario's answer as plain JSON-ready data (see the README's `serving`)."""
-    tco_results: dict[str, dict[str, Any]] = {}   # options priced by one TCO scenario
+             measured: pd.DataFrame | None = None,
+             tco_results: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The scenario's answer as plain JSON-ready data (see the README's `serving`).
+    `tco_results`: TCO results by scenario name already computed for the same dataset
+    version and day (options priced by one are read from it; it keeps what is computed)."""
+    tco_results = {} if tco_results is None else tco_results
     options = [_option(scenario, option, session, on=on, known=known,
                        scenarios_dir=scenarios_dir, limits=limits, measured=measured,
                        dataset_version=dataset_version, tco_results=tco_results)
@@ -243,10 +247,15 @@ def recompute(target: Engine | Session, scenarios_dir: Path, dataset_version: in
             path=scenario.path, recorded_at=now)
         if results.result_for(session, row.id, version.id, ServingResult) is not None:
             return "unchanged"
+        # The TCO scenarios were recomputed for this version and day just before: their
+        # stored results price the options instead of running the TCO model again.
+        stored_tco = {s.name: json.loads(r.result_json)
+                      for r, s in results.results_of(session, TcoResult, version.id)}
         payload = evaluate(scenario, session, on=on, known=version.cutoff_at,
                            dataset_version=version.id, scenarios_dir=scenarios_dir,
                            limits=limits,
-                           measured=queries.inference_points(session, version.cutoff_at))
+                           measured=queries.inference_points(session, version.cutoff_at),
+                           tco_results=stored_tco)
         # What the answer rests on is the answer itself, the version aside.
         digest = inputs_digest(scenario.definition,
                                {**payload, "dataset_version": None}, code_version)
