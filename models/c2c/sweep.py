@@ -13,12 +13,15 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from models.c2c import layout_rules
 from models.c2c.estimate import Estimates, concatenate, evaluate, take
+from models.c2c.layout_rules import READS, splits_evenly, violations
 from models.c2c.spec import (
     LAYOUT_FIELDS,
     ClusterSpec,
     Framework,
     IntArray,
+    Layout,
     Layouts,
     Recompute,
     TransformerSpec,
@@ -71,17 +74,22 @@ def divisors(n: int) -> list[int]:
 MIN_CP_CHUNK = 2048
 # Expert tensor parallelism is searched up to this size (an 8-GPU board's NVLink domain).
 MAX_ETP = 8
+# Interleaved model chunks per stage are searched up to this many.
+MAX_INTERLEAVE = 8
 
 
 def candidate_values(model: TransformerSpec, fw: Framework, gpus: int,
                      global_batch: int) -> dict[str, list[int]]:
-    """The values each dimension may take before the joint constraints are applied.
-    With fused attention, selective recompute is what the kernel already does; context
-    parallelism needs the fused kernel (and a sequence that splits into two chunks a rank)."""
+    """The values each dimension may take before the joint rules (layout_rules) are applied:
+    only values some layout could pass them with, within the search's limits. With fused
+    attention, selective recompute is what the kernel already does; context parallelism
+    needs the fused kernel (and a sequence that splits into two chunks a rank)."""
     modes = [r for r in Recompute if not (fw.flash_attention and r == Recompute.SELECTIVE)]
+    # pp x interleave must split the layers (or layers + 2), so each of them must alone.
+    splits = [d for d in divisors(gpus) if splits_evenly(model.layers, d)]
     return {
         "tp": [d for d in divisors(gpus) if model.heads % d == 0 and model.groups % d == 0],
-        "pp": [d for d in divisors(gpus) if model.layers % d == 0],
+        "pp": splits,
         "cp": [c for c in divisors(gpus) if c == 1 or (
             fw.flash_attention and model.seq_len % (2 * c) == 0
             and model.seq_len // c >= MIN_CP_CHUNK)],
@@ -89,7 +97,7 @@ def candidate_values(model: TransformerSpec, fw: Framework, gpus: int,
         "etp": ([d for d in divisors(gpus) if d <= MAX_ETP and model.expert_ffn_width % d == 0]
                 if model.is_moe else [0]),
         "micro_batch": divisors(global_batch),
-        "interleave": [v for v in divisors(model.layers) if v <= 8],
+        "interleave": [v for v in range(1, MAX_INTERLEAVE + 1) if splits_evenly(model.layers, v)],
         "sequence_parallel": [0, 1],
         "recompute": [int(r) for r in modes],
         "zero": [0, 1, 3],
@@ -104,6 +112,10 @@ def layout_choices(model: TransformerSpec, fw: Framework, gpus: int, global_batc
                    fixed: Mapping[str, int | bool] | None = None) -> dict[str, list[int]]:
     """The values each dimension may take, with `fixed` dimensions held."""
     choices = candidate_values(model, fw, gpus, global_batch)
+    if any(int((fixed or {}).get(n, 0)) > 0 for n in ("first_stage_layers", "last_stage_layers")):
+        # Uneven stages given: any pp x interleave splits what they leave.
+        choices["pp"] = divisors(gpus)
+        choices["interleave"] = list(range(1, MAX_INTERLEAVE + 1))
     for name, value in (fixed or {}).items():
         if name in choices:  # dp is not enumerated: it follows from gpus / (tp x pp)
             choices[name] = [int(value)]
@@ -122,30 +134,55 @@ def check_layout_count(choices: Mapping[str, list[int]], max_layouts: int | None
 def enumerate_layouts(model: TransformerSpec, fw: Framework, gpus: int, global_batch: int,
                       fixed: Mapping[str, int | bool] | None = None, *,
                       max_layouts: int | None = None) -> Layouts:
-    """Every layout that satisfies Megatron's rules, with `fixed` dimensions held. The
-    candidates are counted first and refused beyond `max_layouts` (TooManyLayouts): memory is
-    about ENUMERATION_BYTES_PER_LAYOUT per candidate."""
+    """Every layout that tiles `gpus` and meets Megatron's rules (layout_rules), with `fixed`
+    dimensions held. The candidates are counted first and refused beyond `max_layouts`
+    (TooManyLayouts): memory is at most about ENUMERATION_BYTES_PER_LAYOUT per candidate.
+
+    The shapes the rules read (tp, pp, cp, ep, etp, micro-batch, interleave, stages) are
+    enumerated and checked first; only the valid ones are crossed with the settings no rule
+    reads (sequence parallelism, recompute, ZeRO), so most candidates never become arrays."""
     choices = layout_choices(model, fw, gpus, global_batch, fixed)
     check_layout_count(choices, max_layouts)
-    names = list(choices)
-    grids = np.meshgrid(*[np.asarray(choices[n], dtype=np.int64) for n in names],
-                        indexing="ij")
-    cols = {n: g.ravel() for n, g in zip(names, grids, strict=True)}
-    tp, pp, cp = cols["tp"], cols["pp"], cols["cp"]
-    dp = gpus // (tp * pp * cp)
-    ok = (tp * pp * cp * dp == gpus) & (global_batch % np.maximum(cols["micro_batch"] * dp, 1)
-                                        == 0)
-    m = global_batch // np.maximum(cols["micro_batch"] * dp, 1)
-    v = cols["interleave"]
-    uneven = (cols["first_stage_layers"] > 0) | (cols["last_stage_layers"] > 0)
-    ok &= (v == 1) | ((pp > 1) & (m % pp == 0) & (uneven | (model.layers % (pp * v) == 0)))
-    etp = np.where(cols["etp"] > 0, cols["etp"], tp)
-    ok &= (tp * cp * dp) % (etp * cols["ep"]) == 0  # the expert groups tile the stage
-    ok &= (cols["sequence_parallel"] == 0) | (tp > 1)  # SP without TP changes nothing
-    ok &= (cols["zero"] == 0) | (dp > 1)
+    shapes = _shapes(model, fw, gpus, global_batch, choices)
     if fixed and "dp" in fixed:
-        ok &= dp == int(fixed["dp"])
-    return _layouts({**cols, "dp": dp, "global_batch": np.full_like(tp, global_batch)}, ok)
+        shapes = {n: c[shapes["dp"] == int(fixed["dp"])] for n, c in shapes.items()}
+    settings = _grid({n: v for n, v in choices.items() if n not in shapes})
+    rows, count = len(shapes["tp"]), len(settings["zero"])
+    cols = {**{n: np.repeat(c, count) for n, c in shapes.items()},
+            **{n: np.tile(c, rows) for n, c in settings.items()}}
+    # Search pruning, not validity: these settings change nothing where they apply alone.
+    keep = (cols["sequence_parallel"] == 0) | (cols["tp"] > 1)  # SP without TP
+    keep &= (cols["zero"] == 0) | (cols["dp"] > 1)  # sharding over one replica
+    return _layouts(cols, keep)
+
+
+def _grid(choices: Mapping[str, list[int]]) -> dict[str, IntArray]:
+    """The cartesian product of `choices`, one column each, the last name varying fastest."""
+    grids = np.meshgrid(*[np.asarray(v, dtype=np.int64) for v in choices.values()],
+                        indexing="ij")
+    return {n: g.ravel() for n, g in zip(choices, grids, strict=True)}
+
+
+def _shapes(model: TransformerSpec, fw: Framework, gpus: int, global_batch: int,
+            choices: Mapping[str, list[int]]) -> dict[str, IntArray]:
+    """The candidate shapes that tile `gpus` (dp = gpus / (tp x pp x cp), at least 1) and meet
+    every layout rule, as columns (dp and global_batch included)."""
+    shape_names = [n for n in choices if n in READS]
+    cols = _grid({n: choices[n] for n in shape_names})
+    cells = cols["tp"] * cols["pp"] * cols["cp"]
+    tiles = (cells <= gpus) & (gpus % cells == 0)
+    cols = {n: c[tiles] for n, c in cols.items()}
+    cols["dp"] = gpus // (cols["tp"] * cols["pp"] * cols["cp"])
+    cols["global_batch"] = np.full_like(cols["tp"], global_batch)
+    ok = layout_rules.valid(model, fw, _shape_layouts(cols))
+    return {n: c[ok] for n, c in cols.items()}
+
+
+def _shape_layouts(cols: Mapping[str, IntArray]) -> Layouts:
+    """Shape columns as Layouts for the rules; the fields no rule reads are left at zero."""
+    zeros = np.zeros_like(cols["tp"])
+    values = {name: cols.get(name, zeros) for name in LAYOUT_FIELDS}
+    return Layouts(**{**values, "sequence_parallel": zeros.astype(bool)})
 
 
 def _layouts(cols: Mapping[str, IntArray], mask: np.ndarray) -> Layouts:
@@ -175,7 +212,7 @@ def sweep_share(model: TransformerSpec, hw: ClusterSpec, fw: Framework, gpus: in
         raise ValueError(f"part {part} is not one of {parts} parts")
     layouts = enumerate_layouts(model, fw, gpus, global_batch, fixed, max_layouts=max_layouts)
     if len(layouts) == 0:
-        raise NoValidLayout(_why_empty(model, gpus, global_batch, fixed))
+        raise NoValidLayout(_why_empty(model, fw, gpus, global_batch, fixed))
     index = np.arange(part, len(layouts), parts)
     estimates = evaluate(model, hw, fw, layouts.take(index), tokens)
     fitting = np.flatnonzero(estimates.fits)
@@ -203,15 +240,15 @@ def merge_shares(shares: list[SweepResult], hw: ClusterSpec, top: int = 5) -> Sw
                        smallest_memory_bytes=smallest)
 
 
-def _why_empty(model: TransformerSpec, gpus: int, global_batch: int,
+def _why_empty(model: TransformerSpec, fw: Framework, gpus: int, global_batch: int,
                fixed: Mapping[str, int | bool] | None) -> str:
-    fixed = fixed or {}
-    if "tp" in fixed and model.heads % int(fixed["tp"]):
-        return f"parallel.tp={fixed['tp']} does not divide the {model.heads} attention heads"
-    if "pp" in fixed and model.layers % int(fixed["pp"]):
-        return f"parallel.pp={fixed['pp']} does not divide the {model.layers} layers"
-    if "ep" in fixed and (model.experts % int(fixed["ep"])):
-        return f"parallel.ep={fixed['ep']} does not divide the {model.experts} experts"
+    """Why a search found no layout: the first layout rule its fixed choices break alone, or
+    else that no GPU split divides the batch."""
+    fixed = dict(fixed or {})
+    held = {name: int(value) for name, value in fixed.items() if name in LAYOUT_FIELDS}
+    known = frozenset(held) | {"global_batch"}
+    for broken in violations(model, fw, Layout(**{**held, "global_batch": global_batch}),
+                             known):
+        return f"{broken.field}: {broken.reason}"
     return (f"no (tp, pp, dp) with tp x pp x dp = {gpus} GPUs divides global_batch "
-            f"{global_batch} into whole micro-batches under the fixed choices {dict(fixed)}")
-
+            f"{global_batch} into whole micro-batches under the fixed choices {fixed}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from dataclasses import replace
 from itertools import pairwise
 
@@ -324,9 +325,17 @@ def test_sweep_names_memory_when_nothing_fits():
         sweep(ten_trillion, H100, Framework(), 8, 8)
 
 
-def test_sweep_on_fewer_gpus_than_tp_times_pp_warns_nothing():
-    """tp x pp > gpus leaves dp = 0: such layouts are masked out without a warning."""
-    sweep(SMALL, H100, Framework(), 8, 8)
+def test_sweep_on_fewer_gpus_than_tp_times_pp_masks_them_out_without_a_warning():
+    """tp x pp > gpus would leave dp = 0 (and a division by zero): such layouts never reach
+    the rules or the model, and nothing warns."""
+    assert max(layout_choices(SMALL, Framework(), 8, 8)["tp"]) \
+        * max(layout_choices(SMALL, Framework(), 8, 8)["pp"]) > 8  # such candidates exist
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a RuntimeWarning from numpy fails here, not by config
+        result = sweep(SMALL, H100, Framework(), 8, 8)
+        layouts = enumerate_layouts(SMALL, Framework(), 8, 8)
+    assert np.all(layouts.dp >= 1) and np.all(layouts.gpus == 8)
+    assert result.evaluated == len(layouts) and np.all(result.best.layouts.gpus == 8)
 
 
 @given(st.integers(min_value=1, max_value=5000))
