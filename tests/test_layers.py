@@ -17,18 +17,19 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("pipelines", "db", "models", "reports")
 IN_PROJECT = {"db", "models", "reports", "pipelines.cli", "pipelines.flows", "pipelines.jobs",
               "pipelines.inputs", "pipelines.ledger", "pipelines.briefing",
-              "pipelines.settings"}
+              "pipelines.settings", "pipelines.retry"}
 ALLOWED = {
     "models": set(),
     "db": set(),
     "reports": {"models"},
     "pipelines.inputs": {"models"},
     "pipelines.settings": {"pipelines.inputs"},
+    "pipelines.retry": set(),
     "pipelines.ledger": {"db", "models", "pipelines.inputs", "pipelines.settings"},
     "pipelines.briefing": {"db", "models", "reports", "pipelines.inputs", "pipelines.ledger",
                            "pipelines.settings"},
     "pipelines.jobs": {"db", "models", "reports", "pipelines.inputs", "pipelines.ledger",
-                       "pipelines.briefing", "pipelines.settings"},
+                       "pipelines.briefing", "pipelines.settings", "pipelines.retry"},
     "pipelines.flows": {"db", "models", "pipelines.inputs", "pipelines.ledger",
                         "pipelines.briefing", "pipelines.jobs", "pipelines.settings"},
     "pipelines.cli": {"db", "models", "pipelines.inputs", "pipelines.ledger",

@@ -30,13 +30,13 @@ from datetime import date, datetime
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid, parseaddr
 from pathlib import Path
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from db import outputs
 from db.engine import LEDGER_ERRORS, Session, write_session
 from db.redact import database_error, redact
-from pipelines.jobs.remote import backoff_delays
 from pipelines.ledger.connection import connect_ledger, utc_now
+from pipelines.retry import Backoff, with_retries
 from pipelines.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -149,7 +149,8 @@ def deliver_briefing(settings: Settings, briefing_id: int, pdf: Path, appendix: 
 
 @dataclass(frozen=True)
 class Attempts:
-    """Runs an action until it succeeds or its retries are spent, waiting between tries."""
+    """Runs an action until it succeeds or its retries are spent, waiting between tries
+    (pipelines/retry.py), and logs each failure with the secrets masked."""
 
     retries: int
     delay_seconds: float
@@ -158,20 +159,33 @@ class Attempts:
 
     def __call__(self, what: str, action: Callable[[], T]) -> tuple[int, str | None, T | None]:
         """(attempts made, the last error or None, the action's result or None)."""
-        delays = backoff_delays(self.retries, self.delay_seconds)
-        error = None
-        for number in range(1, self.retries + 2):
+
+        def once() -> _Try[T]:
             try:
-                return number, None, action()
+                return _Try(action())
             except RETRIED as exc:
-                error = redact(_reason(exc), self.secrets)[:MAX_ERROR_CHARS]
-            if number > self.retries:
-                log.error("Delivery %s failed after %d attempts: %s", what, number, error)
-                break
+                return _Try(error=redact(_reason(exc), self.secrets)[:MAX_ERROR_CHARS])
+
+        def before_retry(failed: _Try[T], number: int, wait: float) -> None:
             log.warning("Delivery %s: attempt %d failed (%s); retrying in %g s", what, number,
-                        error, delays[number - 1])
-            self.sleep(delays[number - 1])
-        return self.retries + 1, error, None
+                        failed.error, wait)
+
+        tried = with_retries(once, Backoff(self.retries, self.delay_seconds),
+                             failed=lambda t: t.error is not None, before_retry=before_retry,
+                             sleep=self.sleep)
+        last = tried.last
+        if last.error is not None:
+            log.error("Delivery %s failed after %d attempts: %s", what, tried.attempts,
+                      last.error)
+        return tried.attempts, last.error, last.value
+
+
+@dataclass(frozen=True)
+class _Try(Generic[T]):
+    """One attempt: the action's result, or why it raised (an error never escapes a retry)."""
+
+    value: T | None = None
+    error: str | None = None
 
 
 def _by_email(settings: Settings, files: list[Path], subject: str, body: str,

@@ -41,9 +41,9 @@ from pipelines.jobs.remote_attempt import Attempt
 from pipelines.jobs.remote_body import ACCEPT_ENCODING, Incomplete, content_codings, decoded
 from pipelines.jobs.remote_guard import Guard, Refused, guarded_client
 from pipelines.jobs.remote_pages import follow_next_links
+from pipelines.retry import Backoff, with_retries
 from pipelines.settings import Settings
 
-BACKOFF_CAP_SECONDS = 60.0  # no wait between two attempts is longer, Retry-After included
 MAX_REDIRECTS = 10
 # A longer ETag or Last-Modified (an HTTP date is 29 characters) from a server is no validator
 # at all, whatever the database would take.
@@ -52,11 +52,6 @@ MAX_ERROR_CHARS = 1000
 
 
 # --- pure helpers -----------------------------------------------------------------------------
-
-def backoff_delays(retries: int, base: float, cap: float = BACKOFF_CAP_SECONDS) -> list[float]:
-    """The wait before each retry: base, 2 x base, 4 x base, ... each at most `cap`."""
-    return [min(base * 2**n, cap) for n in range(max(retries, 0))]
-
 
 def retry_after_seconds(value: str | None) -> float | None:
     """A Retry-After header's delta-seconds (its HTTP-date form is ignored: plain backoff)."""
@@ -231,23 +226,21 @@ def get_with_retries(fetcher: Fetcher, url: str, headers: dict[str, str], *, ret
                      backoff: float, sleep: Callable[[float], None] = time.sleep
                      ) -> tuple[Attempt, int]:
     """The last attempt and how many were made: retried after a timeout, a connection error,
-    a truncated body, 5xx or 429, waiting by `backoff_delays` (or a small Retry-After); never
+    a truncated body, 5xx or 429, waiting by the backoff (or a small Retry-After); never
     after a refusal."""
-    delays = backoff_delays(retries, backoff)
-    attempts = 0
-    while True:
-        attempt = attempt_get(fetcher, url, headers)
-        attempts += 1
-        if (attempt.error is None or attempt.final or not is_retryable(attempt.status)
-                or attempts > len(delays)):
-            return attempt, attempts
-        wait = delays[attempts - 1]
-        if attempt.retry_after is not None:
-            if attempt.retry_after > BACKOFF_CAP_SECONDS:
-                return Attempt(attempt.status, error=f"{attempt.error}; the server asked to "
-                               f"retry after {attempt.retry_after:g} s"), attempts
-            wait = max(wait, attempt.retry_after)
-        sleep(wait)
+    tried = with_retries(lambda: attempt_get(fetcher, url, headers), Backoff(retries, backoff),
+                         failed=worth_retrying, asked_wait=lambda a: a.retry_after,
+                         sleep=sleep)
+    attempt = tried.last
+    if tried.refused_wait is not None:
+        attempt = Attempt(attempt.status, error=f"{attempt.error}; the server asked to "
+                          f"retry after {tried.refused_wait:g} s")
+    return attempt, tried.attempts
+
+
+def worth_retrying(attempt: Attempt) -> bool:
+    """A failed attempt the same request might turn into a good one."""
+    return attempt.error is not None and not attempt.final and is_retryable(attempt.status)
 
 
 # --- the run -----------------------------------------------------------------------------------

@@ -36,7 +36,6 @@ from pipelines.inputs.remote_sources import (
 )
 from pipelines.jobs.remote import (
     FetchReport,
-    backoff_delays,
     conditional_headers,
     decide_outcome,
     fetch_remote_sources,
@@ -187,12 +186,6 @@ def test_a_declaration_error_never_prints_the_urls_credentials(tmp_path):
 
 
 # --- pure helpers ----------------------------------------------------------------------------
-
-def test_the_backoff_doubles_after_each_retry_up_to_its_cap():
-    assert backoff_delays(4, 2.0) == [2.0, 4.0, 8.0, 16.0]
-    assert backoff_delays(8, 2.0, cap=30.0)[-3:] == [30.0, 30.0, 30.0]
-    assert backoff_delays(0, 2.0) == []
-
 
 def test_conditional_headers_send_back_only_the_validators_there_are():
     assert conditional_headers('"abc"', "Mon, 16 Nov 2026 05:00:00 GMT") == {
@@ -368,6 +361,15 @@ def test_too_many_requests_waits_at_least_as_long_as_retry_after_says(settings, 
     sleeps: list[float] = []
     [got] = fetch(settings, sleeps=sleeps).sources
     assert (got.outcome, got.attempts, sleeps) == ("fetched", 2, [7.0])
+
+
+def test_a_retry_after_longer_than_a_minute_ends_the_fetch_at_once(settings, server):
+    server.routes["/busy.yaml"] = lambda h: reply(h, 503, b"busy", {"Retry-After": "120"})
+    declare(settings, busy=server.url("/busy.yaml"))
+    sleeps: list[float] = []
+    [got] = fetch(settings, sleeps=sleeps).sources
+    assert (got.outcome, got.http_status, got.attempts, sleeps) == ("failed", 503, 1, [])
+    assert "the server asked to retry after 120 s (after 1 attempt)" in got.error
 
 
 def test_a_404_is_not_retried(settings, server):
