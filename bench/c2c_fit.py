@@ -2,7 +2,8 @@
 
 For each (architecture, precision) the GEMM efficiency, and for each architecture the fused
 attention efficiency, are chosen by coordinate descent (a grid of 0.01) to minimise the mean
-absolute error in tokens/s/GPU over the calibration runs (models/c2c/validation.py). Then
+absolute error in tokens/s/GPU over the calibration runs (data/measurements/training_runs.yaml,
+as models/c2c/validation.py evaluates them). Then
 each published table is left out in turn, the efficiencies refitted on the others, and the
 left-out table's errors kept: those leave-one-set-out residuals are the model's honest error
 on a table it was not fitted to, and give the band (P10-P90 of predicted/measured) that
@@ -31,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from models.c2c import calibration as cal  # noqa: E402
 from models.c2c.spec import Precision  # noqa: E402
 from models.c2c.validation import RunCase, calibration_runs, run_results  # noqa: E402
+from pipelines.inputs.measurements import shipped_training_runs  # noqa: E402
 
 GEMM_KEYS = [key for key in cal.GEMM_EFFICIENCY if key[0] != "ampere"
              and key != ("hopper", Precision.BF16)]  # those two: Korthikanti, Megatron-Core
@@ -118,7 +120,7 @@ class FitReport:
 
 def fit_all() -> FitReport:
     """The fit on all sets, each set's errors in and out of sample, and the bands."""
-    cases = calibration_runs()
+    cases = calibration_runs(shipped_training_runs())
     gemm, attention = fit(cases)
     sets = by_set(cases)
     in_sample = {name: errors(members, gemm, attention) for name, members in sets.items()}

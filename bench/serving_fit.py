@@ -1,7 +1,7 @@
 """Fit the serving model's constants per GPU architecture on the measured serving points, and
 measure its error.
 
-For each architecture with at least MIN_POINTS points (models/serving/measured_points.py), the
+For each architecture with at least MIN_POINTS points (data/measurements/serving_points.yaml), the
 three ServingConstants are chosen by coordinate descent within BOUNDS (a coarse grid, then a
 fine one around its best; from the prior every time, so the fit is reproducible) to minimise
 the mean |log(measured / predicted)| of the throughput per GPU at each point's tokens/s per
@@ -42,6 +42,7 @@ from models.serving.validation import (  # noqa: E402
     configuration_errors,
     configurations,
 )
+from pipelines.inputs.measurements import shipped_serving_points  # noqa: E402
 
 # (low, high, coarse step, fine step) of each constant: decode streams at 30-95 % of HBM
 # bandwidth; prefill (and decode's FLOPs) at 5-90 % of the precision's dense peak; 0-200 us of
@@ -118,7 +119,7 @@ def fit_all() -> FitReport:
     """The fit per architecture, its errors in and out of sample, and the bands."""
     by_arch: dict[str, list[Configuration]] = defaultdict(list)
     skipped = []
-    for config in configurations():
+    for config in configurations(shipped_serving_points().points):
         if config.curve(PRIOR):
             by_arch[config.arch].append(config)
         else:  # the weights do not fit the model's HBM budget (the same with any constants)

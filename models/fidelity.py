@@ -1,12 +1,15 @@
 """Every published set the models are checked against, in one list: the C2C model's training
-runs, then the serving model's measured serving points (one set per GPU family)."""
+runs, then the serving model's measured serving points (one set per GPU family). The tables are
+arguments (pipelines/inputs/measurements.py reads them from data/measurements/)."""
 
 from __future__ import annotations
 
+from models.c2c.measured_runs import TrainingRuns
 from models.c2c.validation import SetReport, fidelity_report
+from models.serving.measured_points import ServingPoints
 from models.serving.validation import fidelity_report as serving_report
 
 
-def validation_reports() -> tuple[SetReport, ...]:
+def validation_reports(runs: TrainingRuns, points: ServingPoints) -> tuple[SetReport, ...]:
     """The C2C sets, then the serving sets (`specledger validate`, model_error, the briefing)."""
-    return (*fidelity_report(), *serving_report())
+    return (*fidelity_report(runs), *serving_report(points))

@@ -28,7 +28,7 @@ FUSED_ATTENTION_EFFICIENCY: Final = 0.45  # fitted (Hopper)
 # every precision). An architecture not listed gets the mean of the listed ones for that
 # precision. Ampere and Hopper BF16: fitted with the constants above on Korthikanti Table 5 and
 # the Megatron-Core H100 table. The rest: fitted by bench/c2c_fit.py on the NeMo 24.07 and
-# Megatron-Bridge 25.11 / 26.04.01 performance summaries (models/c2c/measured_runs.py, 56
+# Megatron-Bridge 25.11 / 26.04.01 performance summaries (data/measurements/training_runs.yaml, 56
 # runs: DGX H100, DGX B200, GB200 NVL72, GB300 NVL72); a value those tables give fewer than 3
 # runs for (Blackwell BF16 and FP4) takes the architecture's FP8 value.
 GEMM_EFFICIENCY: Final[dict[tuple[str, Precision], float]] = {

@@ -5,7 +5,9 @@ are the runs' own (Calculon's execution files for Korthikanti; Megatron-LM's tab
 The clusters here describe the published runs' own hardware (Selene, EOS), not a scenario's:
 they are part of the measurement being reproduced, so they live beside it rather than in the
 ledger. `validation_results` gives the model's error on every point, for the tests and for
-the briefing.
+the briefing. The NeMo / Megatron-Bridge runs are data (data/measurements/training_runs.yaml):
+the functions on them take the runs as an argument (a TrainingRuns, read by
+pipelines/inputs/measurements.py).
 """
 
 from __future__ import annotations
@@ -15,14 +17,7 @@ from datetime import date
 from functools import cache
 
 from models.c2c.estimate import evaluate
-from models.c2c.measured_runs import (
-    ARCHITECTURES,
-    RUNS,
-    SOURCES,
-    MeasuredRun,
-    RecipeSettings,
-    recipe_settings,
-)
+from models.c2c.measured_runs import Architecture, MeasuredRun, Source, TrainingRuns
 from models.c2c.spec import (
     ClusterSpec,
     Framework,
@@ -171,7 +166,7 @@ def validation_results() -> list[ValidationResult]:
     return results
 
 
-# --- NeMo / Megatron-Bridge performance summaries (models/c2c/measured_runs.py) -----------
+# --- NeMo / Megatron-Bridge performance summaries (data/measurements/training_runs.yaml) ---
 
 def _system(peak: float, fp8: float, fp4: float | None, hbm: float, hbm_bw: float,
             domain: int, nvlink: float, nic: float, arch: str,
@@ -205,8 +200,7 @@ SYSTEMS: dict[str, dict[Precision, ClusterSpec]] = {
 }
 
 
-def _architecture(name: str, seq_len: int) -> TransformerSpec:
-    a = ARCHITECTURES[name]
+def _architecture(a: Architecture, seq_len: int) -> TransformerSpec:
     return TransformerSpec(layers=a.layers, hidden=a.hidden, heads=a.heads, seq_len=seq_len,
                            vocab=a.vocab, ffn=a.ffn, kv_heads=a.kv_heads, swiglu=a.swiglu,
                            experts=a.experts, top_k=a.top_k, moe_ffn=a.moe_ffn,
@@ -224,6 +218,7 @@ class RunCase:
     layout: Layout
     hw: ClusterSpec
     framework: Framework
+    published: PublishedSet  # the table the run was published in
 
     @property
     def name(self) -> str:
@@ -233,45 +228,45 @@ class RunCase:
         return self.run.global_batch * self.run.seq_len / (t_iter * self.run.gpus)
 
 
-def published_runs() -> list[RunCase]:
-    """Every transcribed run on a system above: Megatron-Core with fused attention, TP and
+def published_runs(table: TrainingRuns) -> list[RunCase]:
+    """Every run of `table` on a system above: Megatron-Core with fused attention, TP and
     DP overlap; sequence parallelism wherever TP > 1; the distributed optimizer, or FSDP where
     the run used it; no recompute (the recipes' selective recompute is the fused kernel's)."""
     cases = []
-    for run in RUNS:
+    for run in table.runs:
         if run.system not in SYSTEMS:
             continue
         precision = Precision.parse(run.precision)
-        model = _architecture(run.model, run.seq_len)
+        model = _architecture(table.architecture(run.model), run.seq_len)
         dp = run.gpus // (run.tp * run.pp * run.cp)
-        recipe = recipe_settings(run) or RecipeSettings("", ())
+        recipe = table.recipe_settings(run)
         layout = Layout(tp=run.tp, pp=run.pp, dp=dp, cp=run.cp, ep=run.ep,
                         micro_batch=run.micro_batch, global_batch=run.global_batch,
                         interleave=run.vp, sequence_parallel=run.tp > 1,
                         zero=3 if run.fsdp else 1, recompute=Recompute.NONE,
-                        offload_layers=recipe.offload_layers)
+                        offload_layers=recipe.offload_layers if recipe else 0)
         # NVIDIA's performance recipes reduce gradients in bf16 (grad_reduce_in_fp32 off).
         cases.append(RunCase(run, model, layout, SYSTEMS[run.system][precision],
                              replace(MCORE_FRAMEWORK, precision=precision,
                                      grad_reduce_in_fp32=False,
-                                     ep_overlap=recipe.ep_overlap)))
+                                     ep_overlap=recipe.ep_overlap if recipe else False),
+                             published_set(table.source(run.source))))
     return cases
 
 
-def published_set(run: MeasuredRun) -> PublishedSet:
-    source = SOURCES[run.source]
+def published_set(source: Source) -> PublishedSet:
     return PublishedSet(source.title, source.url, source.published_on,
                         "training throughput (tokens/s/GPU)", "%", source.key)
 
 
-def run_results(cases: list[RunCase] | None = None) -> list[ValidationResult]:
+def run_results(cases: list[RunCase]) -> list[ValidationResult]:
     """The model's error on each published run: predicted vs measured tokens/s/GPU."""
     results = []
-    for case in cases if cases is not None else published_runs():
+    for case in cases:
         estimate = evaluate(case.model, case.hw, case.framework, Layouts.of([case.layout]))
         predicted = case.tokens_per_s_per_gpu(float(estimate.t_iter[0]))
         measured = case.run.tokens_per_s_per_gpu
-        results.append(ValidationResult(published_set(case.run), case.name, measured, predicted,
+        results.append(ValidationResult(case.published, case.name, measured, predicted,
                                         100 * (predicted - measured) / measured))
     return results
 
@@ -300,9 +295,9 @@ def is_outlier(run: MeasuredRun) -> bool:
     return (run.source, run.system, run.model, run.precision) in OUTLIERS
 
 
-def calibration_runs() -> list[RunCase]:
+def calibration_runs(table: TrainingRuns) -> list[RunCase]:
     """The published runs the efficiencies are fitted on: all but the OUTLIERS."""
-    return [case for case in published_runs() if not is_outlier(case.run)]
+    return [case for case in published_runs(table) if not is_outlier(case.run)]
 
 
 @dataclass(frozen=True)
@@ -322,12 +317,12 @@ class SetReport:
 
 
 @cache
-def fidelity_report() -> tuple[SetReport, ...]:
+def fidelity_report(table: TrainingRuns) -> tuple[SetReport, ...]:
     """Every calibration set with the model's error on each of its points, in the order
     the sets were published: what `specledger validate` prints and the warehouse keeps.
-    It depends on the code alone, so it is computed once a process (a run publishes it to
-    the warehouse and prints it in the briefing)."""
-    results = [*validation_results(), *run_results(calibration_runs())]
+    It depends on the code and the runs alone, so it is computed once a process for a table
+    (a run publishes it to the warehouse and prints it in the briefing)."""
+    results = [*validation_results(), *run_results(calibration_runs(table))]
     sets: dict[str, list[ValidationResult]] = {}
     published: dict[str, PublishedSet] = {}
     for result in results:

@@ -28,7 +28,7 @@ class ServingConstants:
 # layer and step). Used where no family fit exists.
 PRIOR: Final = ServingConstants(decode_hbm_efficiency=0.70, prefill_efficiency=0.50,
                                 layer_overhead_s=40e-6)
-# Fitted by bench/serving_fit.py on the InferenceX points of models/serving/measured_points.py
+# Fitted by bench/serving_fit.py on the InferenceX points of data/measurements/serving_points.yaml
 # (DeepSeek-R1, aggregated serving, no speculative decoding; SGLang and TensorRT-LLM; 1k/1k,
 # 1k/8k and 8k/1k), with the measured GPUs' ledger figures (models/serving/validation.py
 # HARDWARE). They are effective values of this model, not measurements of the hardware: the
@@ -38,7 +38,7 @@ PRIOR: Final = ServingConstants(decode_hbm_efficiency=0.70, prefill_efficiency=0
 # prefill efficiency, which the fit lowers to make decode steps grow with the batch as fast as
 # the measured ones do.
 _FIT: Final = "fitted by bench/serving_fit.py on"
-_POINTS: Final = "(models/serving/measured_points.py)"
+_POINTS: Final = "(data/measurements/serving_points.yaml)"
 CONSTANTS: Final[dict[str, ServingConstants]] = {
     "hopper": ServingConstants(decode_hbm_efficiency=0.70, prefill_efficiency=0.13,
                                layer_overhead_s=5e-6),

@@ -1,5 +1,6 @@
-"""The serving model against measured serving points (models/serving/measured_points.py): at
-each point's tokens/s per user, the throughput per GPU the model's curve gives there, and the
+"""The serving model against measured serving points (data/measurements/serving_points.yaml,
+taken as an argument: a ServingPoints read by pipelines/inputs/measurements.py): at each
+point's tokens/s per user, the throughput per GPU the model's curve gives there, and the
 error; per GPU family the summary a briefing and `specledger validate` print.
 
 The error is the one the model is used with: a serving scenario asks for the throughput per GPU
@@ -35,7 +36,7 @@ from models.serving import calibration
 from models.serving.calibration import ServingConstants
 from models.serving.cost import Point, at_target
 from models.serving.curve import serving_curve
-from models.serving.measured_points import POINTS, SOURCES, MeasuredPoint
+from models.serving.measured_points import MeasuredPoint, ServingPoints
 from models.serving.presets import PRESETS
 from models.serving.spec import Deployment, RequestShape, ServingLLM, WeightFormat
 
@@ -127,7 +128,7 @@ def _config_key(p: MeasuredPoint) -> tuple[object, ...]:
             p.ep, p.dp_attention)
 
 
-def configurations(points: Iterable[MeasuredPoint] = POINTS) -> list[Configuration]:
+def configurations(points: Iterable[MeasuredPoint]) -> list[Configuration]:
     """The points grouped by configuration, in a stable order."""
     groups: dict[tuple[object, ...], list[MeasuredPoint]] = defaultdict(list)
     for p in points:
@@ -195,18 +196,23 @@ def constants_for(arch: str, fitted: Mapping[str, ServingConstants] | None = Non
     return calibration.constants(arch)[0]
 
 
-def point_errors(fitted: Mapping[str, ServingConstants] | None = None,
-                 configs: Sequence[Configuration] | None = None) -> list[PointError]:
-    """Every measured point against the model (memory misses left out)."""
-    return [e for c in (configs if configs is not None else configurations())
-            for e in configuration_errors(c, constants_for(c.arch, fitted))]
+def point_errors(configs: Sequence[Configuration],
+                 fitted: Mapping[str, ServingConstants] | None = None) -> list[PointError]:
+    """Every measured point of `configs` against the model (memory misses left out)."""
+    return [e for c in configs for e in configuration_errors(c, constants_for(c.arch, fitted))]
 
 
-def memory_misses(configs: Sequence[Configuration] | None = None) -> list[Configuration]:
+@cache
+def _point_errors(points: tuple[MeasuredPoint, ...]) -> tuple[PointError, ...]:
+    """point_errors of every configuration of `points`, with the stored constants: what the
+    summaries below share, computed once a process for a set of points."""
+    return tuple(point_errors(configurations(points)))
+
+
+def memory_misses(configs: Sequence[Configuration]) -> list[Configuration]:
     """Configurations that ran but whose weights the model says do not fit in HBM at their
     tensor parallelism (the engines ran them with a larger memory fraction than the model's)."""
-    return [c for c in (configs if configs is not None else configurations())
-            if not c.curve(constants_for(c.arch))]
+    return [c for c in configs if not c.curve(constants_for(c.arch))]
 
 
 @dataclass(frozen=True)
@@ -230,11 +236,11 @@ class FamilyFidelity:
 
 
 @cache
-def serving_fidelity() -> tuple[FamilyFidelity, ...]:
+def serving_fidelity(points: tuple[MeasuredPoint, ...]) -> tuple[FamilyFidelity, ...]:
     """One row per GPU family (FAMILIES): what a briefing and `specledger validate` print. It
-    depends on the code alone, so it is computed once a process."""
+    depends on the code and the points alone, so it is computed once a process for them."""
     by_family: dict[str, list[PointError]] = defaultdict(list)
-    for e in point_errors():
+    for e in _point_errors(points):
         by_family[e.point.arch].append(e)
     rows = []
     for family in FAMILIES:
@@ -253,18 +259,20 @@ def serving_fidelity() -> tuple[FamilyFidelity, ...]:
 
 
 @cache
-def fidelity_report() -> tuple[SetReport, ...]:
+def fidelity_report(table: ServingPoints) -> tuple[SetReport, ...]:
     """The measured points as the C2C model's validation sets are kept (one set per family
     with points: models.c2c.validation.SetReport), for the warehouse and the briefing."""
     by_family: dict[str, list[PointError]] = defaultdict(list)
-    for e in point_errors():
+    for e in _point_errors(table.points):
         by_family[e.point.arch].append(e)
     reports = []
     for family, errors in by_family.items():
         gpus = " / ".join(sorted({e.point.hardware for e in errors}))
         models = ", ".join(sorted({e.point.model for e in errors}))
-        latest = max((SOURCES[s] for s in {e.point.source for e in errors}),
-                     key=lambda s: s.published_on)
+        # In the table's order, so that of two sources of one date the first listed is cited
+        # (a set's iteration order would change with the process's hash seed).
+        used = {e.point.source for e in errors}
+        latest = max((s for s in table.sources if s.key in used), key=lambda s: s.published_on)
         published = PublishedSet(
             f"InferenceX serving points, {models} on {gpus} ({family}): aggregated, no "
             "speculative decoding", latest.url, latest.published_on, QUANTITY, "%",
@@ -277,12 +285,13 @@ def fidelity_report() -> tuple[SetReport, ...]:
 
 
 @cache
-def dp_attention_band(min_points: int = 5) -> tuple[float, float, str] | None:
+def dp_attention_band(points: tuple[MeasuredPoint, ...], min_points: int = 5
+                      ) -> tuple[float, float, str] | None:
     """The band of data-parallel-attention deployments, pooled over every family (their
     points are few): measured / predicted throughput, P10-P90, in sample. The model
     overpredicts this layout, so a serving option that uses it carries this band as well as
     its family's. None with fewer than `min_points` points."""
-    ratios = [e.point.tok_s_per_gpu / e.predicted for e in point_errors()
+    ratios = [e.point.tok_s_per_gpu / e.predicted for e in _point_errors(points)
               if e.point.dp_attention and e.predicted]
     if len(ratios) < min_points:
         return None

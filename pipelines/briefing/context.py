@@ -52,6 +52,7 @@ from pipelines.briefing.results import (
     validation_lines,
 )
 from pipelines.briefing.serving import serving_line
+from pipelines.inputs.measurements import shipped_serving_points
 from pipelines.ledger.market import market_index
 from pipelines.ledger.resolved import ResolvedValue, current_values, disagreeing
 from reports.context import BriefingContext, ChangeCount, SourceLine, SpecLine, StaleSource
@@ -153,7 +154,7 @@ def briefing_context(session: Session, *, as_of: date, version: DatasetVersion,
         decisions=decision_lines(tco_results, scenarios, index, version.id),
         market=market, market_history=market_history(index),
         serving=[serving_line(r, s) for r, s in results_of(session, ServingResult, version.id)],
-        serving_fidelity=list(serving_fidelity()),
+        serving_fidelity=list(serving_fidelity(shipped_serving_points().points)),
         headlines=headlines(moves, market, changes.observations,
                             price_tolerance=inputs.params.result_tolerance),
         changes=changes, moves=moves,

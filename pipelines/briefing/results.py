@@ -11,6 +11,7 @@ import pandas as pd
 from db.schema import C2CResult, Scenario, TcoResult
 from models.fidelity import validation_reports
 from models.trends import result_moves
+from pipelines.inputs.measurements import shipped_serving_points, shipped_training_runs
 from reports.context import (
     Cited,
     ResultMove,
@@ -123,7 +124,7 @@ def validation_lines() -> tuple[list[ValidationLine], list[SourceLine]]:
     """The C2C and serving models against every published measurement they are calibrated
     on, and those publications as sources."""
     lines, sources = [], {}
-    for report in validation_reports():
+    for report in validation_reports(shipped_training_runs(), shipped_serving_points()):
         published = report.published
         sources[published.key] = SourceLine(key=published.key, title=published.title,
                                             publisher=None, kind="published measurement",

@@ -303,7 +303,9 @@ def _recompute_one(session: Session, scenario: Scenario, version_id: int, known:
 def fidelity_json() -> dict[str, Any]:
     """`specledger validate --json`: every calibration set, its points and error summary."""
     from models.fidelity import validation_reports
+    from pipelines.inputs.measurements import shipped_serving_points, shipped_training_runs
 
+    reports = validation_reports(shipped_training_runs(), shipped_serving_points())
     return {"sets": [{
         "title": report.published.title, "url": report.published.url,
         "published_on": report.published.published_on.isoformat(),
@@ -311,7 +313,7 @@ def fidelity_json() -> dict[str, Any]:
         "mean_abs_error": report.mean_abs_error, "max_abs_error": report.max_abs_error,
         "points": [{"point": r.point, "measured": r.measured, "predicted": r.predicted,
                     "error": r.error} for r in report.results]}
-        for report in validation_reports()]}
+        for report in reports]}
 
 
 def fidelity_rows() -> list[tuple[object, ...]]:

@@ -30,6 +30,7 @@ from models.serving.curve import serving_curve
 from models.serving.spec import Deployment
 from models.serving.validation import dp_attention_band
 from pipelines.inputs.limits import DEFAULT_LIMITS, InputLimits
+from pipelines.inputs.measurements import shipped_serving_points
 from pipelines.inputs.scenarios import canonical_json, scenario_paths
 from pipelines.inputs.serving_scenarios import (
     Price,
@@ -134,7 +135,7 @@ def deployment_band(arch: str, deployment: Deployment) -> tuple[float, float, st
     """The family's band, widened by the data-parallel-attention band when the deployment
     replicates attention (the model overpredicts that layout)."""
     low, high, basis = calibration.band(arch)
-    scheme = dp_attention_band() if deployment.dp > 1 else None
+    scheme = dp_attention_band(shipped_serving_points().points) if deployment.dp > 1 else None
     if scheme is None:
         return low, high, basis
     return min(low, scheme[0]), max(high, scheme[1]), f"{basis}; widened by {scheme[2]}"

@@ -24,6 +24,7 @@ from models.c2c.spec import (
 from models.c2c.stages import stage_layers
 from models.c2c.sweep import enumerate_layouts
 from models.c2c.validation import MEMORY_MISSES, calibration_runs, published_runs, run_results
+from pipelines.inputs.measurements import shipped_training_runs
 
 # A GB200-like GPU in a 72-GPU NVLink domain; FP8 at twice the BF16 peak.
 GB200 = ClusterSpec(peak_flops=2500e12, gemm_peak_flops=5000e12, hbm_bytes=186e9, hbm_bw=8e12,
@@ -160,7 +161,7 @@ def test_the_sweep_searches_context_and_expert_tensor_parallelism():
 
 
 def test_every_published_run_of_a_known_system_is_evaluated_with_a_finite_error():
-    cases = published_runs()
+    cases = published_runs(shipped_training_runs())
     results = run_results(cases)
     assert len(results) == len(cases) >= 50
     assert all(np.isfinite(r.error) for r in results)
@@ -172,7 +173,7 @@ def test_the_fitted_efficiencies_keep_each_published_table_within_its_stated_err
     with calibration.py's fitted values): a model change that loses accuracy fails here."""
     stated = {"nemo-24.07": 5.0, "megatron-bridge-25.11": 15.0,
               "megatron-bridge-26.04.01": 8.5}
-    cases = calibration_runs()
+    cases = calibration_runs(shipped_training_runs())
     results = run_results(cases)
     for source, bound in stated.items():
         errors = [abs(r.error) for c, r in zip(cases, results, strict=True)
@@ -196,7 +197,7 @@ def test_every_calibration_layout_fits_but_the_listed_memory_misses():
     """The runs happened, so they fit: the memory model must agree, save for MEMORY_MISSES,
     each with its reason (and the list names only runs that really miss)."""
     misses = set()
-    for case in calibration_runs():
+    for case in calibration_runs(shipped_training_runs()):
         estimate = evaluate(case.model, case.hw, case.framework, Layouts.of([case.layout]))
         if not estimate.fits[0]:
             misses.add((case.run.source, case.run.system, case.run.model, case.run.precision))

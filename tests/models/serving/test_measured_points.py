@@ -1,6 +1,6 @@
-"""The embedded InferenceX serving points are what the model may be calibrated on: real rows
-of the shipped presets on GPUs the ledger describes, each dated and sourced, and plausible as
-serving measurements."""
+"""The shipped InferenceX serving points (data/measurements/serving_points.yaml) are what the
+model may be calibrated on: real rows of the shipped presets on GPUs the ledger describes, each
+dated and sourced, and plausible as serving measurements."""
 
 from __future__ import annotations
 
@@ -10,11 +10,14 @@ from collections import defaultdict
 import pytest
 
 from models.c2c.calibration import ARCH_OF_FAMILY
-from models.serving.measured_points import ARCH_OF_ITEM, POINTS, SOURCES, MeasuredPoint
+from models.serving.measured_points import ARCH_OF_ITEM, MeasuredPoint
 from models.serving.presets import PRESETS
 from models.serving.spec import WeightFormat
+from pipelines.inputs.measurements import shipped_serving_points
 
 PINNED = re.compile(r"^https://github\.com/SemiAnalysisAI/InferenceX-app/blob/[0-9a-f]{40}/")
+TABLE = shipped_serving_points()
+POINTS, SOURCES = TABLE.points, {s.key: s for s in TABLE.sources}
 RUN = re.compile(r"^https://github\.com/SemiAnalysisAI/InferenceX/actions/runs/\d+/attempts/\d+$")
 
 

@@ -16,10 +16,11 @@ from bench.serving_fit import BOUNDS, MIN_POINTS, band, basis, fit_all, objectiv
 from models.serving import calibration
 from models.serving.calibration import PRIOR
 from models.serving.validation import configurations
+from pipelines.inputs.measurements import shipped_serving_points
 
 
 def test_the_stored_constants_are_a_minimum_of_the_fit_on_its_grid():
-    fitted = [c for c in configurations() if c.curve(PRIOR)]
+    fitted = [c for c in configurations(shipped_serving_points().points) if c.curve(PRIOR)]
     assert set(calibration.CONSTANTS) == set(calibration.BAND) == set(calibration.SOURCE)
     for arch, k in calibration.CONSTANTS.items():
         configs = [c for c in fitted if c.arch == arch]

@@ -14,7 +14,7 @@ from models.c2c import calibration as c2c_calibration
 from models.c2c.validation import SetReport
 from models.serving import calibration
 from models.serving.cost import at_target
-from models.serving.measured_points import ARCH_OF_ITEM, POINTS, SOURCES
+from models.serving.measured_points import ARCH_OF_ITEM
 from models.serving.validation import (
     FAMILIES,
     HARDWARE,
@@ -27,8 +27,11 @@ from models.serving.validation import (
     serving_fidelity,
 )
 from models.units import si_factor
+from pipelines.inputs.measurements import shipped_serving_points
 
 SOURCES_DIR = Path(__file__).resolve().parents[3] / "data" / "sources"
+TABLE = shipped_serving_points()
+POINTS, SOURCES = TABLE.points, {s.key: s for s in TABLE.sources}
 
 
 def pack_value(pack: str, item: str, metric: str, unit: str) -> float:
@@ -76,9 +79,9 @@ def test_the_layout_maps_to_the_models_instance():
 
 
 def test_each_point_is_compared_at_its_own_interactivity():
-    configs = configurations()
+    configs = configurations(POINTS)
     assert sum(len(c.points) for c in configs) == len(POINTS)
-    errors = point_errors(configs=configs)
+    errors = point_errors(configs)
     by_config = {c.name: c for c in configs}
     for e in errors:
         assert e.predicted * e.ratio == pytest.approx(e.point.tok_s_per_gpu)
@@ -94,17 +97,18 @@ def test_each_point_is_compared_at_its_own_interactivity():
 
 
 def test_configurations_whose_weights_exceed_the_models_hbm_budget_are_listed_not_scored():
-    misses = [c.name for c in memory_misses()]
+    configs = configurations(POINTS)
+    misses = [c.name for c in memory_misses(configs)]
     assert misses == ["deepseek-r1 fp8 b200 sglang 8192/1024 tp4 ep1",
                       "deepseek-r1 fp8 b200 trt 1024/1024 tp4 ep1",
                       "deepseek-r1 fp8 b200 trt 8192/1024 tp4 ep1"]
-    scored = {e.configuration for e in point_errors()}
-    assert not scored & set(misses)
-    assert len(point_errors()) == len(POINTS) - sum(len(c.points) for c in memory_misses())
+    scored = point_errors(configs)
+    assert not {e.configuration for e in scored} & set(misses)
+    assert len(scored) == len(POINTS) - sum(len(c.points) for c in memory_misses(configs))
 
 
 def test_serving_fidelity_gives_a_row_per_family_with_its_error_and_band():
-    rows = {r.family: r for r in serving_fidelity()}
+    rows = {r.family: r for r in serving_fidelity(POINTS)}
     assert tuple(rows) == FAMILIES
     assert set(FAMILIES) >= {"hopper", "blackwell", "blackwell_ultra"}
     for family in FAMILIES:
@@ -128,7 +132,7 @@ def test_the_stored_constants_give_the_errors_they_were_fitted_to():
     """A quick deterministic check of the calibration (the full refit is in
     test_serving_fit.py, run by `./dev trials`): the in-sample errors with the stored
     constants, as bench/serving_fit.py printed them."""
-    rows = {r.family: r for r in serving_fidelity()}
+    rows = {r.family: r for r in serving_fidelity(POINTS)}
     assert (rows["hopper"].points, rows["blackwell"].points) == (33, 76)
     assert rows["hopper"].mean_abs_error == pytest.approx(30.2, abs=0.1)
     assert rows["hopper"].max_abs_error == pytest.approx(131.8, abs=0.1)
@@ -138,11 +142,11 @@ def test_the_stored_constants_give_the_errors_they_were_fitted_to():
 
 
 def test_fidelity_report_keeps_the_c2c_set_shape():
-    reports = fidelity_report()
+    reports = fidelity_report(TABLE)
     assert all(isinstance(r, SetReport) for r in reports)
     assert [r.published.key for r in reports] == ["inferencex-serving-blackwell",
                                                   "inferencex-serving-hopper"]
-    rows = {r.family: r for r in serving_fidelity()}
+    rows = {r.family: r for r in serving_fidelity(POINTS)}
     for report in reports:
         family = report.published.key.removeprefix("inferencex-serving-")
         assert len(report.results) == rows[family].points

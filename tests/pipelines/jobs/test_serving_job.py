@@ -75,11 +75,12 @@ def test_an_option_that_cannot_reach_the_target_is_named_and_left_out_of_the_ver
 def test_a_data_parallel_attention_deployment_carries_the_wider_band(tmp_path):
     from models.serving.calibration import band
     from models.serving.validation import dp_attention_band
+    from pipelines.inputs.measurements import shipped_serving_points
 
     replicated = (INLINE + SECOND).replace("deployment: {tp: 8}", "deployment: {tp: 1, dp: 8}", 1)
     fast = answer(tmp_path, replicated)["options"][0]
     family = band("generic")
-    scheme = dp_attention_band()
+    scheme = dp_attention_band(shipped_serving_points().points)
     assert scheme is not None and scheme[0] < family[0]
     assert (fast["band"]["low"], fast["band"]["high"]) == (min(family[0], scheme[0]),
                                                            max(family[1], scheme[1]))
