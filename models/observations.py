@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
+from models.dates import out_of_range
 from models.units import Counts, UnitError, conversion_factor
 
 VALUE_KINDS = ("reported", "estimate", "derived", "measured")
@@ -109,7 +110,7 @@ class _Invalid(Exception):
 def parse_partial_date(text: Any, field: str) -> tuple[date, str]:
     """Parse YYYY, YYYY-MM or YYYY-MM-DD into (first day, precision)."""
     if isinstance(text, date) and not isinstance(text, datetime):
-        return text, "day"
+        return _in_range(text, field), "day"
     match = _DATE.match(str(text).strip()) if text is not None else None
     if not match:
         raise _Invalid(field, f"{field} {_shown(text)} is not a date (YYYY-MM-DD, YYYY-MM or YYYY)")
@@ -118,7 +119,14 @@ def parse_partial_date(text: Any, field: str) -> tuple[date, str]:
         parsed = date(int(year), int(month or 1), int(day or 1))
     except ValueError as exc:
         raise _Invalid(field, f"{field} {_shown(text)} is not a calendar date") from exc
-    return parsed, "day" if day else "month" if month else "year"
+    return _in_range(parsed, field), "day" if day else "month" if month else "year"
+
+
+def _in_range(day: date, field: str) -> date:
+    problem = out_of_range(day, field)
+    if problem:
+        raise _Invalid(field, problem)
+    return day
 
 
 def _number(raw: Any, field: str) -> float:

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from models.frame_dates import day_stamps
 from models.observations import OFFER_TERMS
 
 # Offers.
@@ -60,7 +61,7 @@ def require_columns(frame: pd.DataFrame, required: Sequence[str], what: str) -> 
 
 def _dates(values: pd.Series, column: str, what: str) -> pd.Series:
     try:
-        return pd.to_datetime(values).astype("datetime64[ns]")
+        return day_stamps(values)
     except (TypeError, ValueError) as error:
         raise ValueError(f"{what} column {column} holds a value that is not a date: "
                          f"{error}") from None

@@ -16,6 +16,7 @@ from datetime import date, datetime
 
 import pandas as pd
 
+from models.frame_dates import day_stamps
 from models.market.frames import (
     AS_OF,
     GPU,
@@ -66,8 +67,8 @@ def offers_at_versions(history: pd.DataFrame, versions: Sequence[VersionCut]) ->
         return pd.DataFrame(columns=list(OFFER_COLUMNS))
     recorded = pd.to_datetime(usable["recorded_at"], utc=True)
     superseded = pd.to_datetime(usable["superseded_at"], utc=True)
-    as_of = pd.to_datetime(usable["as_of"])
-    valid_to = pd.to_datetime(usable["valid_to"])
+    as_of = day_stamps(usable["as_of"])
+    valid_to = day_stamps(usable["valid_to"])
     frames = []
     for cut in versions:
         cutoff, on = pd.Timestamp(cut.cutoff_at).tz_convert("UTC"), pd.Timestamp(cut.on)

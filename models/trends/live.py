@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from models.frame_dates import day_stamps
 from models.resolve import Candidate, resolve
 from models.trends.types import TrendPoint
 
@@ -30,7 +31,7 @@ def normalise(obs: pd.DataFrame) -> pd.DataFrame:
         return obs
     out = obs.copy()
     for column in _DATES:
-        out[column] = pd.to_datetime(out[column]).astype("datetime64[ns]")
+        out[column] = day_stamps(out[column])
     for column in _CLOCKS:
         out[column] = pd.to_datetime(out[column], utc=True).astype("datetime64[ns, UTC]")
     return out

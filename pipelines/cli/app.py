@@ -17,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 from rich.text import Text
 
+from models.dates import out_of_range
 from models.resolve import CONFLICT_TOLERANCE
 from pipelines.cli import c2c as cli_c2c
 from pipelines.cli import export as cli_export
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from pydantic import ValidationError
 
     from db.engine import LedgerBusyError, LockWait
+    from db.warehouse import Published
     from pipelines.jobs.ingest import FileReport, IngestReport
     from pipelines.ledger.resolved import ResolvedValue
     from pipelines.settings import Settings
@@ -83,9 +85,13 @@ def _parse_day(text: str | None, name: str) -> date | None:
     if text is None:
         return None
     try:
-        return date.fromisoformat(text)
+        day = date.fromisoformat(text)
     except ValueError as exc:
         raise typer.BadParameter(f"{text!r} is not a date (YYYY-MM-DD)", param_hint=name) from exc
+    problem = out_of_range(day, name)
+    if problem:
+        raise typer.BadParameter(problem, param_hint=name)
+    return day
 
 
 def _parse_moment(text: str | None) -> datetime | None:
@@ -93,10 +99,15 @@ def _parse_moment(text: str | None) -> datetime | None:
         return None
     try:
         moment = datetime.fromisoformat(text)
-    except ValueError as exc:
-        raise typer.BadParameter(f"{text!r} is not an ISO timestamp",
+        # A zone far from UTC can carry the last instant Python holds past it.
+        moment = moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
+    except (ValueError, OverflowError) as exc:
+        raise typer.BadParameter(f"{text!r} is not an ISO timestamp specledger can use",
                                  param_hint="--known-at") from exc
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    problem = out_of_range(moment.date(), "--known-at")
+    if problem:
+        raise typer.BadParameter(problem, param_hint="--known-at")
+    return moment
 
 
 @app.command()
@@ -214,25 +225,51 @@ def ingest(paths: Annotated[list[Path], typer.Argument(
         errors.print(label("error:", "red", _busy_message(exc)), highlight=False,
                      soft_wrap=True)
         raise typer.Exit(4) from exc
-    warehouse = None if no_publish else jobs.publish(
-        settings, report.dataset_version, as_of=jobs.utc_now().date(), built_at=jobs.utc_now())
+    warehouse = None if no_publish else _publish_ingested(settings, report)
     if as_json:
-        write_json({**report.to_json(), "warehouse": {
-            "published": warehouse is not None,
-            "path": str(warehouse or settings.warehouse_path)}})
+        write_json({**report.to_json(), "warehouse": _warehouse_json(warehouse, settings)})
         _print_wait(waits[0], errors)  # standard output holds the JSON alone
     else:
         _print_wait(waits[0])
         _print_ingest(report)
         if warehouse is not None:
-            console.print(f"warehouse {warehouse} rebuilt for dataset version "
-                          f"{report.dataset_version}", highlight=False, soft_wrap=True)
+            console.print(f"warehouse {warehouse.path} {warehouse.describe()}",
+                          highlight=False, soft_wrap=True)
         else:
             console.print(f"warehouse {settings.warehouse_path} not rebuilt (--no-publish): "
                           f"it does not show dataset version {report.dataset_version} yet",
                           highlight=False, soft_wrap=True)
     if report.total("rejected") and not allow_rejects:
         raise typer.Exit(EXIT_REJECTED)
+
+
+def _publish_ingested(settings: Settings, report: IngestReport) -> Published:
+    """Republish the warehouse for the ingest's dataset version. Its rows are committed
+    whatever happens here: a publish that fails says so before the CLI's one-line error
+    (exit 5), and the next ingest or run publishes them."""
+    from pipelines.jobs import steps as jobs
+
+    try:
+        return jobs.publish(settings, report.dataset_version, as_of=jobs.utc_now().date(),
+                            built_at=jobs.utc_now())
+    except Exception:
+        errors.print(label("note:", "yellow", f"the ingest is committed (dataset version "
+                                              f"{report.dataset_version}); the warehouse "
+                                              "was not republished"),
+                     highlight=False, soft_wrap=True)
+        raise
+
+
+def _warehouse_json(published: Published | None, settings: Settings) -> dict[str, Any]:
+    """`published`: the warehouse shows this ingest (its version, or a newer one holding
+    its rows); `outcome`: built, already_published, newer_held, or null (--no-publish)."""
+    if published is None:
+        return {"published": False, "path": str(settings.warehouse_path), "outcome": None,
+                "dataset_version": None, "waited_seconds": None}
+    return {"published": True, "path": str(published.path), "outcome": published.outcome,
+            "dataset_version": published.held_version,
+            "waited_seconds": round(published.wait.seconds, 1) if published.wait.waited
+            else None}
 
 
 @contextmanager

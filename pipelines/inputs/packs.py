@@ -60,6 +60,9 @@ class PackRow:
     fields: dict[str, Any]
     raw_text: str  # "" when the row's text is its fields (YAML): shown() builds it on demand
     column: str | None = None  # the file's column a value came from (adapters): names errors
+    # The rows of this line stand or fall together: a quote's price, lead time and validity
+    # are one offer, never stored in part.
+    whole_line: bool = False
 
     def shown(self) -> str:
         """The row as the file wrote it, for a rejected row's review."""

@@ -23,6 +23,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from models.dates import out_of_range
 from models.observations import OFFER_TERMS
 from models.tco.inputs import (
     CAPEX_FIELDS,
@@ -353,6 +354,7 @@ class _Reader(DocumentReader):
                 self.fail(raw, key, f"training_run.{key}",
                           f"expected a date (YYYY-MM-DD), got {value!r}" if value is not None
                           else "missing")
+            self._in_range(raw, key, f"training_run.{key}", value)  # type: ignore[arg-type]
             found[key] = value  # type: ignore[assignment]
         if found["training_start"] < found["released"]:
             self.fail(raw, "training_start", "training_run.training_start",
@@ -361,6 +363,11 @@ class _Reader(DocumentReader):
         price_date_from_ledger = "price_date" not in found
         return TrainingRunPlan(found["released"], found.get("price_date", found["released"]),
                                found["training_start"]), price_date_from_ledger
+
+    def _in_range(self, raw: Any, key: str, name: str, day: date) -> None:
+        problem = out_of_range(day, name)
+        if problem:
+            self.fail(raw, key, name, problem)
 
     # -- values -----------------------------------------------------------------------------
 
@@ -448,6 +455,8 @@ class _Reader(DocumentReader):
         if raw.get("as_of") is not None and on is None:
             self.fail(raw, "as_of", f"{name}.as_of",
                       f"expected a date (YYYY-MM-DD), got {raw.get('as_of')!r}")
+        if on is not None:
+            self._in_range(raw, "as_of", f"{name}.as_of", on)
         return LedgerRef(str(raw["item"]), str(raw["metric"]), times, times_unit, per, on,
                          canonical_json(strip_lines(raw)))
 

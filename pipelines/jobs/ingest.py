@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -317,11 +317,11 @@ def _validate_and_append(session: Session, context: _RunContext, rows: list[Pack
     """Validate and append `rows` a chunk at a time (duplicates are found across chunks)."""
     appended = _Appended()
     seen: dict[tuple[str, str, str, date], int | None] = {}
-    for start in range(0, len(rows), _CHUNK_ROWS):
-        chunk = rows[start : start + _CHUNK_ROWS]
+    for chunk in _chunks(rows, _CHUNK_ROWS):
         clean, errors = validate_rows([(row.line, _with_column(row)) for row in chunk],
                                       metrics=context.metrics, items=set(item_ids),
                                       sources=source_keys, today=context.today, seen=seen)
+        clean, errors = _whole_lines(chunk, clean, errors)
         result = store.append_observations(
             session, [_observation_row(o, item_ids, context.metric_ids, source_ids,
                                        context.run_id, raw_id) for o in clean],
@@ -332,6 +332,33 @@ def _validate_and_append(session: Session, context: _RunContext, rows: list[Pack
         appended.added_digests += result.added_digests
         appended.removed_digests += result.removed_digests
     return appended
+
+
+def _chunks(rows: list[PackRow], size: int) -> Iterator[list[PackRow]]:
+    """`rows` about `size` at a time, never splitting the rows of a whole line."""
+    start = 0
+    while start < len(rows):
+        end = min(start + size, len(rows))
+        while end < len(rows) and rows[end].whole_line and rows[end].line == rows[end - 1].line:
+            end += 1
+        yield rows[start:end]
+        start = end
+
+
+def _whole_lines(chunk: list[PackRow], clean: list[CleanObservation],
+                 errors: list[RowError]) -> tuple[list[CleanObservation], list[RowError]]:
+    """A line whose rows stand or fall together loses its clean rows when one is rejected,
+    each kept as a rejected row that names the reason."""
+    whole = {row.line for row in chunk if row.whole_line}
+    failed = {e.line: e for e in errors if e.line in whole}
+    if not failed:
+        return clean, errors
+    column = {(row.line, row.fields.get("metric")): row.column for row in chunk}
+    dropped = [RowError(o.line, column.get((o.line, o.metric)) or "value",
+                        f"not stored: the same line's {failed[o.line].field} was rejected "
+                        f"({failed[o.line].reason})")
+               for o in clean if o.line in failed]
+    return [o for o in clean if o.line not in failed], errors + dropped
 
 
 def _conflict(session: Session, conflict: store.Conflict) -> RowError:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from models.dates import out_of_range
 from pipelines.inputs.adapters.base import (
     AdapterError,
     AdapterOptions,
@@ -368,7 +369,12 @@ def as_of_of(written: Any, key: str, options: AdapterOptions, no_date: str) -> d
         return options.as_of
     if isinstance(written, str) and re.match(r"\d{4}-\d{2}-\d{2}(?:$|[T ])", written):
         try:
-            return date.fromisoformat(written[:10])
+            day = date.fromisoformat(written[:10])
         except ValueError:
             pass
+        else:
+            problem = out_of_range(day, key)
+            if problem:
+                raise BadValue(key, problem)
+            return day
     raise BadValue(key, f"{key} {shown(written)} is not a date (YYYY-MM-DD)")

@@ -31,6 +31,7 @@ from datetime import date, timedelta
 from decimal import Decimal
 from pathlib import PurePath
 
+from models.dates import out_of_range
 from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, Parsed, Rejected, decode
 from pipelines.inputs.adapters.offers import check_rows, check_size, positive_price, trimmed
 from pipelines.inputs.csv_records import CsvDamage, csv_records
@@ -237,7 +238,8 @@ def _read_quote(quote: _Quote, parsed: Parsed, declared: dict[str, str]) -> None
                       "unit": "day"}, "valid_until"))
     for fields, column in rows:
         parsed.pack.rows.append(PackRow(line=quote.line, raw_text=trimmed(quote.raw_text),
-                                        column=column, fields={**shared, **fields}))
+                                        column=column, fields={**shared, **fields},
+                                        whole_line=True))
 
 
 def _quote_text(cells: dict[str, str], currency: str, quantity: int | None,
@@ -300,6 +302,10 @@ def _day(cells: dict[str, str], column: str) -> date:
     if not _ISO_DAY.fullmatch(text):
         raise _Problem(column, f"{column} {text!r} is not a date (YYYY-MM-DD)")
     try:
-        return date.fromisoformat(text)
+        day = date.fromisoformat(text)
     except ValueError as exc:
         raise _Problem(column, f"{column} {text!r} is not a calendar date") from exc
+    problem = out_of_range(day, column)
+    if problem:
+        raise _Problem(column, problem)
+    return day

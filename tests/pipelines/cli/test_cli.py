@@ -202,3 +202,16 @@ def test_a_briefing_compares_with_the_last_briefing_and_completes_the_versions_i
                                    text=True, check=True).stdout.split())
     assert f"compared with the briefing of {today} (version 1)" in text
     assert "compared with dataset version 2" not in text
+
+
+@pytest.mark.parametrize(("option", "written", "shown"), [
+    ("--known-at", "9999-12-31T23:59:59-14:00", "not an ISO timestamp specledger can use"),
+    ("--known-at", "2300-01-01T00:00:00", "after 2261-12-31"),
+    ("--as-of", "9999-12-31", "after 2261-12-31"),
+])
+def test_value_refuses_a_moment_past_the_calendar_naming_the_option(cli, option, written,
+                                                                     shown):
+    result = cli("value", "nvlink-5", "scaleup_bw_per_gpu_bidir", option, written)
+    assert result.exit_code == 2
+    text = " ".join(result.output.replace("│", " ").split())  # unwrapped from rich's box
+    assert option in text and shown in text
