@@ -4,6 +4,10 @@ Built into a temporary file beside the target, checked (db/warehouse_checks.py) 
 place with os.replace, so a reader sees either the previous warehouse or the new one, never
 half of one, and a connection open on the old file keeps reading it. Written in the v1.5.0
 storage format so the duckdb CLI analysts use (1.5.x) can open it.
+
+Publishers of one file queue on its lock (db/warehouse_lock.py), each building its own
+temporary file; one that finds the file already holding its version (published while it
+waited) or a newer version of the same ledger leaves it as it is.
 """
 
 from __future__ import annotations
@@ -11,9 +15,10 @@ from __future__ import annotations
 import errno
 import json
 import os
+import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import duckdb
@@ -23,6 +28,10 @@ from sqlalchemy import Connection, Engine, TextClause, bindparam, text
 from db.marts import MARTS, mart_checks
 from db.schema import UTCDateTime
 from db.warehouse_checks import CHECKS, TableChecks, WarehouseCheckError, run_checks
+from db.warehouse_lock import PublishWait, WarehouseBusyError, publish_lock
+
+__all__ = ["WarehouseMeta", "Published", "publish_version", "publish_warehouse",
+           "WarehouseWriteError", "WarehouseBusyError", "WarehouseCheckError", "PublishWait"]
 
 SQL_DIR = Path(__file__).resolve().parent / "sql"
 # Tables, then the flag, briefing and delivery tables and resolved_span, then the macros and
@@ -158,12 +167,82 @@ class WarehouseMeta:
     code_version: str
 
 
+@dataclass(frozen=True)
+class Published:
+    """What one publish did to the warehouse file at `path`.
+
+    outcome: "built" (the file now holds `dataset_version`), "already_published" (another
+    publisher built it for this version while this one waited) or "newer_held" (the file
+    holds `held_version`, a newer version of the same ledger, which has these rows too).
+    """
+
+    path: Path
+    dataset_version: int
+    held_version: int
+    outcome: str
+    wait: PublishWait
+
+    def describe(self) -> str:
+        """`rebuilt for dataset version 7`, or why the file was left as it is."""
+        if self.outcome == "built":
+            said = f"rebuilt for dataset version {self.dataset_version}"
+        elif self.outcome == "already_published":
+            said = (f"already holds dataset version {self.dataset_version} (published by "
+                    "another run while this one waited)")
+        else:
+            said = (f"holds dataset version {self.held_version}, newer than "
+                    f"{self.dataset_version}: left as it is")
+        return f"{said}; {self.wait.describe()}" if self.wait.waited else said
+
+
+@dataclass(frozen=True)
+class _Held:
+    """The meta row of the file already in place."""
+
+    dataset_version: int
+    dataset_hash: str
+    built_at: datetime
+
+
+def publish_version(engine: Engine, target: Path, meta: WarehouseMeta,
+                    source_kind_rank: dict[str, int], *, lock_timeout_seconds: float = 60.0,
+                    checks: Mapping[str, TableChecks] | None = None,
+                    model_errors: Sequence[Sequence[object]] = (),
+                    price_index: Sequence[Sequence[object]] = ()) -> Published:
+    """Publish the warehouse for `meta`'s dataset version at `target`, atomically, after any
+    other publisher of `target` (waiting up to `lock_timeout_seconds`).
+
+    Left as it is when it already holds a newer version of this ledger, or this version
+    built after `meta.built_at` (by the publisher this one waited for). Other arguments and
+    errors as publish_warehouse's; also raises WarehouseBusyError when the wait gave up.
+    """
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with publish_lock(target, lock_timeout_seconds) as wait:
+            held = _held(target)
+            if (outcome := _left_as_is(engine, held, meta, wait)) is not None:
+                assert held is not None
+                return Published(target, meta.dataset_version, held.dataset_version, outcome,
+                                 wait)
+            _build_in_place(engine, target, meta, source_kind_rank, checks, model_errors,
+                            price_index)
+    except WarehouseBusyError:
+        raise
+    except OSError as exc:
+        if isinstance(exc, WarehouseWriteError):
+            raise
+        raise WarehouseWriteError(target, exc) from exc
+    return Published(target, meta.dataset_version, meta.dataset_version, "built", wait)
+
+
 def publish_warehouse(engine: Engine, target: Path, meta: WarehouseMeta,
                       source_kind_rank: dict[str, int], *,
                       checks: Mapping[str, TableChecks] | None = None,
                       model_errors: Sequence[Sequence[object]] = (),
-                      price_index: Sequence[Sequence[object]] = ()) -> Path:
-    """Build the warehouse for `meta`'s dataset version at `target`, atomically.
+                      price_index: Sequence[Sequence[object]] = (),
+                      lock_timeout_seconds: float = 60.0) -> Path:
+    """Build the warehouse for `meta`'s dataset version at `target`, atomically (see
+    publish_version, which also says whether it was built or left as it is).
 
     Args:
         checks: the declared checks to run on the built file (default warehouse_checks.CHECKS).
@@ -176,10 +255,21 @@ def publish_warehouse(engine: Engine, target: Path, meta: WarehouseMeta,
         WarehouseWriteError: the file could not be written (full disk, a file size limit, an
             unwritable folder); `target` is left as it was and no temporary file remains.
     """
-    tmp = target.with_name(target.name + ".tmp")
+    return publish_version(engine, target, meta, source_kind_rank,
+                           lock_timeout_seconds=lock_timeout_seconds, checks=checks,
+                           model_errors=model_errors, price_index=price_index).path
+
+
+def _build_in_place(engine: Engine, target: Path, meta: WarehouseMeta,
+                    source_kind_rank: dict[str, int],
+                    checks: Mapping[str, TableChecks] | None,
+                    model_errors: Sequence[Sequence[object]],
+                    price_index: Sequence[Sequence[object]]) -> None:
+    """Build, check and swap in the file; the caller holds the lock. The temporary file's
+    name is this publisher's own, so no other publisher can open or remove it."""
+    tmp = target.with_name(f"{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        _remove(tmp)
+        _remove_leftovers(target)
         _build(engine, tmp, meta, source_kind_rank, model_errors, price_index)
         _verify(tmp, checks)
         # A reader holding the old file keeps its inode; new connections open the new file.
@@ -193,7 +283,63 @@ def publish_warehouse(engine: Engine, target: Path, meta: WarehouseMeta,
         raise WarehouseWriteError(target, exc) from exc
     finally:
         _remove(tmp, quietly=True)
-    return target
+
+
+def _remove_leftovers(target: Path) -> None:
+    """Temporary files of publishers killed halfway: every publisher holds the lock while
+    its own exists, so under the lock any other is a leftover."""
+    for pattern in (".tmp", ".tmp.wal", ".*.tmp", ".*.tmp.wal"):
+        for leftover in target.parent.glob(target.name + pattern):
+            try:
+                leftover.unlink(missing_ok=True)
+            except OSError:
+                pass  # not ours to fail on: the publish goes on beside it
+
+
+def _held(target: Path) -> _Held | None:
+    """The meta row of the file at `target` (None: no file, or not a readable warehouse)."""
+    if not target.is_file():
+        return None
+    try:
+        con = duckdb.connect(str(target), read_only=True)
+        try:
+            con.execute("set TimeZone = 'UTC'")
+            row = con.execute("select dataset_version, dataset_hash, built_at from meta"
+                              ).fetchone()
+        finally:
+            con.close()
+    except duckdb.Error:
+        return None
+    if row is None:
+        return None
+    built_at = row[2] if row[2].tzinfo else row[2].replace(tzinfo=UTC)
+    return _Held(int(row[0]), str(row[1]), built_at)
+
+
+def _left_as_is(engine: Engine, held: _Held | None, meta: WarehouseMeta,
+                wait: PublishWait) -> str | None:
+    """Why the file in place must not be rebuilt for `meta`, or None to build it."""
+    if held is None:
+        return None
+    if held.dataset_version > meta.dataset_version:
+        # A newer version of another ledger (SPECLEDGER_DATABASE_URL changed, a ledger
+        # started again) says nothing about this one: only this ledger's own counts.
+        return "newer_held" if _ledger_hash(engine, held.dataset_version) == held.dataset_hash \
+            else None
+    # Built after this publish was asked for: it read the ledger after our commit. Only a
+    # publisher we waited for can have done that (a file built earlier may lack results,
+    # flags or briefings recorded since).
+    built_at = meta.built_at if meta.built_at.tzinfo else meta.built_at.replace(tzinfo=UTC)
+    if (wait.waited and held.dataset_version == meta.dataset_version
+            and held.dataset_hash == meta.dataset_hash and held.built_at >= built_at):
+        return "already_published"
+    return None
+
+
+def _ledger_hash(engine: Engine, dataset_version: int) -> str | None:
+    with engine.connect() as ledger:
+        return ledger.execute(text("select content_hash from dataset_version where id = :id"),
+                              {"id": dataset_version}).scalar()
 
 
 class WarehouseWriteError(OSError):

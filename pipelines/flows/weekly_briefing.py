@@ -78,7 +78,12 @@ def deliver_briefing(settings: Settings, briefing: jobs.RenderedBriefing,
 @task(name="publish-warehouse", cache_policy=NO_CACHE,
       retry_condition_fn=retry_on_lost_connection)
 def publish_warehouse(settings: Settings, dataset_version: int, as_of: date) -> Path:
-    return jobs.publish(settings, dataset_version, as_of=as_of, built_at=jobs.utc_now())
+    """Publish after any other publisher of the file; a run that waited for one, or found
+    the file already holding this version or a newer one, says so and succeeds."""
+    published = jobs.publish(settings, dataset_version, as_of=as_of, built_at=jobs.utc_now())
+    if published.outcome != "built" or published.wait.waited:
+        get_run_logger().warning("Warehouse %s %s", published.path, published.describe())
+    return published.path
 
 
 @task(name="run-summary", cache_policy=NO_CACHE)

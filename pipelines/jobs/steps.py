@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -17,7 +19,7 @@ from db.engine import (
     lock_wait_of,
     write_session,
 )
-from db.warehouse import WarehouseMeta, publish_warehouse
+from db.warehouse import Published, WarehouseMeta, publish_version
 from models.resolve import SOURCE_KIND_RANK
 from models.trends import TrendParams
 from pipelines.briefing.comparison import load_comparison
@@ -157,8 +159,12 @@ def recompute(settings: Settings, kind: str, dataset_version: int, *, on: date,
         engine.dispose()
 
 
-def publish(settings: Settings, dataset_version: int, *, as_of: date, built_at: datetime) -> Path:
-    """Rebuild warehouse.duckdb for a dataset version."""
+def publish(settings: Settings, dataset_version: int, *, as_of: date,
+            built_at: datetime) -> Published:
+    """Rebuild warehouse.duckdb for a dataset version, after any other publisher of it
+    (waiting up to settings.lock_timeout_seconds). `built_at` is when the publish was asked
+    for: a file another publisher built since then for the same version is left in place,
+    as is one holding a newer version (Published.outcome says which)."""
     engine = connect_ledger(settings)
     try:
         with Session(engine) as session:
@@ -166,8 +172,9 @@ def publish(settings: Settings, dataset_version: int, *, as_of: date, built_at: 
             meta = WarehouseMeta(version.id, version.content_hash, version.cutoff_at, as_of,
                                  built_at, code_version())
             index = price_index_rows(market_index(session, up_to=dataset_version))
-        return publish_warehouse(engine, settings.warehouse_path, meta, SOURCE_KIND_RANK,
-                                 model_errors=c2c.fidelity_rows(), price_index=index)
+        return publish_version(engine, settings.warehouse_path, meta, SOURCE_KIND_RANK,
+                               lock_timeout_seconds=settings.lock_timeout_seconds,
+                               model_errors=c2c.fidelity_rows(), price_index=index)
     finally:
         engine.dispose()
 
@@ -329,8 +336,10 @@ def _never_over_another(target: Path, digest: str) -> Path:
 def _write_atomically(target: Path, content: bytes) -> None:
     """Write beside `target`, then rename over it: a reader sees the old file or the new one.
     A failure (full disk, a file size limit, a file where the folder should be) leaves the
-    old file and no temporary one, and raises an OSError naming what could not be written."""
-    tmp = target.with_name(target.name + ".tmp")
+    old file and no temporary one, and raises an OSError naming what could not be written.
+    The temporary file's name is this writer's own: two runs rendering the same briefing at
+    once each rename a complete file (the same bytes, for the same version)."""
+    tmp = target.with_name(f"{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_bytes(content)
