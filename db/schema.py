@@ -494,6 +494,60 @@ class ServingResult(ModelResult, Base):
     result_json: Mapped[str] = mapped_column(Text)  # the full answer, keys sorted
 
 
+# The recompute graph's stages that keep a record of their own per dataset version (the
+# model results are per scenario: c2c_result, tco_result, serving_result).
+GRAPH_STAGES = ("price_index",)
+
+
+class StageRun(Base):
+    """One stage of the recompute graph done for a dataset version: the digest of what it
+    read, when, and how many rows it stored. A stage with a record is never run again for
+    that version; its readers read what it stored."""
+
+    __tablename__ = "stage_run"
+    __table_args__ = (CheckConstraint(_in("stage", GRAPH_STAGES), name="stage"),
+                      UniqueConstraint("dataset_version_id", "stage"))
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    dataset_version_id: Mapped[int] = mapped_column(ForeignKey("dataset_version.id"))
+    stage: Mapped[str] = mapped_column(String(20))
+    inputs_sha256: Mapped[str] = mapped_column(String(64))
+    code_version: Mapped[str] = mapped_column(String(40))
+    computed_at: Mapped[datetime]
+    rows: Mapped[int] = mapped_column(Integer)
+
+
+class PriceIndexEntry(Base):
+    """The GPU-hour price index of one dataset version, GPU and term (USD per GPU-hour): the
+    spread of the offers the version knew, valid on its date, the cheapest of them, and the
+    change of the median week over week and over 90 days (NULL: no version old enough, or
+    that version had no offer of the GPU and term)."""
+
+    __tablename__ = "price_index"
+    __table_args__ = (UniqueConstraint("dataset_version_id", "gpu", "term"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    dataset_version_id: Mapped[int] = mapped_column(ForeignKey("dataset_version.id"))
+    version_date: Mapped[date]
+    gpu: Mapped[str] = mapped_column(Text)
+    term: Mapped[str] = mapped_column(String(20))
+    median: Mapped[float] = mapped_column(Float)
+    min_price: Mapped[float] = mapped_column("min", Float)
+    p25: Mapped[float] = mapped_column(Float)
+    p75: Mapped[float] = mapped_column(Float)
+    n_offers: Mapped[int] = mapped_column(Integer)
+    n_providers: Mapped[int] = mapped_column(Integer)
+    cheapest_provider: Mapped[str] = mapped_column(Text)
+    cheapest_region: Mapped[str | None] = mapped_column(Text)
+    cheapest_price: Mapped[float] = mapped_column(Float)
+    cheapest_source: Mapped[str] = mapped_column(Text)
+    cheapest_as_of: Mapped[date]
+    cheapest_observation_id: Mapped[int] = mapped_column(ForeignKey("observation.id"))
+    cheapest_gpus_per_instance: Mapped[int | None] = mapped_column(Integer)
+    wow_change: Mapped[float | None] = mapped_column(Float)
+    d90_change: Mapped[float | None] = mapped_column(Float)
+
+
 class Flag(Base):
     """A trend or evidence finding computed for one dataset version (append-only).
 
@@ -538,7 +592,7 @@ class Briefing(Base):
     rendered_at: Mapped[datetime]
 
 
-# How a briefing reaches its readers (pipelines/jobs/delivery.py), and how that went.
+# How a briefing reaches its readers (pipelines/delivery/deliver.py), and how that went.
 DELIVERY_CHANNELS = ("email", "folder")
 DELIVERY_STATUSES = ("delivered", "failed")
 
@@ -566,7 +620,7 @@ class BriefingDelivery(Base):
     delivered_at: Mapped[datetime]
 
 
-# What a remote source's fetch came to (pipelines/jobs/remote.py): new bytes, the same bytes again,
+# What a remote source's fetch came to (pipelines/fetch/remote.py): new bytes, the same bytes again,
 # the server's 304, or no usable copy this time.
 FETCH_OUTCOMES = ("fetched", "unchanged", "not_modified", "failed")
 

@@ -40,7 +40,7 @@ class Settings(BaseSettings):
     # Per-GPU scale-out bandwidth = NIC rate x this (rail-optimised 8-GPU nodes: one NIC a GPU).
     nics_per_gpu: float = 1.0
     comparison_path: Path = PROJECT_ROOT / "data" / "comparison.yaml"
-    # Remote sources (pipelines/jobs/remote.py): files declared by URL, fetched before the ingest.
+    # Remote sources (pipelines/fetch/remote.py): files declared by URL, fetched before the ingest.
     # A missing declaration file means none. Each fetch attempt may take fetch_timeout_seconds
     # in all; a failed attempt is retried fetch_retries times, waiting fetch_backoff_seconds,
     # doubled after each retry (capped at a minute).
@@ -57,7 +57,7 @@ class Settings(BaseSettings):
     fetch_max_bytes: int = Field(DEFAULT_LIMITS.fetch_max_bytes, gt=0)
     sweep_max_layouts: int = Field(DEFAULT_LIMITS.sweep_max_layouts, gt=0)
     max_samples: int = Field(DEFAULT_LIMITS.max_samples, gt=0)
-    # Delivery of the weekly briefing (pipelines/jobs/delivery.py). E-mail: sent through
+    # Delivery of the weekly briefing (pipelines/delivery/deliver.py). E-mail: sent through
     # smtp_host (None: no e-mail) to mail_to (comma-separated in the environment; empty: no
     # e-mail), from mail_from; smtp_security is "none", "starttls" (upgrade a plain connection)
     # or "ssl" (TLS from the start, usually port 465); smtp_user / smtp_password log in when a

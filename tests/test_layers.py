@@ -2,8 +2,9 @@
 
 Top level: pipelines -> {db, models, reports}, reports -> models; only db imports SQLAlchemy
 and Alembic, only pipelines/flows imports Prefect, models does no I/O through them. Inside
-pipelines/ the rooms depend downwards (cli and flows on jobs; jobs on briefing, ledger and
-inputs; ledger on inputs; inputs on models), so a newcomer can read them bottom-up.
+pipelines/ the rooms depend downwards (cli and flows on jobs; jobs on fetch, delivery, briefing,
+ledger and inputs; fetch and delivery on the retry helper, never on each other; ledger on
+inputs; inputs on models), so a newcomer can read them bottom-up.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("pipelines", "db", "models", "reports")
 IN_PROJECT = {"db", "models", "reports", "pipelines.cli", "pipelines.flows", "pipelines.jobs",
-              "pipelines.inputs", "pipelines.ledger", "pipelines.briefing",
-              "pipelines.settings", "pipelines.retry"}
+              "pipelines.fetch", "pipelines.delivery", "pipelines.inputs", "pipelines.ledger",
+              "pipelines.briefing", "pipelines.settings", "pipelines.retry"}
 ALLOWED = {
     "models": set(),
     "db": set(),
@@ -28,13 +29,18 @@ ALLOWED = {
     "pipelines.ledger": {"db", "models", "pipelines.inputs", "pipelines.settings"},
     "pipelines.briefing": {"db", "models", "reports", "pipelines.inputs", "pipelines.ledger",
                            "pipelines.settings"},
+    # Fetching and delivering talk to the outside world; each retries through pipelines.retry.
+    "pipelines.fetch": {"db", "pipelines.inputs", "pipelines.settings", "pipelines.retry"},
+    "pipelines.delivery": {"db", "pipelines.ledger", "pipelines.settings", "pipelines.retry"},
     "pipelines.jobs": {"db", "models", "reports", "pipelines.inputs", "pipelines.ledger",
-                       "pipelines.briefing", "pipelines.settings", "pipelines.retry"},
+                       "pipelines.briefing", "pipelines.fetch", "pipelines.delivery",
+                       "pipelines.settings"},
     "pipelines.flows": {"db", "models", "pipelines.inputs", "pipelines.ledger",
-                        "pipelines.briefing", "pipelines.jobs", "pipelines.settings"},
+                        "pipelines.briefing", "pipelines.jobs", "pipelines.fetch",
+                        "pipelines.delivery", "pipelines.settings"},
     "pipelines.cli": {"db", "models", "pipelines.inputs", "pipelines.ledger",
-                      "pipelines.briefing", "pipelines.jobs", "pipelines.flows",
-                      "pipelines.settings"},
+                      "pipelines.briefing", "pipelines.jobs", "pipelines.fetch",
+                      "pipelines.delivery", "pipelines.flows", "pipelines.settings"},
 }
 THIRD_PARTY_ONLY_IN = {"sqlalchemy": {"db"}, "alembic": {"db"}, "prefect": {"pipelines.flows"}}
 

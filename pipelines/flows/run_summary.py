@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from models.trends.types import SEVERITIES
-from pipelines.jobs.delivery import DeliveryReport
+from pipelines.delivery.deliver import DeliveryReport
+from pipelines.fetch.remote import FetchReport
 from pipelines.jobs.ingest import FileReport
 from pipelines.jobs.recompute import RecomputeReport
-from pipelines.jobs.remote import FetchReport
 from pipelines.jobs.steps import RunResult
 
 # A table artifact is for reading, not for bulk review (`specledger review` lists them all).

@@ -19,12 +19,13 @@ from prefect.runtime import flow_run
 from prefect.states import State
 
 from db.engine import is_connection_lost
+from pipelines.delivery import deliver as delivery
+from pipelines.delivery.deliver import DeliveryReport
+from pipelines.fetch import remote
+from pipelines.fetch.remote import FetchReport
 from pipelines.flows.artifacts import publish_run_artifacts
-from pipelines.jobs import delivery, remote
 from pipelines.jobs import steps as jobs
-from pipelines.jobs.delivery import DeliveryReport
 from pipelines.jobs.ledger_update import LedgerUpdate
-from pipelines.jobs.remote import FetchReport
 from pipelines.settings import Settings
 
 

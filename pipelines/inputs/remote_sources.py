@@ -1,6 +1,6 @@
 """Remote-source declarations (data/remote_sources.yaml): which files to fetch by URL.
 
-Reading the declaration file only; fetching is pipelines/jobs/remote.py. Every error names the
+Reading the declaration file only; fetching is pipelines/fetch/remote.py. Every error names the
 file, the line and the field, as every reader's errors do.
 """
 

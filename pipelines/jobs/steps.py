@@ -24,17 +24,17 @@ from models.resolve import SOURCE_KIND_RANK
 from models.trends import TrendParams
 from pipelines.briefing.comparison import load_comparison
 from pipelines.briefing.context import BriefingInputs, briefing_context
+from pipelines.delivery.deliver import DeliveryReport
+from pipelines.fetch.remote import FetchReport
 from pipelines.inputs.adapters.base import AdapterOptions
 from pipelines.inputs.adapters.instances import InstanceTable, default_instances
 from pipelines.inputs.adapters.registry import load_aliases
 from pipelines.inputs.catalog import load_metrics
 from pipelines.jobs import c2c, serving, tco
-from pipelines.jobs.delivery import DeliveryReport
 from pipelines.jobs.flags import FlagReport, compute_flags
 from pipelines.jobs.ingest import FileReport, IngestReport, ingest_paths
 from pipelines.jobs.ledger_update import LedgerUpdate, UpdateInputs, update_ledger
 from pipelines.jobs.recompute import RecomputeReport
-from pipelines.jobs.remote import FetchReport
 from pipelines.ledger.connection import (
     code_version,
     connect_ledger,

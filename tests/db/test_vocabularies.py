@@ -24,7 +24,7 @@ def test_flag_kinds_and_severities_match_the_trends_model():
 def test_fetch_outcomes_are_exactly_what_a_fetch_can_come_to():
     from itertools import product
 
-    from pipelines.jobs.remote import decide_outcome
+    from pipelines.fetch.remote import decide_outcome
 
     produced = {decide_outcome(status, sha, previous, conditional)
                 for status, sha, previous, conditional in product(

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from db.engine import LockWait
 from models.observations import RowError
+from pipelines.delivery.deliver import DeliveryOutcome, DeliveryReport
 from pipelines.flows.run_summary import MAX_REJECTED_ROWS, rejected_rows_table, summary_markdown
-from pipelines.jobs.delivery import DeliveryOutcome, DeliveryReport
 from pipelines.jobs.flags import FlagReport
 from pipelines.jobs.ingest import FileReport, IngestReport
 from pipelines.jobs.ledger_update import LedgerUpdate

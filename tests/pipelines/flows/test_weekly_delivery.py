@@ -13,8 +13,8 @@ from prefect.testing.utilities import prefect_test_harness
 from pipelines.flows.artifacts import SUMMARY_KEY
 from pipelines.flows.weekly_briefing import weekly_briefing
 from tests.conftest import NVLINK_PACK
+from tests.pipelines.delivery.smtp_server import smtp_server
 from tests.pipelines.flows.test_weekly_briefing import artifacts_of
-from tests.pipelines.jobs.smtp_server import smtp_server
 
 pytestmark = pytest.mark.slow(seconds=20)
 

@@ -1,4 +1,4 @@
-"""Fixtures shared by the jobs tests: the remote sources' HTTP server."""
+"""Fixtures shared by the jobs (test_price_feeds.py) tests: the remote sources' HTTP server."""
 
 from __future__ import annotations
 
@@ -6,14 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.pipelines.jobs.http_server import Server
+from tests.pipelines.fetch.http_server import Server, serving
 
 
 @pytest.fixture
 def server() -> Iterator[Server]:
-    served = Server()
-    served.thread.start()
-    yield served
-    served.stopping.set()
-    served.httpd.shutdown()
-    served.httpd.server_close()
+    yield from serving()

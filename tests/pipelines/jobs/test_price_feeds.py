@@ -15,13 +15,13 @@ from sqlalchemy import select
 
 from db.engine import Session
 from db.schema import Observation
+from pipelines.fetch.remote import fetch_remote_sources
 from pipelines.inputs.catalog import load_metrics
 from pipelines.jobs.ingest import ingest_paths
-from pipelines.jobs.remote import fetch_remote_sources
 from pipelines.ledger.market import market_index
 from pipelines.settings import PROJECT_ROOT, Settings
-from tests.pipelines.jobs.http_server import reply
-from tests.pipelines.jobs.test_remote_sources import WEEK1
+from tests.pipelines.fetch.http_server import reply
+from tests.pipelines.fetch.test_remote_sources import WEEK1
 
 FIXTURES = PROJECT_ROOT / "tests" / "pipelines" / "inputs" / "adapters" / "fixtures"
 AZURE_PAGES = json.loads((FIXTURES / "azure" / "retail_prices_two_pages.json").read_text())

@@ -1,5 +1,5 @@
-"""What one GET of a remote source came to (pipelines/jobs/remote.py makes them; paging joins
-them, pipelines/jobs/remote_pages.py)."""
+"""What one GET of a remote source came to (pipelines/fetch/remote.py makes them; paging joins
+them, pipelines/fetch/pages.py)."""
 
 from __future__ import annotations
 

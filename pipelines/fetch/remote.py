@@ -10,7 +10,7 @@ on with its last good copy, and the briefing lists it as stale.
 A server is input like any other: each attempt (connecting, headers, body) ends by its deadline,
 a body larger than SPECLEDGER_FETCH_MAX_BYTES (compressed or decoded) is refused while it
 arrives, and a source reaches only public addresses over http(s), every redirect hop included,
-unless it is declared `local: true` (pipelines/jobs/remote_guard.py). A refusal is a failed fetch.
+unless it is declared `local: true` (pipelines/fetch/guard.py). A refusal is a failed fetch.
 """
 
 from __future__ import annotations
@@ -32,15 +32,15 @@ import httpx
 from db import fetches
 from db.engine import Engine, Session, make_engine, upgrade, write_session
 from db.redact import redact
+from pipelines.fetch.attempt import Attempt
+from pipelines.fetch.body import ACCEPT_ENCODING, Incomplete, content_codings, decoded
+from pipelines.fetch.guard import Guard, Refused, guarded_client
+from pipelines.fetch.pages import follow_next_links
 from pipelines.inputs.remote_sources import (
     RemoteSource,
     load_remote_sources,
     without_userinfo,
 )
-from pipelines.jobs.remote_attempt import Attempt
-from pipelines.jobs.remote_body import ACCEPT_ENCODING, Incomplete, content_codings, decoded
-from pipelines.jobs.remote_guard import Guard, Refused, guarded_client
-from pipelines.jobs.remote_pages import follow_next_links
 from pipelines.retry import Backoff, with_retries
 from pipelines.settings import Settings
 

@@ -11,8 +11,8 @@ import yaml
 
 from pipelines.inputs.remote_sources import RemoteSourceError, load_remote_sources
 from pipelines.settings import Settings
-from tests.pipelines.jobs.http_server import reply
-from tests.pipelines.jobs.test_remote_sources import cached_files, fetch, logged
+from tests.pipelines.fetch.http_server import reply
+from tests.pipelines.fetch.test_remote_sources import cached_files, fetch, logged
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from aiosmtpd.smtp import AuthResult
 
 from db import outputs
 from db.engine import Session, write_session
-from pipelines.jobs.delivery import (
+from pipelines.delivery.deliver import (
     DeliveryReport,
     briefing_body,
     briefing_id_of,
@@ -24,7 +24,7 @@ from pipelines.jobs.delivery import (
 )
 from pipelines.ledger.connection import connect_ledger
 from pipelines.settings import Settings
-from tests.pipelines.jobs.smtp_server import Mailbox, free_port, smtp_server
+from tests.pipelines.delivery.smtp_server import Mailbox, free_port, smtp_server
 
 AT = datetime(2026, 11, 23, 6, 0, tzinfo=UTC)
 PDF = b"%PDF-1.7 a tiny briefing\n%%EOF\n"
@@ -127,7 +127,7 @@ def test_a_server_that_refuses_is_retried_then_reported_and_the_briefing_is_kept
     settings = configured(tmp_path, ledger_url, **by_mail(free_port()), delivery_retries=3,
                           delivery_retry_delay_seconds=5)
     waits: list[float] = []
-    with caplog.at_level(logging.WARNING, logger="pipelines.jobs.delivery"):
+    with caplog.at_level(logging.WARNING, logger="pipelines.delivery.deliver"):
         report = deliver(settings, briefing, sleep=waits.append)  # nothing raised
 
     [outcome] = report.failed
@@ -182,7 +182,7 @@ def test_a_login_is_made_and_a_wrong_password_never_shows(tmp_path, ledger_url, 
     wrong = "hunter2-not-the-password"
     bad = configured(tmp_path, ledger_url, **by_mail(port), smtp_user="specledger",
                      smtp_password=wrong, delivery_retries=0)
-    with caplog.at_level(logging.WARNING, logger="pipelines.jobs.delivery"):
+    with caplog.at_level(logging.WARNING, logger="pipelines.delivery.deliver"):
         [outcome] = deliver(bad, briefing).outcomes
     assert (outcome.status, outcome.attempts) == ("failed", 1)
     assert "SMTPAuthenticationError: 535" in outcome.error

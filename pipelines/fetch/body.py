@@ -10,7 +10,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterable, Iterator
 
-from pipelines.jobs.remote_guard import Refused
+from pipelines.fetch.guard import Refused
 
 PIECE_BYTES = 64 * 1024
 ACCEPT_ENCODING = "gzip, deflate"   # what we ask for; anything else sent anyway is refused

@@ -21,12 +21,12 @@ from db.engine import Session
 from db.schema import Observation, Source
 from db.store import latest_dataset_version
 from pipelines.briefing.context import stale_known_at, stale_sources
-from pipelines.jobs.remote import Attempt, Fetcher, attempt_get
-from pipelines.jobs.remote_guard import Guard, address_problem, guarded_client, resolve
+from pipelines.fetch.guard import Guard, address_problem, guarded_client, resolve
+from pipelines.fetch.remote import Attempt, Fetcher, attempt_get
 from pipelines.settings import Settings
 from tests.conftest import NVLINK_PACK
-from tests.pipelines.jobs.http_server import Server, reply
-from tests.pipelines.jobs.test_remote_sources import (
+from tests.pipelines.fetch.http_server import Server, reply
+from tests.pipelines.fetch.test_remote_sources import (
     RACK_CSV,
     WEEK1,
     File,

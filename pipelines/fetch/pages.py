@@ -14,7 +14,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from pipelines.jobs.remote_attempt import Attempt
+from pipelines.fetch.attempt import Attempt
 
 NEXT_LINK = "NextPageLink"
 

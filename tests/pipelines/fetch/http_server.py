@@ -1,10 +1,11 @@
 """A real HTTP server on 127.0.0.1 for the remote-source tests: routes by path, every request
-logged (the `server` fixture in conftest.py starts and stops one per test)."""
+logged (`serving` starts and stops one; the `server` fixtures of tests/pipelines/fetch and
+tests/pipelines/jobs give one per test)."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 Route = Callable[[BaseHTTPRequestHandler], None]
@@ -56,3 +57,13 @@ class Server:
     def wait(self, seconds: float) -> None:
         """Sleep in a handler, but stop when the test ends."""
         self.stopping.wait(seconds)
+
+
+def serving() -> Iterator[Server]:
+    """A started server, stopped and closed when the generator resumes (a fixture's body)."""
+    served = Server()
+    served.thread.start()
+    yield served
+    served.stopping.set()
+    served.httpd.shutdown()
+    served.httpd.server_close()

@@ -28,23 +28,23 @@ from pipelines.briefing.context import (
     stale_known_at,
     stale_sources,
 )
-from pipelines.inputs.remote_sources import (
-    RemoteSourceError,
-    default_file_name,
-    load_remote_sources,
-    without_userinfo,
-)
-from pipelines.jobs.remote import (
+from pipelines.fetch.remote import (
     FetchReport,
     conditional_headers,
     decide_outcome,
     fetch_remote_sources,
     retry_after_seconds,
 )
+from pipelines.inputs.remote_sources import (
+    RemoteSourceError,
+    default_file_name,
+    load_remote_sources,
+    without_userinfo,
+)
 from pipelines.settings import PROJECT_ROOT, Settings
 from reports.briefing import render_html
 from tests.conftest import NVLINK_PACK
-from tests.pipelines.jobs.http_server import reply
+from tests.pipelines.fetch.http_server import reply
 
 WEEK1 = datetime(2026, 11, 16, 6, 0, tzinfo=UTC)
 WEEK2, WEEK3 = WEEK1 + timedelta(days=7), WEEK1 + timedelta(days=14)

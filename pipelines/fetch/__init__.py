@@ -1,0 +1,3 @@
+"""Fetching the remote sources: one guarded, bounded, retried GET per declared file
+(`remote.py`), its redirects checked by `guard.py`, its body decoded by `body.py`, its pages
+joined by `pages.py`."""
