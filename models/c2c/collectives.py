@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from models.c2c.spec import ClusterSpec, FloatArray, IntArray
 
@@ -65,24 +66,42 @@ def members_in_domain(stride: IntArray, n: IntArray, domain: int) -> IntArray:
     return np.minimum(n, fit).astype(np.int64)
 
 
+@dataclass(frozen=True)
+class Placement:
+    """Where a group of ranks sits: `k` members in each scale-up domain, `across` domains,
+    `whole` where one domain holds them all. Computed once for every collective the same
+    group runs (the sweep's hot path)."""
+
+    k: FloatArray
+    across: FloatArray
+    whole: npt.NDArray[np.bool_]
+
+
+def placement(stride: IntArray, n: IntArray, hw: ClusterSpec) -> Placement:
+    """The placement of n ranks `stride` apart on `hw`'s scale-up domains."""
+    k = members_in_domain(stride, n, hw.domain_gpus).astype(np.float64)
+    across = n.astype(np.float64) / k
+    return Placement(k=k, across=across, whole=across <= 1)
+
+
 def hierarchical(kind: str, stride: IntArray, n: IntArray, size: FloatArray,
-                 hw: ClusterSpec) -> TieredTime:
+                 hw: ClusterSpec, placed: Placement | None = None) -> TieredTime:
     """A collective over n ranks `stride` apart: inside the scale-up domain when the whole
     group fits, otherwise reduce-scatter inside the domain, the collective across domains
-    on the NICs over 1/k of the data, and all-gather inside the domain (k members/domain)."""
+    on the NICs over 1/k of the data, and all-gather inside the domain (k members/domain).
+    `placed`: the group's placement, when the caller already has it."""
     up, out = tiers(hw)
-    k = members_in_domain(stride, n, hw.domain_gpus).astype(np.float64)
-    nf = n.astype(np.float64)
-    across = nf / k
-    op = ring_all_reduce if kind == "all_reduce" else ring_gather
-    inside = op(k, size, up)
+    where = placed if placed is not None else placement(stride, n, hw)
+    k = where.k
     if kind == "all_reduce":  # RS + AG inside, all-reduce of the shard across
+        inside = ring_all_reduce(k, size, up)
         inside_split = 2 * ring_gather(k, size, up)
-    else:
-        inside_split = ring_gather(k, size, up)
-    crossing = op(across, size / k, out)
-    whole = across <= 1
-    return TieredTime(np.where(whole, inside, inside_split), np.where(whole, 0.0, crossing))
+        crossing = ring_all_reduce(where.across, size / k, out)
+    else:  # a gather's split inside is the gather inside itself
+        inside = inside_split = ring_gather(k, size, up)
+        crossing = ring_gather(where.across, size / k, out)
+    return TieredTime(np.where(where.whole, inside, inside_split),
+                      np.where(where.whole, 0.0, crossing))
 
 
 def all_to_all(stride: IntArray, n: IntArray, size: FloatArray, hw: ClusterSpec) -> TieredTime:

@@ -16,7 +16,15 @@ import numpy.typing as npt
 
 from models.c2c import calibration as cal
 from models.c2c.classify import c2c_class, recommended_fabric
-from models.c2c.collectives import TieredTime, all_to_all, hierarchical, p2p, tiers
+from models.c2c.collectives import (
+    Placement,
+    TieredTime,
+    all_to_all,
+    hierarchical,
+    p2p,
+    placement,
+    tiers,
+)
 from models.c2c.compute import (
     LayerCompute,
     layer_forward,
@@ -42,7 +50,7 @@ from models.c2c.spec import (
     Recompute,
     TransformerSpec,
 )
-from models.c2c.stages import stage_layers
+from models.c2c.stages import StageLayers, stage_layers
 
 DIMENSIONS = ("tp", "cp", "pp", "dp", "ep")
 
@@ -163,8 +171,9 @@ def _evaluate(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layou
               tokens: float | None) -> Estimates:
     m = (lay.global_batch // (lay.micro_batch * lay.dp)).astype(np.float64)
     layer = _layer(model, hw, fw, lay)
-    params = parameters_per_gpu(model, lay)
-    stage = _stage(model, hw, fw, lay, layer)
+    split = stage_layers(model, lay)  # once: the stage's time, parameters and memory read it
+    params = parameters_per_gpu(model, lay, split)
+    stage = _stage(model, hw, fw, lay, layer, split)
     tp_exposed, tp_slowdown = _tp_exposed(stage, fw, lay, hw)
     cp_exposed, cp_slowdown = _cp_exposed(stage)
     ep_exposed, ep_slowdown = _ep_exposed(stage, fw)
@@ -177,7 +186,7 @@ def _evaluate(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layou
     t_compute = m * stage.compute + optimizer
     model_flops, hw_flops = _flops_per_iteration(model, hw, lay, layer)
     gpus = lay.gpus.astype(np.float64)
-    memory = memory_bytes(model, fw, lay, params)
+    memory = memory_bytes(model, fw, lay, params, split)
     return Estimates(
         layouts=lay, t_iter=t_iter, t_compute=t_compute, t_bubble=bubble,
         link={"tp": stage.tp.scaled(m), "cp": stage.cp.scaled(m), "pp": stage.pp.scaled(m),
@@ -215,7 +224,7 @@ def _layer(model: TransformerSpec, hw: ClusterSpec, fw: Framework,
 
 
 def _stage(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts,
-           layer: LayerCompute) -> _Stage:
+           layer: LayerCompute, split: StageLayers) -> _Stage:
     """Compute and per-micro-batch communication of the slowest stage: the last one (it holds
     the logits) or, with uneven stages, whichever does more."""
     forward = layer.gemm_s + layer.elementwise_s + layer.score_elementwise_s
@@ -223,8 +232,8 @@ def _stage(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts,
     backward = 2 * forward + (0.5 * layer.attention_core_s if fw.flash_attention else 0.0)
     mode = np.where(fw.flash_attention & (lay.recompute == Recompute.SELECTIVE),
                     Recompute.NONE, lay.recompute)
-    split = stage_layers(model, lay)
     full_share = _full_recompute_share(model, lay)
+    tp_group = placement(np.ones_like(lay.tp), lay.tp, hw)  # TP's and PP's regather's
     extra = recompute_seconds(layer, mode) * np.where(mode == Recompute.FULL, full_share, 1.0)
     logits, _ = logits_forward(model, hw, lay)
     per_layer = forward + backward + extra
@@ -239,11 +248,11 @@ def _stage(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts,
                   backward=layers * (backward + extra) + 2 * logits * with_logits,
                   gemm=layers * layer.gemm_s * (3 + (mode == Recompute.FULL) * full_share),
                   layers=layers, layer_forward=forward, layer_backward=backward + extra,
-                  tp=_tp_link(model, hw, lay).scaled(layers),
+                  tp=_tp_link(model, hw, lay, tp_group).scaled(layers),
                   cp=_cp_link(model, hw, lay).scaled(layers),
                   attention=layers * attention,
                   ep=_ep_link(model, hw, lay).scaled(layers * model.moe_layers / model.layers),
-                  pp=_pp_link(model, hw, lay))
+                  pp=_pp_link(model, hw, lay, tp_group))
 
 
 def _full_recompute_share(model: TransformerSpec, lay: Layouts) -> FloatArray:
@@ -268,14 +277,15 @@ def _offload_exposed(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay
     return offloaded_layers(layers, lay) * exposed
 
 
-def _tp_link(model: TransformerSpec, hw: ClusterSpec, lay: Layouts) -> TieredTime:
+def _tp_link(model: TransformerSpec, hw: ClusterSpec, lay: Layouts,
+             group: Placement) -> TieredTime:
     """One layer, one micro-batch: 4 all-reduces, or with SP 4 all-gathers + 4
     reduce-scatters + 2 all-gathers redone in backward; full recompute repeats forward's."""
     size = local_tokens(model, lay) * model.hidden * float(cal.BYTES_PER_ELEMENT)
     one = np.ones_like(lay.tp)
     full = np.where(lay.recompute == Recompute.FULL, _full_recompute_share(model, lay), 0.0)
-    all_reduce = hierarchical("all_reduce", one, lay.tp, size, hw).scaled(4 + 2 * full)
-    gathers = hierarchical("gather", one, lay.tp, size, hw).scaled(10 + 4 * full)
+    all_reduce = hierarchical("all_reduce", one, lay.tp, size, hw, group).scaled(4 + 2 * full)
+    gathers = hierarchical("gather", one, lay.tp, size, hw, group).scaled(10 + 4 * full)
     return _where(lay.sequence_parallel, gathers, all_reduce)
 
 
@@ -283,6 +293,8 @@ def _cp_link(model: TransformerSpec, hw: ClusterSpec, lay: Layouts) -> TieredTim
     """One layer, one micro-batch: context parallelism's ring passes every rank's keys and
     values round the cp ranks (ranks tp apart) in forward, and again with their gradients in
     backward: three passes of a (cp-1)/cp share of the gathered K and V."""
+    if (lay.cp == 1).all():  # no ring (the sweep of a short sequence): exactly zero
+        return _no_time(lay)
     kv = (local_tokens(model, lay) * 2.0 * model.groups * model.kv_channels / lay.tp
           * float(cal.BYTES_PER_ELEMENT))
     return hierarchical("gather", lay.tp, lay.cp, kv * lay.cp, hw).scaled(3.0)
@@ -291,13 +303,16 @@ def _cp_link(model: TransformerSpec, hw: ClusterSpec, lay: Layouts) -> TieredTim
 def _ep_link(model: TransformerSpec, hw: ClusterSpec, lay: Layouts) -> TieredTime:
     """One MoE layer, one micro-batch: dispatch + combine, forward and backward, over the ep
     ranks (etp apart)."""
+    if (lay.ep == 1).all():  # no all-to-all (a dense model): exactly zero
+        return _no_time(lay)
     tokens = local_tokens(model, lay) / np.where(lay.sequence_parallel, lay.tp, 1)
     size = tokens * model.top_k * model.hidden * float(cal.BYTES_PER_ELEMENT)
     full = np.where(lay.recompute == Recompute.FULL, _full_recompute_share(model, lay), 0.0)
     return all_to_all(lay.expert_tp, lay.ep, size, hw).scaled(4 + 2 * full)
 
 
-def _pp_link(model: TransformerSpec, hw: ClusterSpec, lay: Layouts) -> TieredTime:
+def _pp_link(model: TransformerSpec, hw: ClusterSpec, lay: Layouts,
+             tp_group: Placement) -> TieredTime:
     """One micro-batch: a send forward and one backward per model chunk. Across domains
     Megatron's scatter/gather sends 1/t of the activation per GPU over the NICs and
     all-gathers it over NVLink (Narayanan et al. 2021, section 4.1)."""
@@ -307,7 +322,8 @@ def _pp_link(model: TransformerSpec, hw: ClusterSpec, lay: Layouts) -> TieredTim
     count = np.where(lay.pp > 1, 2.0 * lay.interleave, 0.0)
     crosses = lay.gpus > hw.domain_gpus
     regather = np.where(lay.sequence_parallel, 0.0,
-                        hierarchical("gather", np.ones_like(lay.tp), lay.tp, size, hw).scale_up)
+                        hierarchical("gather", np.ones_like(lay.tp), lay.tp, size, hw,
+                                     tp_group).scale_up)
     inside = count * p2p(np.where(lay.sequence_parallel, shard, size), up)
     return TieredTime(np.where(crosses, count * regather, inside),
                       np.where(crosses, count * p2p(shard, out), 0.0))
@@ -373,12 +389,13 @@ def _dp(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts, st
     zero = 0 * m
     grads, gathered = TieredTime(zero, zero), TieredTime(zero, zero)
     for stride, n, count in groups:
+        placed = placement(stride, n, hw)  # one group, three collectives
         grad_bytes = count * (float(cal.GRAD_REDUCE_BYTES) if fw.grad_reduce_in_fp32
                               else float(cal.BYTES_PER_ELEMENT))
         param_bytes = count * float(cal.BYTES_PER_ELEMENT)
-        reduce = hierarchical("all_reduce", stride, n, grad_bytes, hw)
-        scatter = hierarchical("gather", stride, n, grad_bytes, hw)
-        gather = hierarchical("gather", stride, n, param_bytes, hw)
+        reduce = hierarchical("all_reduce", stride, n, grad_bytes, hw, placed)
+        scatter = hierarchical("gather", stride, n, grad_bytes, hw, placed)
+        gather = hierarchical("gather", stride, n, param_bytes, hw, placed)
         fsdp = lay.zero >= 3
         grads = grads + _where(fsdp, scatter.scaled(m), _where(lay.zero >= 1, scatter, reduce))
         gathered = gathered + gather.scaled(np.where(fsdp, 2 * m,
@@ -410,6 +427,11 @@ def _hidden_behind(link: TieredTime, window: FloatArray) -> tuple[TieredTime, Fl
     hidden = np.minimum(total, window)
     share = np.divide(total - hidden, total, out=np.zeros_like(total), where=total > 0)
     return link.scaled(share), _slowdown(link, hidden, total)
+
+
+def _no_time(lay: Layouts) -> TieredTime:
+    zero = np.zeros(len(lay))
+    return TieredTime(zero, zero)
 
 
 def _where(condition: npt.NDArray[np.bool_], a: TieredTime, b: TieredTime) -> TieredTime:

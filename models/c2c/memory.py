@@ -15,7 +15,7 @@ from models.c2c.spec import (
     Recompute,
     TransformerSpec,
 )
-from models.c2c.stages import stage_layers
+from models.c2c.stages import StageLayers, stage_layers
 
 # Bytes per parameter, and which of them each ZeRO stage shards over data parallelism
 # (Megatron's dist_optimizer.md): bf16 weights (2); gradients reduced in fp32 (4) with Adam's
@@ -59,12 +59,14 @@ def total_parameters(model: TransformerSpec) -> float:
             + model.seq_len * model.hidden)
 
 
-def parameters_per_gpu(model: TransformerSpec, lay: Layouts) -> ParamsPerGpu:
+def parameters_per_gpu(model: TransformerSpec, lay: Layouts,
+                       split: StageLayers | None = None) -> ParamsPerGpu:
     """(dense, expert) parameters held by the busiest GPU before data-parallel sharding.
 
-    The stage with the most layers counts; the first stage also holds the embedding."""
+    The stage with the most layers counts; the first stage also holds the embedding.
+    `split`: the layouts' stage_layers, when the caller has them."""
     attention, mlp = layer_parameters(model)
-    layers = stage_layers(model, lay).most
+    layers = (split if split is not None else stage_layers(model, lay)).most
     moe_share = model.moe_layers / model.layers
     t = lay.tp.astype(np.float64)
     # The first stage holds the input embedding, the last the output layer: one GPU holds
@@ -142,7 +144,8 @@ def offloaded_layers(layers: FloatArray, lay: Layouts) -> FloatArray:
     return np.minimum(lay.offload_layers.astype(np.float64), layers)
 
 
-def activation_bytes(model: TransformerSpec, fw: Framework, lay: Layouts) -> FloatArray:
+def activation_bytes(model: TransformerSpec, fw: Framework, lay: Layouts,
+                     split: StageLayers | None = None) -> FloatArray:
     """Activations on the first stage, the fullest: min(m, p) micro-batches in flight over
     its layers, x (1 + (p-1)/(v p)) with interleaving; full recompute also needs one
     layer's working set while it recomputes. A recomputed layer keeps only its input; an
@@ -151,7 +154,7 @@ def activation_bytes(model: TransformerSpec, fw: Framework, lay: Layouts) -> Flo
     p = lay.pp.astype(np.float64)
     in_flight = np.minimum(m, lay.pp) * (1 + np.where(lay.interleave > 1,
                                                        (p - 1) / (lay.interleave * p), 0.0))
-    split = stage_layers(model, lay)
+    split = split if split is not None else stage_layers(model, lay)
     layers = split.first
     # With the embedding in the split, the first stage's first chunk holds one layer fewer:
     # of the micro-batches in flight, those in their first chunk (min(m, p), and p - 1 more
@@ -178,6 +181,7 @@ def activation_bytes(model: TransformerSpec, fw: Framework, lay: Layouts) -> Flo
 
 
 def memory_bytes(model: TransformerSpec, fw: Framework, lay: Layouts,
-                 params: ParamsPerGpu | None = None) -> FloatArray:
+                 params: ParamsPerGpu | None = None,
+                 split: StageLayers | None = None) -> FloatArray:
     return (state_bytes(model, lay, params, fw.grad_reduce_in_fp32)
-            + activation_bytes(model, fw, lay))
+            + activation_bytes(model, fw, lay, split))

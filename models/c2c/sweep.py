@@ -14,8 +14,9 @@ import numpy as np
 import numpy.typing as npt
 
 from models.c2c import layout_rules
-from models.c2c.estimate import Estimates, concatenate, evaluate, take
+from models.c2c.estimate import Estimates, concatenate, evaluate, take, usable_memory
 from models.c2c.layout_rules import READS, splits_evenly, violations
+from models.c2c.memory import memory_bytes
 from models.c2c.spec import (
     LAYOUT_FIELDS,
     ClusterSpec,
@@ -147,13 +148,15 @@ def enumerate_layouts(model: TransformerSpec, fw: Framework, gpus: int, global_b
     if fixed and "dp" in fixed:
         shapes = {n: c[shapes["dp"] == int(fixed["dp"])] for n, c in shapes.items()}
     settings = _grid({n: v for n, v in choices.items() if n not in shapes})
-    rows, count = len(shapes["tp"]), len(settings["zero"])
-    cols = {**{n: np.repeat(c, count) for n, c in shapes.items()},
-            **{n: np.tile(c, rows) for n, c in settings.items()}}
     # Search pruning, not validity: these settings change nothing where they apply alone.
-    keep = (cols["sequence_parallel"] == 0) | (cols["tp"] > 1)  # SP without TP
-    keep &= (cols["zero"] == 0) | (cols["dp"] > 1)  # sharding over one replica
-    return _layouts(cols, keep)
+    # Decided on the shapes x settings table, so only the layouts kept are ever built.
+    keep = (settings["sequence_parallel"][None, :] == 0) | (shapes["tp"][:, None] > 1)
+    keep &= (settings["zero"][None, :] == 0) | (shapes["dp"][:, None] > 1)
+    shape_row, setting_row = np.nonzero(keep)  # row-major: shapes outer, settings inner
+    cols = {**{n: c[shape_row] for n, c in shapes.items()},
+            **{n: c[setting_row] for n, c in settings.items()}}
+    return Layouts(**{**{n: cols[n] for n in LAYOUT_FIELDS},
+                      "sequence_parallel": cols["sequence_parallel"].astype(bool)})
 
 
 def _grid(choices: Mapping[str, list[int]]) -> dict[str, IntArray]:
@@ -185,12 +188,6 @@ def _shape_layouts(cols: Mapping[str, IntArray]) -> Layouts:
     return Layouts(**{**values, "sequence_parallel": zeros.astype(bool)})
 
 
-def _layouts(cols: Mapping[str, IntArray], mask: np.ndarray) -> Layouts:
-    values = {name: cols[name][mask] for name in LAYOUT_FIELDS}
-    values["sequence_parallel"] = values["sequence_parallel"].astype(bool)
-    return Layouts(**values)
-
-
 def sweep(model: TransformerSpec, hw: ClusterSpec, fw: Framework, gpus: int,
           global_batch: int, *, fixed: Mapping[str, int | bool] | None = None,
           top: int = 5, tokens: float | None = None,
@@ -214,13 +211,17 @@ def sweep_share(model: TransformerSpec, hw: ClusterSpec, fw: Framework, gpus: in
     if len(layouts) == 0:
         raise NoValidLayout(_why_empty(model, fw, gpus, global_batch, fixed))
     index = np.arange(part, len(layouts), parts)
-    estimates = evaluate(model, hw, fw, layouts.take(index), tokens)
-    fitting = np.flatnonzero(estimates.fits)
-    order = fitting[np.argsort(estimates.t_iter[fitting], kind="stable")[:top]]
-    smallest = float(estimates.memory_bytes.min()) if len(index) else float("inf")
+    mine = layouts if parts == 1 else layouts.take(index)
+    # Only a layout that fits can rank, so the time model runs on those alone (memory is a
+    # small part of it, and the same arithmetic evaluate() uses: the numbers are the same).
+    memory = memory_bytes(model, fw, mine)
+    fitting = np.flatnonzero(memory <= usable_memory(hw))
+    estimates = evaluate(model, hw, fw, mine.take(fitting), tokens)
+    order = np.argsort(estimates.t_iter, kind="stable")[:top]
+    smallest = float(memory.min()) if len(index) else float("inf")
     return SweepResult(evaluated=len(index), valid=int(fitting.size),
-                       best=take(estimates, order), ranked_by="t_iter_s", index=index[order],
-                       smallest_memory_bytes=smallest)
+                       best=take(estimates, order), ranked_by="t_iter_s",
+                       index=index[fitting[order]], smallest_memory_bytes=smallest)
 
 
 def merge_shares(shares: list[SweepResult], hw: ClusterSpec, top: int = 5) -> SweepResult:

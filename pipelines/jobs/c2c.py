@@ -17,6 +17,7 @@ from db.engine import Engine, Session
 from db.schema import DatasetVersion
 from models.c2c import calibration as cal
 from models.c2c.estimate import DIMENSIONS, Estimates, evaluate, gemm_peak
+from models.c2c.layout_rules import Violation, violations
 from models.c2c.spec import ClusterSpec, Layouts, Precision
 from models.c2c.sweep import (
     NoValidLayout,
@@ -100,54 +101,18 @@ def compute_basis(hw: ClusterSpec, precision: Precision) -> dict[str, Any]:
 
 
 def check_layout(scenario: Scenario) -> None:
-    """The constraints a fixed layout must meet, each named in its error: what Megatron-Core
-    refuses, and nothing it runs."""
-    m, lay = scenario.model, scenario.layout
-    first, last = lay.first_stage_layers, lay.last_stage_layers
-    uneven = bool(first or last)
-    stages = lay.pp * lay.interleave
-    # Megatron splits layers evenly over pp x interleave chunks; with the embedding and the
-    # loss each counted as a layer (94 layers on PP8 x VP4 = 32 chunks of 3); or unevenly
-    # with the first and last stages given.
-    even = m.layers % stages == 0 or (m.layers + 2) % stages == 0
-    others = lay.pp - (first > 0) - (last > 0)
-    rest = m.layers - first - last
-    group = lay.tp * lay.cp * lay.dp
-    rules = [
-        (m.heads % lay.tp == 0, "parallel.tp", f"tp={lay.tp} does not divide the {m.heads} "
-                                               "attention heads"),
-        (m.groups % lay.tp == 0, "parallel.tp", f"tp={lay.tp} does not divide the "
-                                                f"{m.groups} KV heads"),
-        (uneven or even, "parallel.pp",
-         f"pp x interleave = {stages} divides neither the {m.layers} layers nor the layers + 2 "
-         "(embedding and loss); give parallel.first_stage_layers / last_stage_layers"),
-        (not uneven or lay.pp > 1, "parallel.first_stage_layers",
-         "first_stage_layers / last_stage_layers need pp > 1"),
-        (not uneven or (rest > 0 if others > 0 else rest == 0), "parallel.first_stage_layers",
-         f"first_stage_layers + last_stage_layers = {first + last} leave {rest} of the "
-         f"{m.layers} layers for {others} other stages"),
-        (lay.global_batch % (lay.micro_batch * lay.dp) == 0, "parallel.global_batch",
-         f"global_batch {lay.global_batch} is not a multiple of micro_batch x dp = "
-         f"{lay.micro_batch * lay.dp}"),
-        (m.experts % lay.ep == 0, "parallel.ep", f"ep={lay.ep} does not divide the {m.experts} "
-                                                 "experts"),
-        (group % (lay.expert_tp * lay.ep) == 0, "parallel.ep",
-         f"etp x ep = {lay.expert_tp * lay.ep} does not divide tp x cp x dp = {group}"),
-        (m.expert_ffn_width % lay.expert_tp == 0 or not m.is_moe, "parallel.etp",
-         f"etp={lay.expert_tp} does not divide the experts' FFN width {m.expert_ffn_width}"),
-        (scenario.expert_dp is None or scenario.expert_dp == lay.expert_dp, "parallel.edp",
-         f"edp={scenario.expert_dp}, but tp x cp x dp / (etp x ep) = {lay.expert_dp}"),
-        (lay.cp == 1 or m.seq_len % (2 * lay.cp) == 0, "parallel.cp",
-         f"cp={lay.cp}: the sequence of {m.seq_len} does not split into 2 x cp chunks"),
-        (lay.cp == 1 or scenario.framework.flash_attention, "parallel.cp",
-         "context parallelism needs the fused attention kernel (framework.flash_attention)"),
-        (lay.interleave == 1 or (lay.pp > 1 and (lay.global_batch // (lay.micro_batch * lay.dp))
-                                 % lay.pp == 0), "parallel.interleave",
-         "interleaving needs pp > 1 and a number of micro-batches divisible by pp"),
-    ]
-    for ok, name, reason in rules:
-        if not ok:
-            raise ScenarioError(scenario.path, scenario.lines.get(name), name, reason)
+    """The scenario's layout against Megatron-Core's rules (models/c2c/layout_rules.py, the
+    same the sweep applies), and parallel.edp as written against the edp they imply; the
+    first broken rule is the error, named by its key and line."""
+    lay = scenario.layout
+    broken = violations(scenario.model, scenario.framework, lay)
+    if scenario.expert_dp is not None and scenario.expert_dp != lay.expert_dp:
+        broken.append(Violation("parallel.edp", f"edp={scenario.expert_dp}, but tp x cp x dp / "
+                                                f"(etp x ep) = {lay.expert_dp}"))
+    if broken:
+        first = broken[0]
+        raise ScenarioError(scenario.path, scenario.lines.get(first.field), first.field,
+                            first.reason)
 
 
 def non_finite(value: Any, path: str = "") -> Iterator[str]:
