@@ -72,6 +72,18 @@ def pdftotext(path: Path) -> str:
                           text=True, check=True).stdout
 
 
+def cited_under(text: str, row: str, value: str, citation: str) -> bool:
+    """True when a table row of `text` (pdftotext -layout) starting with `row` has `value` as a
+    whole cell and the next line has `citation` starting in the same column."""
+    lines = text.splitlines()
+    cell = re.compile(rf"(?<=\s){re.escape(value)}(?=\s|$)")
+    for line, below in zip(lines, lines[1:], strict=False):
+        found = cell.search(line) if line.startswith(row) else None
+        if found and below[found.start():].startswith(citation):
+            return True
+    return False
+
+
 def stored(settings: Settings, table: type) -> list:
     engine = make_engine(settings.resolved_database_url)
     try:
@@ -117,12 +129,16 @@ def test_the_briefing_prints_every_section_from_the_ledger(first_week):
     appendix = pdftotext(rendered.appendix)
     for heading in ("Changes since", "C2C inputs", "TCO inputs", "Methodology", "Sources"):
         assert heading.lower() in appendix.lower(), heading
-    text += appendix
-    # numbers with their sources: GB200 NVL72's rack power and NVLink 5's bandwidth
-    assert "132" in text and "supermicro-gb200-nvl72" in text
-    assert "1,800" in text and "nvidia-nvlink-page" in text
+    # numbers with their sources, in the appendix's scale-up vs scale-out table: NVLink 5's
+    # bandwidth and GB200 NVL72's rack power, each cited (source, date) right under its value
+    assert cited_under(appendix, "Bandwidth per GPU", "1,800 GB/s",
+                       "nvidia-nvlink-page, 2024-03-18")
+    assert cited_under(appendix, "Power (NVL72:", "132 kW", "supermicro-gb200-nvl72, 2024-01-01")
     assert "Korthikanti" in text
-    assert f"dataset version {version}" in text.lower() or f"version {version}" in text.lower()
+    # every page's header names the version and its hash (not version 12, nor a bare "1")
+    headers = re.findall(r"^specledger briefing · dataset version (\d+) · [0-9a-f]{12}\s", text,
+                         re.M)
+    assert headers and set(headers) == {str(version)}
 
 
 def test_the_briefing_never_prints_a_missing_value_as_nan_none_or_nat(first_week):

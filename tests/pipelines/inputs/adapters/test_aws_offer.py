@@ -223,10 +223,20 @@ def test_a_mutated_offer_file_is_read_or_refused_never_a_crash(text):
 @FAST
 @given(st.binary(max_size=300))
 def test_arbitrary_bytes_are_read_or_refused(data):
+    """Any other exception fails the test; a refusal is the whole file's, with its reason; a
+    file read has rows and rejections that add up to what it read."""
     try:
-        aws_offer.parse("index.json", data, AdapterOptions())
-    except AdapterError:
-        pass
+        parsed = aws_offer.parse("index.json", data, AdapterOptions())
+    except AdapterError as refused:
+        # A PackError refuses the file whole (field "file"; the ingest's report names it), at a
+        # line of the data when it gives one.
+        assert refused.field == "file" and refused.path is None
+        assert refused.reason.strip() and str(refused).endswith(refused.reason)
+        assert refused.line is None or 1 <= refused.line <= data.count(b"\n") + 1
+        return
+    assert parsed.format == aws_offer.FORMAT
+    assert parsed.read == len(parsed.pack.rows) + len(parsed.rejected)
+    assert all(r.field for r in parsed.rejected)
 
 
 @FAST
