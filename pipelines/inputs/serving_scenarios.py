@@ -18,36 +18,53 @@ where its price per GPU-hour comes from. Every failure names the file, the line 
       - name: b200-tp8
         ...
         price: {usd_per_gpu_hour: 3.2}       # or {tco: <tco scenario>, option: <its option>}
+
+Each section is a pydantic model (pipelines/inputs/scenario_models.py maps its errors back to
+file, line and field).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, ClassVar, TypeVar
+
+from pydantic import (
+    BeforeValidator,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from models.c2c.spec import Precision
 from models.serving.presets import PRESETS
 from models.serving.spec import Deployment, RequestShape, ServingLLM, WeightFormat
 from pipelines.inputs.limits import DEFAULT_LIMITS, InputLimits
-from pipelines.inputs.scenarios import (
-    LINES,
-    ClusterRequest,
-    DocumentReader,
-    FieldReader,
-    ScenarioError,
-    read_document,
-    strip_lines,
+from pipelines.inputs.scenario_models import (
+    ERROR_TYPE,
+    TAG,
+    Section,
+    cluster,
+    count,
+    fail,
+    item,
+    number,
+    positive,
+    read_scenario,
+    validate,
 )
+from pipelines.inputs.scenarios import LINES, ClusterRequest, strip_lines
 
 MAX_OPTIONS = 12
 KV_BYTES = {"bf16": 2.0, "fp8": 1.0}
 # The GEMM peak a weight format runs at.
 PEAK_OF = {WeightFormat.BF16: Precision.BF16, WeightFormat.FP8: Precision.FP8,
            WeightFormat.FP4: Precision.FP4}
-_MODEL_INTS = {"layers", "hidden", "heads", "kv_heads", "head_dim", "experts", "top_k",
-               "moe_layers", "kv_elements"}
-_MODEL_FLOATS = {"total_params", "active_params"}
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -85,162 +102,252 @@ class ServingScenario:
 def load_serving_scenario(path: Path,
                           limits: InputLimits = DEFAULT_LIMITS) -> ServingScenario:
     """Read and validate one `kind: serving` scenario file."""
-    shown, document = read_document(path, "name, kind: serving, model, options ...")
-    return _ServingReader(shown, document).scenario()
+    shown, document = read_scenario(path, "name, kind: serving, model, options ...", limits)
+    read: _ServingFile = validate(_ServingFile, shown, document,
+                                  context={"name": document.get("name")})
+    return read.scenario(shown, strip_lines(document))
 
 
-class _ServingReader(DocumentReader):
-    def __init__(self, path: str, document: dict[str, Any]) -> None:
-        super().__init__(path, document)
-        self.numbers = FieldReader(path, document)   # number() and count() as the C2C reader has
+# -- field types --------------------------------------------------------------------------------
 
-    def scenario(self) -> ServingScenario:
-        self.unknown_keys(self.doc, {"name", "kind", "description", "model", "precision",
-                                     "kv_cache", "request", "target_tok_s_per_user",
-                                     "options"}, "")
-        name = self.doc.get("name")
-        if not isinstance(name, str) or not name.strip():
-            self.fail(None, "name", "name", "missing: every scenario needs a name")
-        if self.doc.get("kind") != "serving":
-            self.fail(None, "kind", "kind", f"expected serving, got {self.doc.get('kind')!r}")
-        weights = self.choice("precision", {w.value: w for w in WeightFormat})
-        kv = self.choice("kv_cache", KV_BYTES, default="fp8")
-        model, key = self.model()
-        request = self.request()
-        if "target_tok_s_per_user" not in self.doc:
-            self.fail(None, "target_tok_s_per_user", "target_tok_s_per_user", "missing")
-        target = self.numbers.number(self.doc, "target_tok_s_per_user",
-                                     "target_tok_s_per_user", float)
-        if target <= 0:
-            self.fail(None, "target_tok_s_per_user", "target_tok_s_per_user",
-                      "must be positive")
-        options = self.options(weights, kv)
-        return ServingScenario(name=str(name), path=self.path, model=model, model_key=key,
-                               weights=weights, request=request,
-                               target_tok_s_per_user=target, options=options,
-                               definition=strip_lines(self.doc))
+Count = Annotated[int, BeforeValidator(count)]
+CountFromZero = Annotated[int, BeforeValidator(lambda value: count(value, 0))]
+Number = Annotated[float, BeforeValidator(number)]
+Item = Annotated[str, BeforeValidator(item)]
+Text = Annotated[str, BeforeValidator(str)]
 
-    def choice(self, key: str, allowed: dict[str, Any], default: str | None = None) -> Any:
-        value = self.doc.get(key, default)
+
+def _choice(allowed: dict[str, T]) -> Callable[[Any], T]:
+    """A value of `allowed` by its key, written in any case."""
+    def check(value: Any) -> T:
         if value is None:
-            self.fail(None, key, key, f"missing; one of {', '.join(allowed)}")
+            raise fail(f"missing; one of {', '.join(allowed)}")
         if str(value).lower() not in allowed:
-            self.fail(None, key, key, f"expected one of {', '.join(allowed)}, got {value!r}")
+            raise fail(f"expected one of {', '.join(allowed)}, got {value!r}")
         return allowed[str(value).lower()]
+    return check
 
-    def model(self) -> tuple[ServingLLM, str]:
-        raw = self.doc.get("model")
-        if isinstance(raw, str):
-            if raw not in PRESETS:
-                self.fail(None, "model", "model", f"unknown model {raw!r}; a preset "
-                          f"({', '.join(sorted(PRESETS))}) or a mapping of its shape")
-            return PRESETS[raw], raw
-        if not isinstance(raw, dict):
-            self.fail(None, "model", "model", "missing: a preset name or a mapping")
-        allowed = _MODEL_INTS | _MODEL_FLOATS | {"name", "latent_kv", "source"}
-        self.unknown_keys(raw, allowed, "model")
-        values: dict[str, Any] = {
-            k: self.numbers.count(raw, k, f"model.{k}", smallest=0 if k in (
-                "experts", "top_k", "moe_layers") else 1) for k in _MODEL_INTS if k in raw}
-        values.update({k: self.numbers.number(raw, k, f"model.{k}", float)
-                       for k in _MODEL_FLOATS if k in raw})
-        for key in ("layers", "hidden", "heads", "total_params"):
-            if key not in values:
-                self.fail(raw, "", f"model.{key}", "missing")
-        values.setdefault("kv_heads", values["heads"])
-        values.setdefault("head_dim", values["hidden"] // values["heads"])
-        values.setdefault("active_params", values["total_params"])
-        name = str(raw.get("name") or self.doc.get("name"))
+
+def _name(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise fail("missing")
+    return value
+
+
+# -- sections -----------------------------------------------------------------------------------
+
+class _ModelShape(Section):
+    """A model given by its shape rather than a preset's name."""
+
+    name: Any = None
+    layers: Count
+    hidden: Count
+    heads: Count
+    kv_heads: Count | None = Field(None, validate_default=False)
+    head_dim: Count | None = Field(None, validate_default=False)
+    total_params: Number
+    active_params: Number | None = Field(None, validate_default=False)
+    experts: CountFromZero = 0
+    top_k: CountFromZero = 0
+    moe_layers: CountFromZero = 0
+    kv_elements: Count | None = Field(None, validate_default=False)
+    latent_kv: Annotated[bool, BeforeValidator(bool)] = False
+    source: Text = "scenario"
+
+    def spec(self, scenario_name: Any) -> ServingLLM:
+        """The model, named by the mapping or else by the scenario; ValueError if contradictory."""
+        return ServingLLM(
+            name=str(self.name or scenario_name), layers=self.layers, hidden=self.hidden,
+            heads=self.heads, kv_heads=self.kv_heads or self.heads,
+            head_dim=self.head_dim or self.hidden // self.heads,
+            total_params=self.total_params, active_params=self.active_params
+            if self.active_params is not None else self.total_params,
+            experts=self.experts, top_k=self.top_k, moe_layers=self.moe_layers,
+            kv_elements=self.kv_elements, latent_kv=self.latent_kv, source=self.source)
+
+    @model_validator(mode="after")
+    def _consistent(self, info: ValidationInfo) -> _ModelShape:
         try:
-            model = ServingLLM(name=name, latent_kv=bool(raw.get("latent_kv", False)),
-                               source=str(raw.get("source", "scenario")), **values)
+            self.spec((info.context or {}).get("name"))
         except ValueError as exc:
-            self.fail(raw, "", "model", str(exc))
-            raise
-        return model, name
+            raise fail(str(exc), whole=True) from None
+        if self.moe_layers > self.layers:
+            raise fail(f"{self.moe_layers} MoE layers is more than the model's {self.layers} "
+                       "layers", "moe_layers")
+        if self.experts and self.top_k == self.experts:
+            # The experts' weights are (total - active) / (1 - top_k / experts): with every
+            # expert picked, total = active and nothing tells how much of it is experts.
+            raise fail(f"top_k equal to experts ({self.experts}): every token reads every "
+                       "expert, so total_params and active_params cannot tell the experts' "
+                       "weights; give top_k below experts, or experts: 0 for a dense model",
+                       "top_k")
+        return self
 
-    def request(self) -> RequestShape:
-        raw = self.doc.get("request")
-        if not isinstance(raw, dict):
-            self.fail(None, "request", "request", "missing: input_tokens and output_tokens")
-        self.unknown_keys(raw, {"input_tokens", "output_tokens"}, "request")
-        for key in ("input_tokens", "output_tokens"):
-            if key not in raw:
-                self.fail(raw, "", f"request.{key}", "missing")
-        return RequestShape(self.numbers.count(raw, "input_tokens", "request.input_tokens"),
-                            self.numbers.count(raw, "output_tokens", "request.output_tokens"))
 
-    def options(self, weights: WeightFormat, kv: float) -> tuple[ServingOption, ...]:
-        raw = self.doc.get("options")
-        if not isinstance(raw, list) or not raw:
-            self.fail(None, "options", "options", "missing: a list of options to compare")
-        if len(raw) > MAX_OPTIONS:
-            self.fail(None, "options", "options", f"{len(raw)} options; at most {MAX_OPTIONS}")
-        options, names = [], set()
-        for n, option in enumerate(raw):
-            where = f"options[{n}]"
-            if not isinstance(option, dict):
-                self.fail(None, "options", where, "expected a mapping")
-            self.unknown_keys(option, {"name", "cluster", "deployment", "price"}, where)
-            name = option.get("name")
-            if not isinstance(name, str) or not name.strip():
-                self.fail(option, "name", f"{where}.name", "missing")
-            if name in names:
-                self.fail(option, "name", f"{where}.name", f"{name!r} is named twice")
-            names.add(name)
-            try:   # the C2C reader's cluster block, read from this option
-                cluster = FieldReader(self.path, option).cluster()
-            except ScenarioError as exc:
-                raise ScenarioError(self.path, exc.line, f"{where}.{exc.field}",
-                                    exc.reason) from exc
-            options.append(ServingOption(
-                str(name), _with_precision(cluster, weights),
-                self.deployment(option, where, weights, kv), self.price(option, where)))
-        return tuple(options)
+def _model_kind(value: Any) -> str | None:
+    if isinstance(value, str):
+        return f"{TAG}preset"
+    return f"{TAG}shape" if isinstance(value, dict) else None
 
-    def deployment(self, option: dict[str, Any], where: str, weights: WeightFormat,
-                   kv: float) -> Deployment:
-        raw = option.get("deployment") or {LINES: {}}
-        if not isinstance(raw, dict):
-            self.fail(option, "deployment", f"{where}.deployment", "expected a mapping")
-        self.unknown_keys(raw, {"tp", "dp", "ep"}, f"{where}.deployment")
-        sizes = {k: self.numbers.count(raw, k, f"{where}.deployment.{k}")
-                 for k in ("tp", "dp", "ep") if k in raw}
+
+def _preset(value: str) -> str:
+    if value not in PRESETS:
+        raise fail(f"unknown model {value!r}; a preset ({', '.join(sorted(PRESETS))}) or a "
+                   "mapping of its shape")
+    return value
+
+
+ModelField = Annotated[
+    Annotated[str, BeforeValidator(_preset), Tag(f"{TAG}preset")]
+    | Annotated[_ModelShape, Tag(f"{TAG}shape")],
+    Discriminator(_model_kind, custom_error_type=ERROR_TYPE, custom_error_message="{reason}",
+                  custom_error_context={"reason": "missing: a preset name or a mapping"})]
+
+
+class _Request(Section):
+    expected: ClassVar[str] = "missing: input_tokens and output_tokens"
+    input_tokens: Count
+    output_tokens: Count
+
+    def shape(self) -> RequestShape:
+        return RequestShape(self.input_tokens, self.output_tokens)
+
+
+class _Deployment(Section):
+    """tp per attention replica, dp replicas, ep GPUs for the experts; each 1 when left out."""
+
+    tp: Count = 1
+    dp: Count = 1
+    ep: Count = 1
+
+    def spec(self, weights: WeightFormat = WeightFormat.FP8, kv: float = 1.0) -> Deployment:
+        return Deployment(tp=self.tp, dp=self.dp, ep=self.ep, weights=weights, kv_bytes=kv)
+
+    @model_validator(mode="after")
+    def _fits(self) -> _Deployment:
         try:
-            return Deployment(weights=weights, kv_bytes=kv, **sizes)
+            self.spec()
         except ValueError as exc:
-            self.fail(raw, "", f"{where}.deployment", str(exc))
-            raise
-
-    def price(self, option: dict[str, Any], where: str) -> Price:
-        raw = option.get("price")
-        name = f"{where}.price"
-        if not isinstance(raw, dict):
-            self.fail(option, "price", name, "missing: usd_per_gpu_hour, market or tco")
-        self.unknown_keys(raw, {"usd_per_gpu_hour", "market", "tco", "option"}, name)
-        given = [k for k in ("usd_per_gpu_hour", "market", "tco") if k in raw]
-        if len(given) != 1:
-            self.fail(raw, "", name, "give exactly one of usd_per_gpu_hour, market, tco")
-        if "usd_per_gpu_hour" in raw:
-            value = self.numbers.number(raw, "usd_per_gpu_hour", f"{name}.usd_per_gpu_hour",
-                                        float)
-            if value <= 0:
-                self.fail(raw, "usd_per_gpu_hour", f"{name}.usd_per_gpu_hour",
-                          "must be positive")
-            return Price(usd_per_gpu_hour=value)
-        if "market" in raw:
-            market = raw["market"]
-            if not isinstance(market, dict) or "gpu" not in market:
-                self.fail(raw, "market", f"{name}.market", "expected {gpu: <item>, term: ...}")
-            self.unknown_keys(market, {"gpu", "term"}, f"{name}.market")
-            return Price(market_gpu=self.numbers.item(market, "gpu", f"{name}.market.gpu"),
-                         market_term=str(market.get("term", "on_demand")))
-        if "option" not in raw:
-            self.fail(raw, "tco", f"{name}.option", "missing: which option of the TCO scenario")
-        return Price(tco_scenario=self.numbers.item(raw, "tco", f"{name}.tco"),
-                     tco_option=self.numbers.item(raw, "option", f"{name}.option"))
+            raise fail(str(exc), whole=True) from None
+        return self
 
 
-def _with_precision(cluster: ClusterRequest, weights: WeightFormat) -> ClusterRequest:
-    """The cluster asks for the peak of the weights' precision (FP8 GEMMs on FP8 weights)."""
-    return replace(cluster, precision=PEAK_OF[weights])
+class _Market(Section):
+    expected: ClassVar[str] = "expected {gpu: <item>, term: ...}"
+    gpu: Item
+    term: Text = "on_demand"
+
+    @classmethod
+    def precheck(cls, data: dict[str, Any]) -> dict[str, Any]:
+        if "gpu" not in data:
+            raise fail(cls.expected)
+        return data
+
+
+class _Price(Section):
+    expected: ClassVar[str] = "missing: usd_per_gpu_hour, market or tco"
+    usd_per_gpu_hour: Annotated[float, BeforeValidator(positive)] | None = Field(
+        None, validate_default=False)
+    market: _Market | None = Field(None, validate_default=False)
+    tco: Item | None = Field(None, validate_default=False)
+    option: Item | None = Field(None, validate_default=False)
+
+    @classmethod
+    def precheck(cls, data: dict[str, Any]) -> dict[str, Any]:
+        if sum(k in data for k in ("usd_per_gpu_hour", "market", "tco")) != 1:
+            raise fail("give exactly one of usd_per_gpu_hour, market, tco", whole=True)
+        if "tco" in data and "option" not in data:
+            raise fail("missing: which option of the TCO scenario", "option", line_at="tco")
+        return data
+
+    def price(self) -> Price:
+        if self.usd_per_gpu_hour is not None:
+            return Price(usd_per_gpu_hour=self.usd_per_gpu_hour)
+        if self.market is not None:
+            return Price(market_gpu=self.market.gpu, market_term=self.market.term)
+        return Price(tco_scenario=self.tco, tco_option=self.option)
+
+
+class _Option(Section):
+    name: Annotated[str, BeforeValidator(_name)] = None  # type: ignore[assignment]
+    cluster: ClusterRequest = None  # type: ignore[assignment]
+    deployment: _Deployment = Field(default_factory=dict)  # type: ignore[arg-type]
+    price: _Price = None  # type: ignore[assignment]
+
+    @field_validator("cluster", mode="before")
+    @classmethod
+    def _cluster(cls, value: Any, info: ValidationInfo) -> ClusterRequest:
+        """The C2C scenarios' cluster block, read by their reader with its messages."""
+        return cluster({"cluster": value, LINES: info.data.get("lines", {})})
+
+    @field_validator("deployment", mode="before")
+    @classmethod
+    def _default_deployment(cls, value: Any) -> Any:
+        return value or {}  # an empty or null deployment: one GPU per role
+
+    def option(self, weights: WeightFormat, kv: float) -> ServingOption:
+        # The cluster asks for the peak of the weights' precision (FP8 GEMMs on FP8 weights).
+        return ServingOption(self.name, replace(self.cluster, precision=PEAK_OF[weights]),
+                             self.deployment.spec(weights, kv), self.price.price())
+
+
+def _options(value: Any) -> Any:
+    if not isinstance(value, list) or not value:
+        raise fail("missing: a list of options to compare")
+    if len(value) > MAX_OPTIONS:
+        raise fail(f"{len(value)} options; at most {MAX_OPTIONS}")
+    return value
+
+
+def _kind(value: Any) -> str:
+    if value != "serving":
+        raise fail(f"expected serving, got {value!r}")
+    return value
+
+
+def _scenario_name(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise fail("missing: every scenario needs a name")
+    return value
+
+
+def _target(value: Any) -> float:
+    if value is None:
+        raise fail("missing")
+    return positive(value)
+
+
+class _ServingFile(Section):
+    """The whole file; fields in the order they are checked (the first error is reported)."""
+
+    name: Annotated[str, BeforeValidator(_scenario_name)] = None  # type: ignore[assignment]
+    kind: Annotated[str, BeforeValidator(_kind)] = None  # type: ignore[assignment]
+    description: Any = None
+    precision: Annotated[WeightFormat, BeforeValidator(_choice(
+        {w.value: w for w in WeightFormat}))] = None  # type: ignore[assignment]
+    kv_cache: Annotated[float, BeforeValidator(_choice(KV_BYTES))] = "fp8"  # type: ignore[assignment]
+    model: ModelField = None  # type: ignore[assignment]
+    request: _Request = None  # type: ignore[assignment]
+    target_tok_s_per_user: Annotated[float, BeforeValidator(_target)] = None  # type: ignore[assignment]
+    options: Annotated[list[_Option], BeforeValidator(_options)] = None  # type: ignore[assignment]
+
+    @model_validator(mode="after")
+    def _distinct_names(self) -> _ServingFile:
+        names: set[str] = set()
+        for n, option in enumerate(self.options):
+            if option.name in names:
+                raise fail(f"{option.name!r} is named twice", "options", n, "name")
+            names.add(option.name)
+        return self
+
+    def scenario(self, path: str, definition: dict[str, Any]) -> ServingScenario:
+        if isinstance(self.model, str):
+            model, key = PRESETS[self.model], self.model
+        else:
+            model = self.model.spec(self.name)
+            key = model.name
+        return ServingScenario(
+            name=self.name, path=path, model=model, model_key=key, weights=self.precision,
+            request=self.request.shape(), target_tok_s_per_user=self.target_tok_s_per_user,
+            options=tuple(o.option(self.precision, self.kv_cache) for o in self.options),
+            definition=definition)

@@ -82,3 +82,54 @@ def test_two_prices_for_one_option_are_refused(tmp_path):
                           "{usd_per_gpu_hour: 3.0, market: {gpu: h100-sxm5}}")
     with pytest.raises(ScenarioError, match="give exactly one of usd_per_gpu_hour, market, tco"):
         load_serving_scenario(write(tmp_path, text))
+
+
+MOE = """\
+name: serving-moe
+kind: serving
+model:
+  layers: 4
+  hidden: 64
+  heads: 4
+  total_params: 2e6
+  active_params: 1e6
+  experts: 8
+  top_k: 2
+precision: bf16
+request: {input_tokens: 16, output_tokens: 16}
+target_tok_s_per_user: 10
+options:
+  - name: one
+    cluster: {gpu: h100-sxm5}
+    price: {usd_per_gpu_hour: 2}
+"""
+
+
+def test_a_moe_of_its_own_shape_reads(tmp_path):
+    model = load_serving_scenario(write(tmp_path, MOE)).model
+    assert (model.name, model.experts, model.top_k, model.routed_layers) == (
+        "serving-moe", 8, 2, 4)
+    assert model.expert_params == pytest.approx(1e6 / 0.75)
+
+
+@pytest.mark.parametrize("change, line, field, reason", [
+    # Every expert picked: the experts' weights divide by 1 - top_k / experts = 0.
+    (("top_k: 2", "top_k: 8"), 10, "model.top_k", "top_k equal to experts (8)"),
+    (("  experts: 8", "  moe_layers: 5\n  experts: 8"), 9, "model.moe_layers",
+     "5 MoE layers is more than the model's 4 layers"),
+    (("top_k: 2", "top_k: 9"), 4, "model", "serving-moe: top_k must be in 1..experts"),
+    # A key written twice: which value was meant cannot be told.
+    (("precision: bf16", "precision: bf16\nprecision: fp8"), 12, "precision",
+     "written twice (first on line 11)"),
+    (("  hidden: 64", "  hidden: 64\n  hidden: 128"), 6, "model.hidden", "written twice"),
+    (("{usd_per_gpu_hour: 2}", "{usd_per_gpu_hour: 2, usd_per_gpu_hour: 3}"), 17,
+     "options[0].price.usd_per_gpu_hour", "written twice"),
+])
+def test_a_hostile_model_or_a_repeated_key_is_refused_by_name(tmp_path, change, line, field,
+                                                              reason):
+    path = write(tmp_path, MOE.replace(*change))
+    with pytest.raises(ScenarioError) as raised:
+        load_serving_scenario(path)
+    assert (raised.value.path, raised.value.line, raised.value.field) == (str(path), line, field)
+    assert reason in raised.value.reason
+
