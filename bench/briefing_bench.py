@@ -7,7 +7,7 @@ packs give 224 values, 102 sources, 405 flags, 12 scenarios, 4 TCO comparisons):
 100 sources, 400 flags, 14 scenarios, every chart and table filled. The first render also
 pays for imports and font loading; the figure reported is the median of the rest.
 
-    python bench/briefing_bench.py [--repeat 5] [--values 230] [--flags 400]
+    python -m bench.briefing_bench [--repeat 5] [--values 230] [--flags 400]
 
 With --change-rows N, a SQLite ledger gets two dataset versions through the public jobs: the
 reference packs, then the same packs plus one generated CSV source with N observations of
@@ -15,7 +15,9 @@ existing GPU metrics on generated items. The second version's briefing is then b
 rendered in a child process, which reports its context and render seconds and its peak RSS
 (a run that exceeds --max-gb of address space or --timeout seconds is reported as such).
 
-    python bench/briefing_bench.py --change-rows 200000 [--items 4000]
+    python -m bench.briefing_bench --change-rows 200000 [--items 4000]
+
+(run from the repository root: the context comes from tests.support.contexts)
 """
 
 from __future__ import annotations
@@ -33,10 +35,10 @@ import time
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # for tests.reports.contexts
+from reports.briefing import chart_svgs, render, render_html
+from tests.support.contexts import full_size_context
 
-from reports.briefing import chart_svgs, render, render_html  # noqa: E402
-from tests.reports.contexts import full_size_context  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 # Seconds per document: the main briefing, and its appendix of every value, flag and source.
 TARGETS = {"briefing": 5.0, "appendix": 15.0}
@@ -122,11 +124,11 @@ def change_bench(args: argparse.Namespace) -> None:
               f"{second.dataset_version}: + {second.ingest.total('accepted'):,} accepted, "
               f"{second.ingest.total('rejected'):,} rejected, {second.flags.stored:,} flags "
               f"stored ({second_s:.1f} s)")
-        command = [sys.executable, __file__, "--render-child", str(home),
+        command = [sys.executable, "-m", "bench.briefing_bench", "--render-child", str(home),
                    str(second.dataset_version), (FIRST_CUTOFF.date() + timedelta(days=7))
                    .isoformat(), "--max-gb", str(args.max_gb)]
         try:
-            done = subprocess.run(command, capture_output=True, text=True,
+            done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT,
                                   timeout=args.timeout)
         except subprocess.TimeoutExpired:
             print(f"briefing: did not finish within {args.timeout:.0f} s")

@@ -1,159 +1,27 @@
-"""Fit the serving model's constants per GPU architecture on the measured serving points, and
-measure its error.
+"""Fit the serving model's constants per GPU architecture on the measured serving points and
+print them, the error per architecture and per model and precision, in sample and left out, and
+the bands: the fit is tests/support/serving_fit.py (which tests/models/serving/test_serving_fit.py
+also runs); paste the values into models/serving/calibration.py (CONSTANTS, SOURCE, BAND) when
+they change. From the repository root:
 
-For each architecture with at least MIN_POINTS points (data/measurements/serving_points.yaml), the
-three ServingConstants are chosen by coordinate descent within BOUNDS (a coarse grid, then a
-fine one around its best; from the prior every time, so the fit is reproducible) to minimise
-the mean |log(measured / predicted)| of the throughput per GPU at each point's tokens/s per
-user (models/serving/validation.py: the quantity a serving scenario reads off the curve at its
-target interactivity; a point faster per user than the model reaches also counts its
-interactivity shortfall). Then each set of points sharing an engine and a sequence shape is
-left out in turn, the constants refitted on the others and the left-out set's errors kept:
-those residuals are the model's error on configurations it was not fitted to, and give the band
-(P10-P90 of measured / predicted, taken outward so that it holds at least 80 % of them) that
-calibration.BAND stores. (The points are of one model, DeepSeek-R1, on one GPU per
-architecture: a model or a GPU cannot be left out, an engine x sequence-shape set can.)
-
-Prints the fitted constants, the error per architecture and per model and precision, in sample
-and left out, and the bands; paste the values into models/serving/calibration.py (CONSTANTS,
-SOURCE, BAND) when they change.
-
-    python bench/serving_fit.py
+    python -m bench.serving_fit
 """
 
 from __future__ import annotations
 
-import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from pathlib import Path
+from collections.abc import Sequence
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from models.serving.calibration import PRIOR, ServingConstants  # noqa: E402
-from models.serving.measured_points import MeasuredPoint  # noqa: E402
-from models.serving.validation import (  # noqa: E402
-    Configuration,
-    PointError,
-    configuration_errors,
-    configurations,
-)
-from pipelines.inputs.measurements import shipped_serving_points  # noqa: E402
-
-# (low, high, coarse step, fine step) of each constant: decode streams at 30-95 % of HBM
-# bandwidth; prefill (and decode's FLOPs) at 5-90 % of the precision's dense peak; 0-200 us of
-# fixed cost per layer and decode step.
-BOUNDS: dict[str, tuple[float, float, float, float]] = {
-    "decode_hbm_efficiency": (0.30, 0.95, 0.05, 0.01),
-    "prefill_efficiency": (0.05, 0.90, 0.05, 0.01),
-    "layer_overhead_s": (0.0, 200e-6, 10e-6, 1e-6),
-}
-ROUNDS = 3
-# An architecture is fitted on at least this many points; else it keeps the prior.
-MIN_POINTS = 10
-GPU_NAMES = {"h200-sxm": "H200", "b200": "B200"}
-
-
-def errors(configs: Sequence[Configuration], k: ServingConstants) -> list[PointError]:
-    return [e for c in configs for e in configuration_errors(c, k)]
-
-
-def objective(configs: Sequence[Configuration], k: ServingConstants) -> float:
-    logs = [abs(e.log_error) for e in errors(configs, k)]
-    return float(np.mean(logs)) if logs else 0.0
-
-
-def _grid(low: float, high: float, step: float) -> list[float]:
-    return [round(float(v), 9) for v in np.arange(low, high + step / 2, step)]
-
-
-def _search(cost: Callable[[float], float], low: float, high: float, coarse: float,
-            fine: float) -> float:
-    best = min(_grid(low, high, coarse), key=cost)
-    return min(_grid(max(low, best - coarse), min(high, best + coarse), fine), key=cost)
-
-
-def fit(configs: Sequence[Configuration], rounds: int = ROUNDS) -> ServingConstants:
-    """Coordinate descent from the prior, each constant in turn within its bounds."""
-    k = PRIOR
-    for _ in range(rounds):
-        for name, (low, high, coarse, fine) in BOUNDS.items():
-            def cost(value: float, name: str = name, k: ServingConstants = k) -> float:
-                return objective(configs, replace(k, **{name: value}))
-            k = replace(k, **{name: _search(cost, low, high, coarse, fine)})
-    return k
-
-
-def point_fold(p: MeasuredPoint) -> str:
-    """The set a point is left out with: its engine and sequence shape."""
-    return f"{p.engine} {p.input_tokens // 1024}k/{p.output_tokens // 1024}k"
-
-
-def fold(config: Configuration) -> str:
-    return point_fold(config.points[0])
-
-
-def band(ratios: Sequence[float]) -> tuple[float, float]:
-    """P10 and P90 of measured/predicted, each rounded outward to a measured ratio, so the
-    band holds at least 80 % of the points."""
-    return (float(np.percentile(ratios, 10, method="lower")),
-            float(np.percentile(ratios, 90, method="higher")))
-
-
-@dataclass
-class FitReport:
-    constants: dict[str, ServingConstants]
-    in_sample: dict[str, list[PointError]]        # arch -> errors, fitted on all its points
-    left_out: dict[str, list[PointError]]         # arch -> errors, each set fitted without it
-    bands: dict[str, tuple[float, float, int]]    # arch -> P10, P90, points
-    folds: dict[str, list[str]]                   # arch -> the left-out sets
-    gpus: dict[str, list[str]]                    # arch -> the measured GPUs
-    skipped: list[str]                            # configurations the model cannot place
-
-
-def fit_all() -> FitReport:
-    """The fit per architecture, its errors in and out of sample, and the bands."""
-    by_arch: dict[str, list[Configuration]] = defaultdict(list)
-    skipped = []
-    for config in configurations(shipped_serving_points().points):
-        if config.curve(PRIOR):
-            by_arch[config.arch].append(config)
-        else:  # the weights do not fit the model's HBM budget (the same with any constants)
-            skipped.append(config.name)
-    report = FitReport({}, {}, {}, {}, {}, {}, skipped)
-    for arch, configs in sorted(by_arch.items()):
-        if sum(len(c.points) for c in configs) < MIN_POINTS:
-            continue
-        k = fit(configs)
-        report.constants[arch] = k
-        report.in_sample[arch] = errors(configs, k)
-        sets = sorted({fold(c) for c in configs})
-        report.folds[arch] = sets
-        report.gpus[arch] = sorted({c.points[0].hardware for c in configs})
-        left_out = []
-        for name in sets:
-            refitted = fit([c for c in configs if fold(c) != name])
-            left_out += errors([c for c in configs if fold(c) == name], refitted)
-        report.left_out[arch] = left_out
-        report.bands[arch] = (*band([e.ratio for e in left_out]), len(left_out))
-    return report
+from models.serving.validation import PointError
+from tests.support.serving_fit import basis, fit_all, point_fold
 
 
 def _summary(errs: Sequence[PointError]) -> str:
     pct = [abs(e.error) for e in errs]
     return f"{np.mean(pct):6.1f} / {np.max(pct):6.1f}"
-
-
-def basis(report: FitReport, arch: str) -> str:
-    """The BAND basis string calibration.py stores."""
-    gpus = " / ".join(GPU_NAMES.get(g, g) for g in report.gpus[arch])
-    n = len(report.left_out[arch])
-    return (f"{n} InferenceX {gpus} DeepSeek-R1 points (aggregated, no speculative decoding), "
-            "each engine x sequence-shape set left out of the fit in turn")
 
 
 def main() -> int:

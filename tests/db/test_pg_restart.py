@@ -17,7 +17,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import make_url
 
-from bench.fault_trials import (
+from db.engine import normalize_url
+from tests.conftest import reset_pg
+from tests.pg_cluster import Cluster, binaries, throwaway_cluster
+from tests.support.fault_trials import (
     Run,
     check_ledger,
     copy_shipped_sources,
@@ -28,9 +31,6 @@ from bench.fault_trials import (
     undisturbed_run,
     wait_for_write_lock,
 )
-from db.engine import normalize_url
-from tests.conftest import reset_pg
-from tests.pg_cluster import Cluster, binaries, throwaway_cluster
 
 pytestmark = [pytest.mark.slow(seconds=70), pytest.mark.postgres]
 

@@ -1,13 +1,13 @@
 """The fitted compute efficiencies and the error bands in models/c2c/calibration.py are what
-bench/c2c_fit.py gives on the published runs: refitted here (about 40 s, so in
-`./dev trials`), they must come out the same."""
+the fit gives on the published runs (tests/support/c2c_fit.py; `python -m bench.c2c_fit` prints
+it): refitted here (about 40 s, so in `./dev trials`), they must come out the same."""
 
 from __future__ import annotations
 
 import pytest
 
-from bench.c2c_fit import fit_all
 from models.c2c import calibration as cal
+from tests.support.c2c_fit import fit_all
 
 
 @pytest.mark.trials

@@ -1,6 +1,6 @@
 """Kill -9 `specledger run` at random points (seeded): the ledger keeps its promises.
 
-The harness is bench/fault_trials.py; these tests run it on SQLite and PostgreSQL and check
+The harness is tests/support/fault_trials.py; these tests run it on SQLite and PostgreSQL and check
 that the checker itself notices a broken ledger. The default suite runs a sample on each
 backend (3 seeded kills spread over the run, 2 targeted at the ledger transaction); the full
 runs are marked `trials` and run with `./dev trials`.
@@ -14,7 +14,9 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
-from bench.fault_trials import (
+from db.engine import write_session
+from tests.conftest import pg_url_or_skip, reset_pg
+from tests.support.fault_trials import (
     LOCK_RELEASE_LIMIT_S,
     TrialsReport,
     check_ledger,
@@ -22,8 +24,6 @@ from bench.fault_trials import (
     scratch_databases,
     shipped_scenarios,
 )
-from db.engine import write_session
-from tests.conftest import pg_url_or_skip, reset_pg
 
 SEED = 20261122
 # The sample's seed: its three uniform kills land at 14 %, 49 % and 96 % of an undisturbed run.

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from reports.briefing import render
-from tests.reports.contexts import empty_context, full_context
+from tests.support.contexts import empty_context, full_context
 
 
 def pdftotext(path: Path, layout: bool = True) -> str:

@@ -15,7 +15,7 @@ from reports.briefing import render, render_html, render_pdf
 from reports.formatting import format_date, format_number, format_range
 from reports.views import summarise_flags, summarise_validation
 from tests.reports.conftest import pdfinfo, pdftotext
-from tests.reports.contexts import empty_context, full_context
+from tests.support.contexts import empty_context, full_context
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTEXT = full_context()
@@ -291,7 +291,7 @@ def test_the_same_context_gives_the_same_bytes(full_pdf, full_appendix):
 def test_another_process_renders_the_same_bytes(full_pdf):
     """No per-process state (hash seeds, SVG ids, fonts) leaks into the PDF."""
     script = ("import hashlib; from reports.briefing import render_pdf; "
-              "from tests.reports.contexts import full_context; "
+              "from tests.support.contexts import full_context; "
               "print(hashlib.sha256(render_pdf(full_context())).hexdigest())")
     env = {**os.environ, "PYTHONHASHSEED": "123", "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from reports import charts
-from tests.reports.contexts import density_trend, interconnect_trend, scenarios, tco_lines
+from tests.support.contexts import density_trend, interconnect_trend, scenarios, tco_lines
 
 HOSTILE = '<b>&"x"</b> <img src="file:///etc/passwd">'
 

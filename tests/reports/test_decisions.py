@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from reports.decisions import digest, flip, input_label, verdict, workloads
-from tests.reports.contexts import decisions, full_context
+from tests.support.contexts import decisions, full_context
 
 
 def test_comparisons_of_one_workload_share_a_table_and_an_option_priced_alike_is_one_column():

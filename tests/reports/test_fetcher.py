@@ -13,7 +13,7 @@ from weasyprint.urls import FatalURLFetchingError
 
 from reports.briefing import TEMPLATES, render, render_html, render_pdf
 from reports.fetcher import FetchRefused, TemplateFetcher
-from tests.reports.contexts import hostile_context
+from tests.support.contexts import hostile_context
 
 ROOT = TEMPLATES / "briefing"
 INJECTIONS = ('<img src="file:///etc/passwd">', "<script>alert(1)</script>")

@@ -21,7 +21,7 @@ from reports.views import (
     summarise_flags,
     summarise_validation,
 )
-from tests.reports.contexts import D, full_context, scenarios, specs, validation_lines
+from tests.support.contexts import D, full_context, scenarios, specs, validation_lines
 
 
 def flag(kind: str, severity: str, subject: str) -> Flag:
@@ -160,7 +160,7 @@ def test_the_summary_prints_flags_of_one_kind_and_severity_as_one_finding():
 
 def test_crossings_read_as_one_finding_per_threshold():
     from reports.views import crossing_groups
-    from tests.reports.contexts import density_trend
+    from tests.support.contexts import density_trend
 
     trend = density_trend()
     sentences = crossing_groups(trend)

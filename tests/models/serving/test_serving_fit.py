@@ -1,8 +1,8 @@
-"""The serving constants and bands in models/serving/calibration.py are what bench/serving_fit.py
-gives on the measured points. The full refit (about 6 s, with every engine x sequence-shape
-set left out in turn) runs in `./dev trials`; the default run checks that the stored constants
-are a minimum of the fit's objective on its grid, and that the band is built to hold 80 % of
-the points."""
+"""The serving constants and bands in models/serving/calibration.py are what the fit gives on the
+measured points (tests/support/serving_fit.py; `python -m bench.serving_fit` prints it). The
+full refit (about 6 s, with every engine x sequence-shape set left out in turn) runs in
+`./dev trials`; the default run checks that the stored constants are a minimum of the fit's
+objective on its grid, and that the band is built to hold 80 % of the points."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bench.serving_fit import BOUNDS, MIN_POINTS, band, basis, fit_all, objective
 from models.serving import calibration
 from models.serving.calibration import PRIOR
 from models.serving.validation import configurations
 from pipelines.inputs.measurements import shipped_serving_points
+from tests.support.serving_fit import BOUNDS, MIN_POINTS, band, basis, fit_all, objective
 
 
 def test_the_stored_constants_are_a_minimum_of_the_fit_on_its_grid():

@@ -46,7 +46,7 @@ from reports.context import (
     TcoLine,
     ValidationLine,
 )
-from tests.reports.fixture_sources import SOURCES, D
+from tests.support.fixture_sources import SOURCES, D
 
 AS_OF = date(2026, 11, 22)
 
