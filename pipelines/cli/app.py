@@ -120,7 +120,12 @@ def run(home: HomeOption = None,
     settings = _settings(home)
     day = _parse_day(as_of, "--as-of") or utc_now().date()
     _quiet_prefect(settings.home)
+    from pipelines.flows.prefect_home import migrate_prefect_home
     from pipelines.flows.weekly_briefing import weekly_briefing  # Prefect loads settings on import
+
+    # Two first runs of a home at once would migrate its Prefect database together and one
+    # would fail: one migrates it, the other waits for that.
+    migrate_prefect_home(settings.lock_timeout_seconds)
 
     with console.status(Text(f"weekly-briefing {day}: ingest, publish, render (Prefect "
                              "flow)…")):
