@@ -57,7 +57,7 @@ from pipelines.inputs.scenario_models import (
     read_scenario,
     validate,
 )
-from pipelines.inputs.scenarios import LINES, ClusterRequest, strip_lines
+from pipelines.inputs.scenarios import LINES, ClusterRequest, shown, strip_lines
 
 MAX_OPTIONS = 12
 KV_BYTES = {"bf16": 2.0, "fp8": 1.0}
@@ -102,10 +102,10 @@ class ServingScenario:
 def load_serving_scenario(path: Path,
                           limits: InputLimits = DEFAULT_LIMITS) -> ServingScenario:
     """Read and validate one `kind: serving` scenario file."""
-    shown, document = read_scenario(path, "name, kind: serving, model, options ...", limits)
-    read: _ServingFile = validate(_ServingFile, shown, document,
+    where, document = read_scenario(path, "name, kind: serving, model, options ...", limits)
+    read: _ServingFile = validate(_ServingFile, where, document,
                                   context={"name": document.get("name")})
-    return read.scenario(shown, strip_lines(document))
+    return read.scenario(where, strip_lines(document))
 
 
 # -- field types --------------------------------------------------------------------------------
@@ -114,7 +114,16 @@ Count = Annotated[int, BeforeValidator(count)]
 CountFromZero = Annotated[int, BeforeValidator(lambda value: count(value, 0))]
 Number = Annotated[float, BeforeValidator(number)]
 Item = Annotated[str, BeforeValidator(item)]
-Text = Annotated[str, BeforeValidator(str)]
+
+
+def _text(value: Any) -> str:
+    """A word as written (a number too); a list or mapping is no word."""
+    if isinstance(value, dict | list):
+        raise fail(f"expected text, got {shown(value)}")
+    return str(value)
+
+
+Text = Annotated[str, BeforeValidator(_text)]
 
 
 def _choice(allowed: dict[str, T]) -> Callable[[Any], T]:
@@ -123,7 +132,7 @@ def _choice(allowed: dict[str, T]) -> Callable[[Any], T]:
         if value is None:
             raise fail(f"missing; one of {', '.join(allowed)}")
         if str(value).lower() not in allowed:
-            raise fail(f"expected one of {', '.join(allowed)}, got {value!r}")
+            raise fail(f"expected one of {', '.join(allowed)}, got {shown(value)}")
         return allowed[str(value).lower()]
     return check
 
@@ -139,7 +148,7 @@ def _name(value: Any) -> str:
 class _ModelShape(Section):
     """A model given by its shape rather than a preset's name."""
 
-    name: Any = None
+    name: Text | None = Field(None, validate_default=False)
     layers: Count
     hidden: Count
     heads: Count
@@ -301,7 +310,7 @@ def _options(value: Any) -> Any:
 
 def _kind(value: Any) -> str:
     if value != "serving":
-        raise fail(f"expected serving, got {value!r}")
+        raise fail(f"expected serving, got {shown(value)}")
     return value
 
 
