@@ -40,6 +40,7 @@ from models.tco.ownership import DEPRECIATION_MODES
 from models.tco.plans import CapexPlan, ComparisonPlan, OptionPlan, TrainingRunPlan
 from models.units import UnitError, conversion_factor
 from pipelines.inputs.limits import DEFAULT_LIMITS, MAX_KEY_LENGTH, InputLimits
+from pipelines.inputs.scenario_models import read_scenario
 from pipelines.inputs.scenarios import (
     LINES,
     NON_FINITE,
@@ -48,7 +49,6 @@ from pipelines.inputs.scenarios import (
     canonical_json,
     finite_number,
     is_numeric,
-    read_document,
     shown,
     strip_lines,
 )
@@ -111,7 +111,7 @@ _TOP = {"name", "kind", "description", "finance", "time_cost_per_year", "options
 def load_tco_scenario(path: Path, limits: InputLimits = DEFAULT_LIMITS) -> TcoScenario:
     """Read and validate one TCO scenario file; more Monte Carlo samples than
     `limits.max_samples` is an error naming uncertainty.samples."""
-    path_shown, document = read_document(path, "name, kind: tco, options, ...")
+    path_shown, document = read_scenario(path, "name, kind: tco, options, ...", limits)
     return _Reader(path_shown, document, limits.max_samples).scenario()
 
 

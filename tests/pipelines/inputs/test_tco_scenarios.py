@@ -218,3 +218,12 @@ def test_a_scale_out_option_that_costs_nothing_is_an_error_not_a_division_by_zer
                                        '    jct: "60 day"'))
     with pytest.raises(ScenarioError, match="the scale-out option costs nothing a year"):
         run(path)
+
+
+def test_a_key_written_twice_names_the_key_and_both_lines(write_scenario):
+    path = write_scenario(edited(TWO_OPTIONS, "pue: 1.4\n", "pue: 1.4\n    pue: 1.2\n"))
+    with pytest.raises(ScenarioError) as caught:
+        load_tco_scenario(path)
+    error = caught.value
+    assert (error.path, error.line, error.field) == (str(path), 20, "options[1].pue")
+    assert error.reason == "written twice (first on line 19); give it once"
