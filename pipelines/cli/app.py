@@ -230,13 +230,14 @@ def ingest(paths: Annotated[list[Path], typer.Argument(
         errors.print(label("error:", "red", _busy_message(exc)), highlight=False,
                      soft_wrap=True)
         raise typer.Exit(4) from exc
+    if not as_json:  # what was committed shows even if the publish then fails
+        _print_wait(waits[0])
+        _print_ingest(report)
     warehouse = None if no_publish else _publish_ingested(settings, report)
     if as_json:
         write_json({**report.to_json(), "warehouse": _warehouse_json(warehouse, settings)})
         _print_wait(waits[0], errors)  # standard output holds the JSON alone
     else:
-        _print_wait(waits[0])
-        _print_ingest(report)
         if warehouse is not None:
             console.print(f"warehouse {warehouse.path} {warehouse.describe()}",
                           highlight=False, soft_wrap=True)

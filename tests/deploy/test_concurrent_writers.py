@@ -46,7 +46,7 @@ class Home:
     ledger_url: str
     processes: list[tuple[str, subprocess.Popen[str], Path]] = field(default_factory=list)
 
-    def env(self) -> dict[str, str]:
+    def env(self, **extra: str) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("PREFECT_", "SPECLEDGER_"))}
         env.update(SPECLEDGER_HOME=str(self.path), SPECLEDGER_LOCK_TIMEOUT_SECONDS="120",
@@ -55,14 +55,15 @@ class Home:
                    SPECLEDGER_SOURCES_DIR=str(self.path.parent / "run-sources"))
         if not self.ledger_url.startswith("sqlite"):
             env["SPECLEDGER_DATABASE_URL"] = self.ledger_url
-        return env
+        return {**env, **extra}
 
-    def start(self, name: str, *args: str) -> None:
-        """`specledger ARGS` in the background; its output goes to a log file."""
+    def start(self, name: str, *args: str, **env: str) -> None:
+        """`specledger ARGS` in the background (`env`: settings of its own); its output goes
+        to a log file."""
         log = self.path.parent / f"{name}.log"
         with log.open("w") as sink:
             process = subprocess.Popen([str(SPECLEDGER), *args], cwd=PROJECT_ROOT,
-                                       env=self.env(), stdout=sink, stderr=subprocess.STDOUT,
+                                       env=self.env(**env), stdout=sink, stderr=subprocess.STDOUT,
                                        text=True)
         self.processes.append((name, process, log))
 
@@ -211,6 +212,22 @@ def test_an_ingest_and_two_runs_at_once_all_succeed(home, tmp_path):
     assert_all_done(home, ended, ["a", "run"])
     briefings = home.path / "briefings"
     assert (briefings / f"briefing-{DAY}.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_an_ingest_whose_publish_gives_up_says_its_rows_are_committed(home, tmp_path):
+    with publish_lock(home.path / "warehouse.duckdb", timeout_seconds=10):
+        home.start("ingest", "ingest", str(write_pack(tmp_path / "packs", "a")),
+                   SPECLEDGER_LOCK_TIMEOUT_SECONDS="0.5")
+        (code, output), = home.finish().values()
+
+    assert code == 5  # the command failed at its publish step ...
+    said = " ".join(output.split())
+    assert ("note: the ingest is committed (dataset version 1); the warehouse was not "
+            "republished") in said  # ... after its commit
+    assert "was being published by specledger pid" in said
+    assert home.rows_of("trial-a") == 1
+    assert not (home.path / "warehouse.duckdb").exists()
+    assert home.leftovers() == []
 
 
 @pytest.mark.trials
