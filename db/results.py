@@ -276,3 +276,23 @@ def results_of(session: Session, table: type[ResultT],
                            .where(table.dataset_version_id == dataset_version_id)
                            .order_by(Scenario.name))
     return [(result, scenario) for result, scenario in rows]
+
+
+@dataclass(frozen=True)
+class StoredResult:
+    """A stored result as every reader gets it: plain data, never an ORM row."""
+
+    scenario: str
+    content_sha256: str  # of the scenario definition it was computed from
+    definition: dict[str, Any]
+    result: dict[str, Any]
+
+
+def stored_results(session: Session, table: type[ResultT],
+                   dataset_version_id: int) -> dict[str, StoredResult]:
+    """A version's stored results of one model (C2CResult, TcoResult or ServingResult) by
+    scenario name."""
+    return {scenario.name: StoredResult(scenario.name, scenario.content_sha256,
+                                        json.loads(scenario.definition),
+                                        json.loads(result.result_json))
+            for result, scenario in results_of(session, table, dataset_version_id)}

@@ -43,8 +43,9 @@ class Margin:
 
     @property
     def too_close(self) -> bool:
-        """The band holds both answers."""
-        return self.p10 < 0 < self.p90
+        """The band holds both answers (a band that touches zero does too: at its end the
+        two options cost the same)."""
+        return self.p10 <= 0 <= self.p90
 
 
 def job_cost_margin(scale_up: str, scale_out: str, speedup: Band,
@@ -62,6 +63,55 @@ def job_cost_margin(scale_up: str, scale_out: str, speedup: Band,
     if ratio >= 1:   # scale-up is cheaper: saving = 1 - cost_up / cost_out = 1 - 1 / ratio
         return Margin(scale_up, scale_out, 1 - 1 / ratio, 1 - 1 / low, 1 - 1 / high)
     return Margin(scale_out, scale_up, 1 - ratio, 1 - high, 1 - low)
+
+
+# What settles a call the model's error leaves open.
+SETTLE = ("a measured nccl-tests all-reduce on the scale-out fabric, or a benchmark of the "
+          "workload on each option")
+TOO_CLOSE = "too close to call"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A comparison's answer: the cheaper option per job, or "too close to call" when the
+    margin's P10-P90 holds both answers (then what would settle it); `call` is None when a
+    job time or a band is unknown (cost per GPU-hour compares, cost per job cannot)."""
+
+    call: str | None
+    margin: Margin | None = None
+
+    @property
+    def settle_with(self) -> str | None:
+        return SETTLE if self.call == TOO_CLOSE else None
+
+    def to_json(self) -> dict[str, object]:
+        margin = self.margin
+        return {"call": self.call, "settle_with": self.settle_with,
+                "cheaper": margin.cheaper if margin else None,
+                "dearer": margin.dearer if margin else None,
+                "saving": margin.saving if margin else None,
+                "saving_p10": margin.p10 if margin else None,
+                "saving_p90": margin.p90 if margin else None}
+
+
+def comparison_verdict(scale_up: str, scale_out: str, speedup: Band | None,
+                       break_even: Band | None) -> Verdict:
+    """The one rule that calls a comparison: the cost-per-job margin from s and s* with its
+    widest band (job_cost_margin); too close to call when that band straddles zero, which is
+    when the P10-P90 of s and of s* overlap."""
+    if speedup is None or break_even is None:
+        return Verdict(None)
+    margin = job_cost_margin(scale_up, scale_out, speedup, break_even)
+    return Verdict(TOO_CLOSE if margin.too_close else margin.cheaper, margin)
+
+
+HOURS_PER_DAY = 24
+
+
+def rented_job_cost(usd_per_gpu_hour: float, gpus: float, days: float) -> float:
+    """The same GPU-hours as an owned option's job, rented at a price per GPU-hour: the
+    rent-vs-buy line beside an owned option."""
+    return usd_per_gpu_hour * gpus * days * HOURS_PER_DAY
 
 
 @dataclass(frozen=True)

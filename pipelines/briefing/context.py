@@ -7,6 +7,7 @@ the same version and date give the same context (and the same PDF bytes) wheneve
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time
@@ -15,9 +16,10 @@ from typing import Any
 from db import changes as db_changes
 from db import fetches, outputs, queries
 from db.engine import Session
-from db.results import results_frame, results_of
+from db.results import results_frame, results_of, stored_results
 from db.schema import C2CResult, DatasetVersion, ServingResult, TcoResult
 from models.c2c import calibration
+from models.records import ServingRecord, TcoRecord
 from models.resolve import SOURCE_KIND_RANK
 from models.serving.validation import serving_fidelity
 from models.trends import (
@@ -121,10 +123,12 @@ def briefing_context(session: Session, *, as_of: date, version: DatasetVersion,
                                            {k: i.vendor for k, i in items.items()})
     validation, validation_sources = validation_lines()
     c2c_results = results_of(session, C2CResult, version.id)
-    tco_results = [(r, s) for r, s in results_of(session, TcoResult, version.id)
-                   if r.mode == "comparison"]
+    tco_records = [TcoRecord.from_json(stored.result, stored.definition)
+                   for stored in stored_results(session, TcoResult, version.id).values()
+                   if stored.result.get("mode") == "comparison"]
     decisive = comparison_pairs(inputs.comparison).union(
-        *(ledger_pairs(r) for r, _ in [*c2c_results, *tco_results]))
+        *(ledger_pairs(json.loads(r.result_json).get("specs", [])) for r, _ in c2c_results),
+        *(ledger_pairs(r.inputs) for r in tco_records))
     printed = decisive | {(p.item, p.metric) for s in _trend_series(density, interconnect)
                           for p in s.points}
     specs, section_counts = _bounded_specs(resolved, items, metrics, printed,
@@ -150,10 +154,11 @@ def briefing_context(session: Session, *, as_of: date, version: DatasetVersion,
         flags=flags, density=density, interconnect=interconnect,
         comparison_options=options, comparison=comparison,
         scenarios=scenarios,
-        tco=[tco_line(r, s) for r, s in tco_results],
-        decisions=decision_lines(tco_results, scenarios, index, version.id),
+        tco=[tco_line(r) for r in tco_records],
+        decisions=decision_lines(tco_records, scenarios),
         market=market, market_history=market_history(index),
-        serving=[serving_line(r, s) for r, s in results_of(session, ServingResult, version.id)],
+        serving=[serving_line(ServingRecord.from_json(stored.result)) for stored in
+                 stored_results(session, ServingResult, version.id).values()],
         serving_fidelity=list(serving_fidelity(shipped_serving_points().points)),
         headlines=headlines(moves, market, changes.observations,
                             price_tolerance=inputs.params.result_tolerance),

@@ -3,16 +3,14 @@ few changes since the last briefing that move a decision or a price."""
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import Any
 
 import pandas as pd
 
-from db.schema import Scenario, TcoResult
-from models.tco.decision import Band, flipping_inputs, job_cost_margin, margin_swings
+from models.records import TcoOption, TcoRecord
+from models.tco.decision import flipping_inputs, margin_swings
 from models.trends.types import ObservationChange
 from reports.context import (
     DecisionLine,
@@ -27,80 +25,63 @@ from reports.decisions import input_label
 from reports.formatting import format_percent, format_usd
 
 ON_DEMAND = "on_demand"
-HOURS_PER_DAY = 24
 # Page 1 prints at most this many changes and names at most this many flipping inputs.
 MAX_HEADLINES = 5
 MAX_FLIPS = 2
 
 
-def decision_lines(tco_results: Iterable[tuple[TcoResult, Scenario]],
-                   scenarios: Sequence[ScenarioLine], index: pd.DataFrame,
-                   version: int) -> list[DecisionLine]:
-    """One decision per TCO comparison of the version, its options priced against the
-    market's on-demand index of the same version."""
+def decision_lines(records: Iterable[TcoRecord],
+                   scenarios: Sequence[ScenarioLine]) -> list[DecisionLine]:
+    """One decision per TCO comparison of the version, as the TCO stage stored it: its
+    verdict and margin, and each option's rent-vs-buy line."""
     workloads = {s.name: s.workload for s in scenarios}
-    on_demand = _on_demand(index, version)
-    return [decision_line(result, scenario, workloads, on_demand)
-            for result, scenario in tco_results if result.mode == "comparison"]
+    return [decision_line(record, workloads) for record in records
+            if record.mode == "comparison"]
 
 
-def decision_line(result: TcoResult, scenario: Scenario, workloads: dict[str, str],
-                  on_demand: dict[str, float]) -> DecisionLine:
-    figures = json.loads(result.result_json)
-    definition = json.loads(scenario.definition)
-    c2c = figures.get("c2c") or {}
-    options = tuple(_option(o, c2c.get(o["name"]) or {}, on_demand)
-                    for o in figures.get("options", []))
-    up, out = result.scale_up_option or "", result.scale_out_option or ""
-    workload = _workload(definition, workloads)
-    line = DecisionLine(name=scenario.name, workload=workload or scenario.name,
+def decision_line(record: TcoRecord, workloads: dict[str, str]) -> DecisionLine:
+    up, out = record.scale_up or "", record.scale_out or ""
+    workload = _workload(record, workloads)
+    speedup, break_even, verdict = record.speedup, record.break_even, record.verdict
+    line = DecisionLine(name=record.scenario, workload=workload or record.scenario,
                         illustrative=workload is None,
-                        scale_up_option=up, scale_out_option=out, options=options,
-                        cheaper=result.cheaper_option,
-                        settle_with=(figures.get("verdict") or {}).get("settle_with"),
-                        break_even=result.break_even_speedup, speedup=result.speedup)
-    ranges = figures.get("ranges") or {}
-    if result.speedup is None or result.break_even_speedup is None:
-        return line  # a job time is unknown: $/GPU-hour compares, cost per job cannot
-    speedup = Band.of(result.speedup, ranges.get("speedup"))
-    margin = job_cost_margin(up, out, speedup,
-                             Band.of(result.break_even_speedup, ranges.get("break_even_speedup")))
-    tornado = figures.get("tornado") or []
-    flips = flipping_inputs(tornado, margin.cheaper, margin.dearer)
+                        scale_up_option=up, scale_out_option=out,
+                        options=tuple(_option(o) for o in record.options),
+                        cheaper=record.cheaper_option, settle_with=verdict.settle_with,
+                        break_even=break_even.value if break_even else None,
+                        speedup=speedup.value if speedup else None)
+    margin = verdict.margin
+    if margin is None or speedup is None:
+        return line  # a job time or a band is unknown: $/GPU-hour compares, cost per job not
+    flips = flipping_inputs(record.tornado, margin.cheaper, margin.dearer)
     return replace(
         line, cheaper=margin.cheaper, dearer=margin.dearer, saving=margin.saving,
         saving_p10=margin.p10, saving_p90=margin.p90, too_close=margin.too_close,
         speedup_p10=speedup.p10, speedup_p90=speedup.p90,
         flips=tuple(f"{input_label(f.input)} at the {f.end} end of its range "
                     f"({_plain(f.value)})" for f in flips[:MAX_FLIPS]),
-        swings=tuple(margin_swings(tornado, margin.cheaper, margin.dearer)))
+        swings=tuple(margin_swings(record.tornado, margin.cheaper, margin.dearer)))
 
 
-def _option(option: dict[str, Any], c2c: dict[str, Any],
-            on_demand: dict[str, float]) -> OptionLine:
-    gpu = next((s.get("item") for s in c2c.get("specs", [])
-                if isinstance(s, dict) and s.get("name") == "peak_flops"), None)
-    days, gpus = option.get("jct_days"), option.get("gpus")
-    market = on_demand.get(gpu) if gpu else None
-    market_cost = (market * gpus * days * HOURS_PER_DAY
-                   if market is not None and days is not None and gpus else None)
-    return OptionLine(name=option["name"], gpus=gpus, gpu=gpu, time_to_train_days=days,
-                      job_cost_usd=option.get("job_cost_usd"),
-                      usd_per_gpu_hour=option.get("usd_per_gpu_hour"),
-                      market_usd_per_gpu_hour=market, market_job_cost_usd=market_cost)
+def _option(option: TcoOption) -> OptionLine:
+    on_demand = option.on_demand
+    return OptionLine(name=option.name, gpus=option.gpus, gpu=option.gpu,
+                      time_to_train_days=option.jct_days, job_cost_usd=option.job_cost_usd,
+                      usd_per_gpu_hour=option.usd_per_gpu_hour,
+                      market_usd_per_gpu_hour=on_demand.median if on_demand else None,
+                      market_job_cost_usd=option.rented_job_cost_usd)
 
 
-def _workload(definition: dict[str, Any], workloads: dict[str, str]) -> str | None:
+def _workload(record: TcoRecord, workloads: dict[str, str]) -> str | None:
     """The model and job size the options run, from the C2C scenario an option links to
     (None: no option links one, the comparison's job times are given, not modelled).
     Comparisons of one model at one size share it, so page 1 sets their options side by
     side."""
-    for option in definition.get("options", []):
-        linked = option.get("c2c_scenario")
+    for option in record.options:
+        linked = record.c2c_links.get(option.name)
         if linked in workloads:
-            gpus = option.get("gpus")
             shape = workloads[linked].split(";")[0]   # the model, not the layout
-            return shape + (f", {gpus:,} GPUs" if gpus else "")
+            return shape + (f", {option.gpus:,} GPUs" if option.gpus else "")
     return None
 
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import pandas as pd
 
-from db.schema import C2CResult, Scenario, TcoResult
+from db.schema import C2CResult, Scenario
 from models.fidelity import validation_reports
+from models.records import TcoRecord
 from models.trends import result_moves
 from pipelines.inputs.measurements import shipped_serving_points, shipped_training_runs
 from reports.context import (
@@ -41,29 +43,27 @@ def _domain_gpus(specs: list[Any]) -> int | None:
     return int(found[0]) if found and isinstance(found[0], int | float) else None
 
 
-def tco_line(result: TcoResult, scenario: Scenario) -> TcoLine:
-    figures = json.loads(result.result_json)
-    speedup_band = figures.get("ranges", {}).get("speedup") or {}
-    verdict = figures.get("verdict") or {}
+def tco_line(record: TcoRecord) -> TcoLine:
+    break_even = record.ranges.get("break_even_speedup") or {}
+    speedup_band = record.ranges.get("speedup") or {}
     return TcoLine(
-        name=scenario.name, scale_up_option=result.scale_up_option or "",
-        scale_out_option=result.scale_out_option or "",
-        break_even_speedup=result.break_even_speedup or math.nan,
-        break_even_p10=result.break_even_p10, break_even_p90=result.break_even_p90,
-        speedup=result.speedup, cheaper_option=result.cheaper_option,
-        usd_per_gpu_hour=tuple((o["name"], o["usd_per_gpu_hour"])
-                               for o in figures.get("options", [])),
-        inputs=tuple(cited(i) for i in figures.get("inputs", [])),
+        name=record.scenario, scale_up_option=record.scale_up or "",
+        scale_out_option=record.scale_out or "",
+        break_even_speedup=record.break_even.value if record.break_even else math.nan,
+        break_even_p10=break_even.get("p10"), break_even_p90=break_even.get("p90"),
+        speedup=record.speedup.value if record.speedup else None,
+        cheaper_option=record.cheaper_option,
+        usd_per_gpu_hour=tuple((o.name, o.usd_per_gpu_hour) for o in record.options),
+        inputs=tuple(cited(dict(i)) for i in record.inputs),
         speedup_p10=speedup_band.get("p10"), speedup_p90=speedup_band.get("p90"),
-        call=verdict.get("call"), settle_with=verdict.get("settle_with"))
+        call=record.verdict.call, settle_with=record.verdict.settle_with)
 
 
-def ledger_pairs(result: C2CResult | TcoResult) -> set[tuple[str, str]]:
-    """The (item, metric) pairs of the ledger a result read: the values its decision rests on."""
-    figures = json.loads(result.result_json)
-    return {(f["item"], f["metric"]) for f in [*figures.get("specs", []),
-                                               *figures.get("inputs", [])]
-            if isinstance(f, dict) and f.get("item") and f.get("metric")}
+def ledger_pairs(figures: Iterable[Mapping[str, Any]]) -> set[tuple[str, str]]:
+    """The (item, metric) pairs of the ledger among the figures a result read (a C2C
+    estimate's specs, a TCO result's inputs): the values its decision rests on."""
+    return {(f["item"], f["metric"]) for f in figures
+            if isinstance(f, Mapping) and f.get("item") and f.get("metric")}
 
 
 def _workload(definition: dict[str, Any]) -> str:

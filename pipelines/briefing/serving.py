@@ -2,36 +2,31 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
-from db.schema import Scenario, ServingResult
+from models.records import ServingOption, ServingRecord
+from models.tco.decision import TOO_CLOSE
 from pipelines.briefing.results import cited
 from reports.context import ServingLine, ServingOptionLine
 
 
-def serving_line(result: ServingResult, scenario: Scenario) -> ServingLine:
-    figures = json.loads(result.result_json)
-    band = figures.get("band") or {}
+def serving_line(record: ServingRecord) -> ServingLine:
     return ServingLine(
-        name=scenario.name, model=figures["model"], precision=figures["precision"],
-        input_tokens=figures["request"]["input_tokens"],
-        output_tokens=figures["request"]["output_tokens"],
-        target_tok_s_per_user=figures["target_tok_s_per_user"],
-        options=tuple(_option(o) for o in figures["options"]),
-        cheaper=figures.get("cheaper_option"), dearer=figures.get("dearer_option"),
-        saving=figures.get("margin"), saving_p10=band.get("p10"), saving_p90=band.get("p90"),
-        too_close=figures.get("call") == "too close to call")
+        name=record.scenario, model=record.model, precision=record.precision,
+        input_tokens=record.input_tokens, output_tokens=record.output_tokens,
+        target_tok_s_per_user=record.target_tok_s_per_user,
+        options=tuple(_option(o) for o in record.options),
+        cheaper=record.cheaper_option, dearer=record.dearer_option, saving=record.margin,
+        saving_p10=record.margin_p10, saving_p90=record.margin_p90,
+        too_close=record.call == TOO_CLOSE)
 
 
-def _option(option: dict[str, Any]) -> ServingOptionLine:
-    at = option.get("at_target") or {}
+def _option(option: ServingOption) -> ServingOptionLine:
+    at = option.at_target
     return ServingOptionLine(
-        name=option["name"], source=option["source"],
-        usd_per_gpu_hour=option["usd_per_gpu_hour"], price_source=option["price_source"],
-        curve=tuple((p["concurrency"], p["tok_s_per_gpu"], p["tok_s_per_user"])
-                    for p in option["curve"]),
-        tok_s_per_gpu=at.get("tok_s_per_gpu"), usd_per_mtok=at.get("usd_per_mtok_out"),
-        band_basis=option["band"]["basis"],
+        name=option.name, source=option.source, usd_per_gpu_hour=option.usd_per_gpu_hour,
+        price_source=option.price_source,
+        curve=tuple((p.concurrency, p.tok_s_per_gpu, p.tok_s_per_user) for p in option.curve),
+        tok_s_per_gpu=at.tok_s_per_gpu if at else None,
+        usd_per_mtok=at.usd_per_mtok_out if at else None,
+        band_basis=option.band_basis,
         # Named by figure and item ("hbm_bw (b200)"): options on one GPU share the entries.
-        inputs=tuple(cited(f) for f in option.get("hardware", [])))
+        inputs=tuple(cited(dict(f)) for f in option.hardware))

@@ -37,10 +37,20 @@ def tco_command(scenario_file: ScenarioArgument, home: HomeOption = None,
         needs_ledger = (any(s.ref is not None for s in scenario.inputs.values())
                         or bool(scenario.c2c_links))
         with newest_version(settings, needs_ledger) as view:
-            resolved = tco.resolve_inputs(scenario, view.session, on=view.on, known=view.known,
-                                          scenarios_dir=settings.scenarios_dir,
-                                          limits=settings.input_limits)
-            return tco.evaluate(scenario, resolved, view.dataset_version)
+            version = view.dataset_version
+            if view.session is not None and version is not None:
+                # One question, one answer: the version's stored result when the graph
+                # computed this scenario for it; a draft is computed from stored inputs.
+                stored = tco.stored_answer(view.session, scenario, version)
+                if stored is not None:
+                    return stored
+            resolved = tco.resolve_inputs(
+                scenario, view.session, on=view.on, known=view.known,
+                scenarios_dir=settings.scenarios_dir, limits=settings.input_limits,
+                dataset_version=version,
+                c2c_results=(tco.stored_c2c(view.session, version)
+                             if view.session is not None and version is not None else None))
+            return tco.evaluate(scenario, resolved, version)
     result = run_reporting_errors(act)
     if as_json:
         write_json(result)

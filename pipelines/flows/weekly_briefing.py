@@ -55,6 +55,8 @@ def update_ledger(settings: Settings, paths: list[Path], as_of: date) -> LedgerU
 @task(name="render-briefing", cache_policy=NO_CACHE, retry_condition_fn=retry_on_lost_connection)
 def render_briefing(settings: Settings, dataset_version: int,
                     as_of: date) -> jobs.RenderedBriefing:
+    # The version compared with may lack stages (a standalone ingest's): they run first.
+    jobs.prepare_briefing(settings, dataset_version, as_of=as_of)
     return jobs.render_briefing(settings, dataset_version, as_of=as_of)
 
 

@@ -32,6 +32,7 @@ from models.observations import (
 from pipelines.inputs.adapters.base import AdapterOptions, MeasurementRun, Parsed
 from pipelines.inputs.adapters.registry import FOLDER_SUFFIXES, SOURCE_PACK, read_file
 from pipelines.inputs.packs import MALFORMED, ItemDecl, Pack, PackError, PackRow, SourceDecl
+from pipelines.jobs.price_index import store_price_index
 
 
 @dataclass
@@ -129,6 +130,9 @@ def ingest_paths(
                 on_file(report)
         store.finish_run(session, run, now())
         version = _dataset_version(session, recorded_at, run.id, reports)
+        # The graph's first stage after ingest, in the same transaction: a version is never
+        # without its price index.
+        store_price_index(session, version.id, code_version=code_version, now=recorded_at)
         return IngestReport(run.id, reports, version.id, version.content_hash,
                             dataset_changed=version.ingest_run_id == run.id)
 

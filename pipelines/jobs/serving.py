@@ -29,6 +29,7 @@ from models.serving.cost import (
 from models.serving.curve import serving_curve
 from models.serving.spec import Deployment
 from models.serving.validation import dp_attention_band
+from models.tco.decision import TOO_CLOSE
 from pipelines.inputs.limits import DEFAULT_LIMITS, InputLimits
 from pipelines.inputs.measurements import shipped_serving_points
 from pipelines.inputs.scenarios import canonical_json, scenario_paths
@@ -64,14 +65,17 @@ def evaluate(scenario: ServingScenario, session: Session | None, *, on: date,
              known: datetime, dataset_version: int | None,
              scenarios_dir: Path | None = None, limits: InputLimits = DEFAULT_LIMITS,
              measured: pd.DataFrame | None = None,
-             tco_results: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+             tco_results: dict[str, dict[str, Any]] | None = None,
+             stored_only: bool = False) -> dict[str, Any]:
     """The scenario's answer as plain JSON-ready data (see the README's `serving`).
     `tco_results`: TCO results by scenario name already computed for the same dataset
-    version and day (options priced by one are read from it; it keeps what is computed)."""
+    version and day (options priced by one are read from it; it keeps what is computed);
+    `stored_only`: they are the version's stored results, and nothing else may be run."""
     tco_results = {} if tco_results is None else tco_results
     options = [_option(scenario, option, session, on=on, known=known,
                        scenarios_dir=scenarios_dir, limits=limits, measured=measured,
-                       dataset_version=dataset_version, tco_results=tco_results)
+                       dataset_version=dataset_version, tco_results=tco_results,
+                       stored_only=stored_only)
                for option in scenario.options]
     reached = [o["priced"] for o in options if o["priced"] is not None]
     margin = cheaper_at_target(reached)
@@ -89,7 +93,7 @@ def evaluate(scenario: ServingScenario, session: Session | None, *, on: date,
         "margin": margin.saving if margin else None,
         "band": {"p10": margin.p10, "p90": margin.p90} if margin else None,
         "call": (None if margin is None else
-                 "too close to call" if margin.too_close else margin.cheaper),
+                 TOO_CLOSE if margin.too_close else margin.cheaper),
         "unreached": [o["name"] for o in options if o["at_target"] is None],
     }
 
@@ -97,11 +101,12 @@ def evaluate(scenario: ServingScenario, session: Session | None, *, on: date,
 def _option(scenario: ServingScenario, option: ServingOption, session: Session | None, *,
             on: date, known: datetime, scenarios_dir: Path | None, limits: InputLimits,
             measured: pd.DataFrame | None, dataset_version: int | None,
-            tco_results: dict[str, dict[str, Any]]) -> dict[str, Any]:
+            tco_results: dict[str, dict[str, Any]], stored_only: bool) -> dict[str, Any]:
     hw, used = option_hardware(option, session, on=on, known=known)
     price, price_note = option_price(option.price, session, on=on, known=known,
                                      scenarios_dir=scenarios_dir, limits=limits,
-                                     dataset_version=dataset_version, tco_results=tco_results)
+                                     dataset_version=dataset_version, tco_results=tco_results,
+                                     stored_only=stored_only)
     points = measured_points(measured, option, scenario)
     if len(points) >= MIN_MEASURED_POINTS:
         source, low, high, basis = "measured", *MEASURED_BAND
@@ -187,24 +192,32 @@ def measured_points(measured: pd.DataFrame | None, option: ServingOption,
 def option_price(price: Price, session: Session | None, *, on: date, known: datetime,
                  scenarios_dir: Path | None, limits: InputLimits,
                  dataset_version: int | None,
-                 tco_results: dict[str, dict[str, Any]] | None = None) -> tuple[float, str]:
-    """USD per GPU-hour and where it comes from: the scenario, the market's price index, or
-    the TCO model's own figure for an option of a TCO scenario (`tco_results` keeps each
-    TCO scenario's result, so options priced by one are evaluated once)."""
+                 tco_results: dict[str, dict[str, Any]] | None = None,
+                 stored_only: bool = False) -> tuple[float, str]:
+    """USD per GPU-hour and where it comes from: the scenario, the version's stored price
+    index, or the TCO model's own figure for an option of a TCO scenario (`tco_results`
+    keeps each TCO scenario's result, so options priced by one are evaluated once; with
+    `stored_only`, the recompute graph's rule, they are the version's stored results and
+    a TCO scenario without one is an error, never run here)."""
     if price.usd_per_gpu_hour is not None:
         return price.usd_per_gpu_hour, "scenario"
     if price.market_gpu is not None:
         from pipelines.ledger.market import index_row
 
-        row = None if session is None else index_row(session, price.market_gpu,
-                                                     price.market_term, on=on, known=known)
+        # The version's stored price index: the figure the briefing and the warehouse show.
+        row = (None if session is None or dataset_version is None else
+               index_row(session, dataset_version, price.market_gpu, price.market_term))
         if row is None:
             raise MissingPrice(f"price.market: the ledger has no {price.market_term} offer "
                                f"for {price.market_gpu!r} known on {on}")
+        day = pd.Timestamp(row["version_date"]).date()
         return float(row["median"]), (f"market: {price.market_gpu} {price.market_term} "
-                                      f"median of {int(row['n_offers'])} offers, {on}")
+                                      f"median of {int(row['n_offers'])} offers, {day}")
     cache = {} if tco_results is None else tco_results
     name = str(price.tco_scenario)
+    if name not in cache and stored_only:
+        raise MissingPrice(f"price.tco: TCO scenario {name!r} has no result on dataset "
+                           f"version {dataset_version} (see its own error)")
     if name not in cache:
         cache[name] = _tco_result(name, session, on=on, known=known,
                                   scenarios_dir=scenarios_dir, limits=limits,
@@ -227,10 +240,26 @@ def _tco_result(name: str, session: Session | None, *, on: date, known: datetime
     for path in scenario_paths(folder, "tco"):
         scenario = load_tco_scenario(path, limits)
         if scenario.name == name:
+            stored = (tco.stored_c2c(session, dataset_version)
+                      if session is not None and dataset_version is not None else None)
             resolved = tco.resolve_inputs(scenario, session, on=on, known=known,
-                                          scenarios_dir=folder, limits=limits)
+                                          scenarios_dir=folder, limits=limits,
+                                          dataset_version=dataset_version, c2c_results=stored)
             return tco.evaluate(scenario, resolved, dataset_version)
     raise MissingPrice(f"price.tco: no TCO scenario named {name!r} in {folder}")
+
+
+def definition_sha256(scenario: ServingScenario) -> str:
+    return hashlib.sha256(canonical_json(scenario.definition).encode()).hexdigest()
+
+
+def stored_answer(session: Session, scenario: ServingScenario,
+                  dataset_version: int) -> dict[str, Any] | None:
+    """The version's stored answer of this very scenario definition, or None."""
+    found = results.stored_results(session, ServingResult, dataset_version).get(scenario.name)
+    if found is None or found.content_sha256 != definition_sha256(scenario):
+        return None
+    return {**found.result, "dataset_version": dataset_version}  # a reuse names the original
 
 
 def recompute(target: Engine | Session, scenarios_dir: Path, dataset_version: int, *, on: date,
@@ -241,10 +270,10 @@ def recompute(target: Engine | Session, scenarios_dir: Path, dataset_version: in
     measured points. An answer equal to an earlier one of the same scenario is reused."""
     def compute(session: Session, scenario: ServingScenario, version: DatasetVersion
                 ) -> Outcome:
-        definition = canonical_json(scenario.definition)
         row = results.record_scenario(
-            session, name=scenario.name, kind="serving", definition=definition,
-            content_sha256=hashlib.sha256(definition.encode()).hexdigest(),
+            session, name=scenario.name, kind="serving",
+            definition=canonical_json(scenario.definition),
+            content_sha256=definition_sha256(scenario),
             path=scenario.path, recorded_at=now)
         if results.result_for(session, row.id, version.id, ServingResult) is not None:
             return "unchanged"
@@ -256,7 +285,7 @@ def recompute(target: Engine | Session, scenarios_dir: Path, dataset_version: in
                            dataset_version=version.id, scenarios_dir=scenarios_dir,
                            limits=limits,
                            measured=queries.inference_points(session, version.cutoff_at),
-                           tco_results=stored_tco)
+                           tco_results=stored_tco, stored_only=True)
         # What the answer rests on is the answer itself, the version aside.
         digest = inputs_digest(scenario.definition,
                                {**payload, "dataset_version": None}, code_version)

@@ -34,6 +34,7 @@ from pipelines.jobs import c2c, serving, tco
 from pipelines.jobs.flags import FlagReport, compute_flags
 from pipelines.jobs.ingest import FileReport, IngestReport, ingest_paths
 from pipelines.jobs.ledger_update import LedgerUpdate, UpdateInputs, update_ledger
+from pipelines.jobs.price_index import store_price_index
 from pipelines.jobs.recompute import RecomputeReport
 from pipelines.ledger.connection import (
     code_version,
@@ -145,6 +146,18 @@ def instance_table() -> InstanceTable:
 _RECOMPUTE = {"c2c": c2c.recompute, "tco": tco.recompute, "serving": serving.recompute}
 
 
+def price_index(settings: Settings, dataset_version: int, *,
+                now: Callable[[], datetime] = utc_now) -> list[int]:
+    """Store the price index of every version up to `dataset_version` that lacks one."""
+    engine = connect_ledger(settings)
+    try:
+        with write_session(engine, settings.lock_timeout_seconds) as session:
+            return store_price_index(session, dataset_version, code_version=code_version(),
+                                     now=now())
+    finally:
+        engine.dispose()
+
+
 def recompute(settings: Settings, kind: str, dataset_version: int, *, on: date,
               now: Callable[[], datetime] = utc_now) -> RecomputeReport:
     """Results of one model (c2c, tco or serving) for every scenario of that kind in
@@ -226,20 +239,8 @@ def render_briefing(settings: Settings, dataset_version: int, *, as_of: date,
                     target: Path | None = None,
                     now: Callable[[], datetime] = utc_now) -> RenderedBriefing:
     """Render the briefing of a dataset version for `as_of`, write it atomically (default
-    briefings/briefing-<as_of>.pdf) and record it with its sha256."""
-    engine = connect_ledger(settings)
-    try:
-        with Session(engine) as session:
-            version = queries.dataset_version(session, dataset_version)
-            compared, _ = outputs.compared_version(session, version)
-            compared_on = (compared.id, compared.cutoff_at.date()) if compared else None
-    finally:
-        engine.dispose()
-    # Every version the briefing reads has its results and flags, however it was recorded
-    # (a standalone ingest makes a version without them).
-    complete_version(settings, dataset_version, on=as_of, now=now)
-    if compared_on is not None:
-        complete_version(settings, compared_on[0], on=compared_on[1], now=now)
+    briefings/briefing-<as_of>.pdf) and record it with its sha256. Rendering only reads the
+    stored records: prepare_briefing gives the versions it reads their stages first."""
     engine = connect_ledger(settings)
     try:
         with Session(engine) as session:
@@ -288,11 +289,32 @@ def appendix_path(briefing: Path) -> Path:
     return briefing.with_name(f"{briefing.stem}-appendix{briefing.suffix}")
 
 
+def prepare_briefing(settings: Settings, dataset_version: int, *, as_of: date,
+                     now: Callable[[], datetime] = utc_now) -> list[str]:
+    """Give the versions a briefing reads (the version and the one it is compared with)
+    every stage of the graph they lack, however they were recorded (a standalone ingest
+    makes a version without results); what was computed."""
+    engine = connect_ledger(settings)
+    try:
+        with Session(engine) as session:
+            version = queries.dataset_version(session, dataset_version)
+            compared, _ = outputs.compared_version(session, version)
+            compared_on = (compared.id, compared.cutoff_at.date()) if compared else None
+    finally:
+        engine.dispose()
+    computed = complete_version(settings, dataset_version, on=as_of, now=now)
+    if compared_on is not None:
+        computed += complete_version(settings, compared_on[0], on=compared_on[1], now=now)
+    return computed
+
+
 def complete_version(settings: Settings, dataset_version: int, *, on: date,
                      now: Callable[[], datetime] = utc_now) -> list[str]:
-    """Give a dataset version the C2C and TCO results and the flags it lacks (each is stored
-    once per version: a version that has them is left as it is); what was computed."""
-    computed = []
+    """Give a dataset version the stages it lacks, in the graph's order: price index, C2C,
+    TCO and serving results, flags (each is stored once per version: a version that has
+    them is left as it is); what was computed."""
+    computed = [f"price index of version {v}" for v in price_index(settings, dataset_version,
+                                                                   now=now)]
     for kind in _RECOMPUTE:
         report = recompute(settings, kind, dataset_version, on=on, now=now)
         computed += [f"{kind} {name}" for name in [*report.computed, *report.reused]]
@@ -384,5 +406,5 @@ def report(settings: Settings, *, as_of: date, target: Path | None = None,
             version_id = version.id
     finally:
         engine.dispose()
-    flags(settings, version_id, now=now)  # a version made before flags existed gets them now
+    prepare_briefing(settings, version_id, as_of=as_of, now=now)
     return render_briefing(settings, version_id, as_of=as_of, target=target, now=now)

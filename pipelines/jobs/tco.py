@@ -4,16 +4,21 @@ model), run the cost model with its uncertainty, and say where every input came 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from db import results
 from db.engine import Engine, Session
-from db.schema import DatasetVersion, TcoResult
+from db.results import StoredResult
+from db.schema import C2CResult, DatasetVersion, TcoResult
+from models.c2c.job_time import days_to_train
+from models.tco.decision import Band, Verdict, comparison_verdict, rented_job_cost
 from models.tco.ownership import compare
 from models.tco.plans import (
     OPTION_FIGURES,
@@ -78,25 +83,31 @@ class ResolvedInputs:
 
 def resolve_inputs(scenario: TcoScenario, session: Session | None, *, on: date,
                    known: datetime, scenarios_dir: Path | None = None,
-                   limits: InputLimits = DEFAULT_LIMITS) -> ResolvedInputs:
+                   limits: InputLimits = DEFAULT_LIMITS, dataset_version: int | None = None,
+                   c2c_results: Mapping[str, StoredResult] | None = None,
+                   stored_only: bool = False) -> ResolvedInputs:
     """Every input's value: as written, from the ledger (valid on `on` as known at `known`),
-    or its default; JCTs of linked C2C scenarios from the performance model (each C2C file
-    read within `limits`)."""
-    used = {name: _resolve(scenario, spec, session, on, known)
+    or its default; a rent from the version's stored price index; JCTs of linked C2C
+    scenarios from their stored results on the version (`c2c_results`). With `stored_only`
+    (the recompute graph) a linked scenario without a stored result is an error; otherwise
+    (a draft the CLI prices) its file is found in the scenarios folder and estimated here."""
+    used = {name: _resolve(scenario, spec, session, on, known, dataset_version)
             for name, spec in scenario.inputs.items()}
     plan = scenario.plan
     if isinstance(plan, TrainingRunPlan) and scenario.price_date_from_ledger:
         as_of = used["training_run.price_per_chip"].as_of
         plan = dataclasses.replace(plan, price_date=date.fromisoformat(str(as_of)))
-    estimates = {}
+    estimates, market = {}, {}
     for link in scenario.c2c_links:
-        folder = folder_of(scenario, scenarios_dir)
-        used[f"options.{link.option}.jct"], estimates[link.option] = _modelled_jct(
-            scenario, link, used, folder, session, on, known, limits)
+        linked = _linked(scenario, link, c2c_results or {}, stored_only,
+                         lambda link=link: _estimate_here(scenario, link, folder_of(
+                             scenario, scenarios_dir), session, on, known, limits))
+        used[f"options.{link.option}.jct"] = _modelled_jct(scenario, link, used, linked)
+        estimates[link.option] = {**linked.estimate, "gpu": linked.gpu}
+        rent = _market_beside(linked.gpu, session, dataset_version)
+        if rent:
+            market[link.option] = rent
     _check_consistency(scenario, used)
-    market = {link.option: rent for link in scenario.c2c_links
-              if (rent := _market_beside(scenario, link, folder_of(scenario, scenarios_dir),
-                                         session, on, known, limits))}
     return ResolvedInputs(used, plan, estimates, market)
 
 
@@ -108,30 +119,66 @@ def folder_of(scenario: TcoScenario, scenarios_dir: Path | None) -> Path:
 MARKET_TERMS = ("on_demand", "reserved_1y", "reserved_3y")
 
 
-def _market_beside(scenario: TcoScenario, link: C2CLink, folder: Path,
+@dataclass(frozen=True)
+class LinkedC2C:
+    """A linked C2C scenario's estimate and what pricing its job needs from its definition."""
+
+    estimate: dict[str, Any]
+    gpu: str | None          # the GPU item its cluster names
+    tokens: float | None     # the token budget of its time to train
+    seq_len: int
+
+
+def _linked(scenario: TcoScenario, link: C2CLink, stored: Mapping[str, StoredResult],
+            stored_only: bool, estimate_here: Callable[[], LinkedC2C]) -> LinkedC2C:
+    """The stored estimate of the linked scenario, or (outside the graph) one made here."""
+    found = stored.get(link.scenario)
+    if found is not None:
+        cluster, model = found.definition.get("cluster", {}), found.definition["model"]
+        tokens = found.definition.get("tokens")
+        return LinkedC2C(found.result, cluster.get("gpu"),
+                         None if tokens is None else float(tokens), int(model["seq_len"]))
+    if stored_only:
+        raise MissingInput(f"{scenario.path}:{link.line} options.{link.option}.c2c_scenario: "
+                           f"C2C scenario {link.scenario!r} has no result on this dataset "
+                           "version (its own error says why)")
+    return estimate_here()
+
+
+def _estimate_here(scenario: TcoScenario, link: C2CLink, folder: Path,
                    session: Session | None, on: date, known: datetime,
-                   limits: InputLimits) -> dict[str, Any] | None:
-    """What renting the option's GPU costs on the market (the price index valid on `on` as
-    known at `known`), to set beside what owning it costs; None without a ledger or an offer."""
-    gpu = _find_c2c(scenario, link, folder, limits).cluster.gpu
-    if session is None or gpu is None:
+                   limits: InputLimits) -> LinkedC2C:
+    """A draft's linked scenario estimated from its file, as `specledger estimate` would."""
+    performance = _find_c2c(scenario, link, folder, limits)
+    specs = resolve_cluster(performance.cluster, session, on=on, known=known,
+                            offloads=performance.layout.offload_layers > 0)
+    return LinkedC2C(c2c.estimate(performance, specs, None), performance.cluster.gpu,
+                     performance.tokens, performance.model.seq_len)
+
+
+def _market_beside(gpu: str | None, session: Session | None,
+                   dataset_version: int | None) -> dict[str, Any] | None:
+    """What renting the option's GPU costs on the market (the version's stored price
+    index), to set beside what owning it costs; None without a ledger or an offer."""
+    if session is None or gpu is None or dataset_version is None:
         return None
     terms = {}
     for term in MARKET_TERMS:
-        row = index_row(session, gpu, term, on=on, known=known)
+        row = index_row(session, dataset_version, gpu, term)
         if row is not None:
             terms[term] = {"median": float(row["median"]), "p25": float(row["p25"]),
                            "p75": float(row["p75"]), "offers": int(row["n_offers"]),
                            "cheapest": float(row["cheapest_price"]),
-                           "cheapest_provider": str(row["cheapest_provider"])}
+                           "cheapest_provider": str(row["cheapest_provider"]),
+                           "as_of": pd.Timestamp(row["version_date"]).date().isoformat()}
     return {"gpu": gpu, "usd_per_gpu_hour": terms} if terms else None
 
 
 def _resolve(scenario: TcoScenario, spec: InputSpec, session: Session | None, on: date,
-             known: datetime) -> FigureUsed:
+             known: datetime, dataset_version: int | None) -> FigureUsed:
     unit = spec.field.unit or "1"
     if spec.market is not None:
-        return _market_rent(scenario, spec, session, on, known)
+        return _market_rent(scenario, spec, session, on, dataset_version)
     if spec.ref is None:
         return FigureUsed(spec.name, float(spec.value), unit, spec.origin,  # type: ignore[arg-type]
                          spec.low, spec.high,
@@ -171,13 +218,13 @@ def _resolve(scenario: TcoScenario, spec: InputSpec, session: Session | None, on
 
 
 def _market_rent(scenario: TcoScenario, spec: InputSpec, session: Session | None, on: date,
-                 known: datetime) -> FigureUsed:
-    """A rent from the market's GPU-hour price index valid on `on` as known at `known`: the
-    statistic asked for, the offers' P25-P75 as its range."""
+                 dataset_version: int | None) -> FigureUsed:
+    """A rent from the version's stored GPU-hour price index: the statistic asked for, the
+    offers' P25-P75 as its range."""
     market = spec.market
     assert market is not None
-    row = (index_row(session, market.gpu, market.term, on=on, known=known)
-           if session is not None else None)
+    row = (index_row(session, dataset_version, market.gpu, market.term)
+           if session is not None and dataset_version is not None else None)
     if row is None:
         where = f"{scenario.path}:{spec.line}" if spec.line else scenario.path
         reason = ("no ledger is open" if session is None else
@@ -198,34 +245,32 @@ def _market_rent(scenario: TcoScenario, spec: InputSpec, session: Session | None
 
 
 def _modelled_jct(scenario: TcoScenario, link: C2CLink, used: dict[str, FigureUsed],
-                  folder: Path, session: Session | None, on: date, known: datetime,
-                  limits: InputLimits) -> tuple[FigureUsed, dict[str, Any]]:
+                  linked: LinkedC2C) -> FigureUsed:
+    """The option's time to train from the linked estimate's iteration time, for the
+    option's token budget (or the C2C scenario's), with the model's error band."""
     name = f"options.{link.option}.c2c_scenario"
-    performance = _find_c2c(scenario, link, folder, limits)
-    if link.tokens is not None:
-        performance = dataclasses.replace(performance, tokens=link.tokens)
-    if performance.tokens is None:
+    estimate = linked.estimate
+    tokens = link.tokens if link.tokens is not None else linked.tokens
+    if tokens is None:
         raise ScenarioError(scenario.path, link.line, f"options.{link.option}.tokens",
                             f"C2C scenario {link.scenario!r} sets no token budget: give tokens")
-    specs = resolve_cluster(performance.cluster, session, on=on, known=known,
-                            offloads=performance.layout.offload_layers > 0)
-    estimate = c2c.estimate(performance, specs, None)
     gpus = used[f"options.{link.option}.gpus"].value
     if estimate["gpus"] != gpus:
         raise ScenarioError(scenario.path, link.line, name,
                             f"contradictory: C2C scenario {link.scenario!r} runs on "
                             f"{estimate['gpus']} GPUs but the option has {gpus:g}; the job "
                             "cost assumes the whole cluster runs the job")
-    days = estimate["time_to_train_days"]
+    t_iter = estimate["t_iter_s"]
+    days = days_to_train(t_iter, tokens, estimate["parallel"]["global_batch"], linked.seq_len)
     # The model's error band travels with the time to train: the Monte Carlo samples it like
     # any other range (each option's on its own, which does not understate the speed-up's).
-    low, high = estimate["band"]["time_to_train_days"]
-    note = (f"C2C scenario {link.scenario}: {estimate['t_iter_s']:.3g} s/iteration, "
-            f"{performance.tokens:.3g} tokens, C2C {estimate['c2c']:.2f}, "
+    low, high = (days * bound / t_iter for bound in estimate["band"]["t_iter_s"])
+    note = (f"C2C scenario {link.scenario}: {t_iter:.3g} s/iteration, "
+            f"{tokens:.3g} tokens, C2C {estimate['c2c']:.2f}, "
             f"MFU {estimate['mfu']:.1%}; failure-free (divided by availability x goodput); "
             f"model error band {low:.3g}-{high:.3g} days ({estimate['band']['basis']})")
     return FigureUsed(f"options.{link.option}.jct", days, "day", "c2c", low=low, high=high,
-                      note=note), estimate
+                      note=note)
 
 
 def _find_c2c(scenario: TcoScenario, link: C2CLink, folder: Path,
@@ -294,12 +339,27 @@ def _evaluate(scenario: TcoScenario, resolved: ResolvedInputs,
     result["tornado"] = [{"input": bar.name, "low": bar.low, "high": bar.high,
                           **{k: [bar.at_low[k], bar.at_high[k]] for k in shown
                              if k in bar.at_low}} for bar in bars]
-    result["c2c"] = {option: {k: estimate[k] for k in (
-        "gpus", "t_iter_s", "c2c", "class", "recommended_fabric", "mfu", "time_to_train_days",
-        "specs")} for option, estimate in resolved.c2c.items()}
-    result["market"] = resolved.market
+    result["c2c"] = {option: {k: estimate.get(k) for k in (
+        "gpus", "gpu", "t_iter_s", "c2c", "class", "recommended_fabric", "mfu",
+        "time_to_train_days", "specs")} for option, estimate in resolved.c2c.items()}
+    result["market"] = _with_rented_jobs(resolved.market, result.get("options", []))
     result["inputs"] = [u.to_json() for u in resolved.used.values()]
     return result
+
+
+def _with_rented_jobs(market: dict[str, dict[str, Any]],
+                      options: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each option's market line with its job rented at the on-demand median: the one
+    rent-vs-buy figure the CLI, the briefing and the warehouse all print."""
+    jobs = {o["name"]: (o.get("gpus"), o.get("jct_days")) for o in options}
+    out = {}
+    for name, line in market.items():
+        on_demand = line["usd_per_gpu_hour"].get("on_demand")
+        gpus, days = jobs.get(name, (None, None))
+        cost = (rented_job_cost(on_demand["median"], gpus, days)
+                if on_demand is not None and gpus and days is not None else None)
+        out[name] = {**line, "on_demand_job_cost_usd": cost}
+    return out
 
 
 def _comparison(plan: ComparisonPlan, point: dict[str, float],
@@ -326,26 +386,19 @@ def _comparison(plan: ComparisonPlan, point: dict[str, float],
     return {"scale_up": plan.scale_up, "scale_out": plan.scale_out, "options": options,
             "break_even_speedup": outputs["break_even_speedup"],
             "speedup": outputs.get("speedup"), "cheaper_option": cheaper,
-            "verdict": verdict(ranges, cheaper),
+            "verdict": verdict_of(plan, outputs, ranges, cheaper).to_json(),
             "time_cost_per_year_usd": point["time_cost_per_year"], "ranges": ranges}
 
 
-# What settles a call the model's error leaves open.
-SETTLE = ("a measured nccl-tests all-reduce on the scale-out fabric, or a benchmark of the "
-          "workload on each option")
-
-
-def verdict(ranges: dict[str, dict[str, float]], cheaper: str | None) -> dict[str, Any]:
-    """"too close to call" when the P10-P90 of the speed-up s and of the break-even s*
-    overlap (the model's band and the cost ranges cannot tell which side s falls on), else
-    the cheaper option; with what would settle it."""
-    s, s_star = ranges.get("speedup"), ranges.get("break_even_speedup")
+def verdict_of(plan: ComparisonPlan, outputs: dict[str, Any],
+               ranges: dict[str, dict[str, float]], cheaper: str | None) -> Verdict:
+    """The comparison's verdict by models.tco.decision's rule; no call without both job
+    times (no cheaper option). Without ranges, s and s* are points: a band of zero width."""
+    s, s_star = outputs.get("speedup"), outputs.get("break_even_speedup")
     if cheaper is None or s is None or s_star is None:
-        return {"call": None, "settle_with": None}
-    overlap = s["p10"] <= s_star["p90"] and s_star["p10"] <= s["p90"]
-    if overlap:
-        return {"call": "too close to call", "settle_with": SETTLE}
-    return {"call": cheaper, "settle_with": None}
+        return Verdict(None)
+    return comparison_verdict(plan.scale_up, plan.scale_out, Band.of(s, ranges.get("speedup")),
+                              Band.of(s_star, ranges.get("break_even_speedup")))
 
 
 def _training_run(plan: TrainingRunPlan, point: dict[str, float],
@@ -360,11 +413,28 @@ def _training_run(plan: TrainingRunPlan, point: dict[str, float],
 
 
 def inputs_sha256(scenario: TcoScenario, resolved: ResolvedInputs, code_version: str) -> str:
-    """The scenario, every input's value and origin, the linked C2C estimates, the code."""
+    """The scenario, every input's value and origin, the linked C2C estimates, the market
+    set beside the options (a price move changes the result's rent-vs-buy line), the code."""
     figures = [(u.name, u.value, u.low, u.high, u.origin, u.observation_id)
                for u in resolved.used.values()]
     return inputs_digest(scenario.definition, {"inputs": figures, "c2c": resolved.c2c,
+                                               "market": resolved.market,
                                                "plan": repr(resolved.plan)}, code_version)
+
+
+def stored_answer(session: Session, scenario: TcoScenario,
+                  dataset_version: int) -> dict[str, Any] | None:
+    """The version's stored result of this very scenario definition (what the briefing and
+    the warehouse show), or None: a scenario the graph did not compute for the version."""
+    found = results.stored_results(session, TcoResult, dataset_version).get(scenario.name)
+    if found is None or found.content_sha256 != scenario.content_sha256:
+        return None
+    return {**found.result, "dataset_version": dataset_version}  # a reuse names the original
+
+
+def stored_c2c(session: Session, dataset_version: int) -> dict[str, StoredResult]:
+    """The version's stored C2C estimates by scenario name: what TCO prices jobs with."""
+    return results.stored_results(session, C2CResult, dataset_version)
 
 
 def recompute(target: Engine | Session, scenarios_dir: Path, dataset_version: int, *, on: date,
@@ -380,7 +450,10 @@ def recompute(target: Engine | Session, scenarios_dir: Path, dataset_version: in
         if results.result_for(session, row.id, version.id, TcoResult) is not None:
             return "unchanged"
         resolved = resolve_inputs(scenario, session, on=on, known=version.cutoff_at,
-                                  scenarios_dir=scenarios_dir, limits=limits)
+                                  scenarios_dir=scenarios_dir, limits=limits,
+                                  dataset_version=version.id,
+                                  c2c_results=stored_c2c(session, version.id),
+                                  stored_only=True)
         digest = inputs_sha256(scenario, resolved, code_version)
         earlier = results.latest_result_with_inputs(session, scenario.name, digest, TcoResult)
         payload = {} if earlier is not None else evaluate(scenario, resolved, version.id)

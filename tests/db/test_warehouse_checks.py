@@ -179,17 +179,23 @@ def test_no_check_passes_on_an_empty_table(generic, table):
     assert query(generic, f"select count(*) > 0 from {table}") == [(True,)]
 
 
-def test_a_failing_check_keeps_the_previous_warehouse(rich, ledger, monkeypatch):
-    before, published = rich.read_bytes(), query(rich, "select dataset_version from meta")
-    monkeypatch.setitem(CHECKS, "observation", {"accepted_values": {"status": ("C",)}})
+def test_a_failing_check_keeps_the_previous_warehouse(rich, ledger, monkeypatch, tmp_path):
+    # A warehouse of version 1 is in place; the newer version's build fails a check. (A
+    # publisher never builds an older version over a newer one, so the older goes first.)
+    [(newest,)] = query(rich, "select dataset_version from meta")
+    older = publish(ledger, 1, tmp_path / "older" / "warehouse.duckdb")
+    before = older.read_bytes()
+    monkeypatch.setitem(CHECKS, "observation", {"accepted_values": {"status": ("S",)}})
     with pytest.raises(WarehouseCheckError) as raised:
-        publish(ledger, 1, rich)  # version 1: the GB200 NVL72 power is S
-    assert raised.value.failures == (
-        CheckFailure("accepted_values: observation.status in (C)", 1),)
-    assert "accepted_values: observation.status in (C): 1 failing row(s)" in str(raised.value)
-    assert rich.read_bytes() == before
-    assert query(rich, "select dataset_version from meta") == published
-    assert sorted(p.name for p in rich.parent.iterdir()) == ["warehouse.duckdb"]
+        publish(ledger, newest, older)
+    [failure] = raised.value.failures
+    assert failure.check == "accepted_values: observation.status in (S)"
+    assert failure.failing_rows > 1
+    assert (f"accepted_values: observation.status in (S): {failure.failing_rows} failing "
+            "row(s)") in str(raised.value)
+    assert older.read_bytes() == before
+    assert query(older, "select dataset_version from meta") == [(1,)]
+    assert sorted(p.name for p in older.parent.iterdir()) == ["warehouse.duckdb"]
 
 
 @pytest.mark.parametrize(("breakage", "message"), [

@@ -64,6 +64,7 @@ def weekly(settings: Settings, clock: Clock, sources: list[Path], day: date = DA
     for kind in ("c2c", "tco"):
         jobs.recompute(settings, kind, version, on=day, now=clock)
     jobs.flags(settings, version, now=clock)
+    jobs.prepare_briefing(settings, version, as_of=day, now=clock)
     return version, jobs.render_briefing(settings, version, as_of=day, now=clock)
 
 

@@ -45,6 +45,8 @@ def scenarios(tmp_path):
 @pytest.fixture
 def run(ledger, scenarios, clock):
     def recompute_version(version):
+        # The graph's order: TCO prices jobs with the version's stored C2C estimates.
+        c2c.recompute(ledger, scenarios, version, on=ON, now=clock(), code_version="test")
         return tco.recompute(ledger, scenarios, version, on=ON, now=clock(),
                              code_version="test")
     return recompute_version

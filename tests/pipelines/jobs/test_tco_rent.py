@@ -82,10 +82,11 @@ def test_a_bad_rent_names_its_field(write_scenario, old, new, field, reason):
 
 def test_the_market_rent_is_the_index_median_with_its_quartiles_as_range(
         ledger, ingest, write_pack, write_scenario, clock):
-    ingest(write_pack("prices.yaml", PRICES))
+    version = ingest(write_pack("prices.yaml", PRICES)).dataset_version
     scenario = load_tco_scenario(write_scenario(MARKET_RENT))
     with Session(ledger) as session:
-        resolved = tco.resolve_inputs(scenario, session, on=TODAY, known=clock.now)
+        resolved = tco.resolve_inputs(scenario, session, on=TODAY, known=clock.now,
+                                      dataset_version=version)
     rent = resolved.used["options.rent.rent"]
     assert (rent.value, rent.low, rent.high) == (4.0, 3.5, 5.0)
     assert rent.origin == "market" and rent.item == "h100-sxm5"
@@ -94,11 +95,12 @@ def test_the_market_rent_is_the_index_median_with_its_quartiles_as_range(
 
 def test_no_offer_for_the_gpu_is_a_missing_input_naming_the_rent(
         ledger, ingest, write_pack, write_scenario, clock):
-    ingest(write_pack("prices.yaml", PRICES))
+    version = ingest(write_pack("prices.yaml", PRICES)).dataset_version
     scenario = load_tco_scenario(write_scenario(edited(MARKET_RENT, "term: reserved_1y",
                                                        "term: spot")))
     with Session(ledger) as session, pytest.raises(tco.MissingInput) as error:
-        tco.resolve_inputs(scenario, session, on=TODAY, known=clock.now)
+        tco.resolve_inputs(scenario, session, on=TODAY, known=clock.now,
+                           dataset_version=version)
     assert "options.rent.rent" in str(error.value) and "no spot offer" in str(error.value)
 
 
@@ -107,11 +109,13 @@ def test_an_options_cost_per_gpu_hour_is_set_beside_the_markets(ledger, ingest, 
     from pipelines.cli.tco import market_lines
     from pipelines.settings import PROJECT_ROOT
 
-    ingest(PROJECT_ROOT / "data" / "sources", write_pack("prices.yaml", PRICES))
+    version = ingest(PROJECT_ROOT / "data" / "sources",
+                     write_pack("prices.yaml", PRICES)).dataset_version
     scenario = load_tco_scenario(PROJECT_ROOT / "data" / "scenarios"
                                  / "tco-1t-dense-own-nvl72-vs-rent-h100.yaml")
     with Session(ledger) as session:
-        resolved = tco.resolve_inputs(scenario, session, on=TODAY, known=clock.now)
+        resolved = tco.resolve_inputs(scenario, session, on=TODAY, known=clock.now,
+                                      dataset_version=version)
     result = tco.evaluate(scenario, resolved, None)
     h100 = result["market"]["rent-h100"]
     assert h100["gpu"] == "h100-sxm5"

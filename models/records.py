@@ -1,0 +1,212 @@
+"""The recompute graph's stored results as typed records: what every reader (the briefing,
+the CLI, the e-mail digest) gets from a stage, so that one question has one answer.
+
+Each stage stores its result as JSON (the ledger keeps it byte for byte); `from_json` reads
+it back once, here, instead of chains of `.get()` wherever a figure is printed. Pure: plain
+data in, frozen dataclasses out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from models.tco.decision import Band, Margin
+
+ON_DEMAND = "on_demand"
+
+
+@dataclass(frozen=True)
+class Rent:
+    """What the market charges to rent one GPU for an hour on one term: the version's stored
+    price index (median and quartiles over the offers, the cheapest offer)."""
+
+    term: str
+    median: float
+    p25: float
+    p75: float
+    offers: int
+    cheapest: float
+    cheapest_provider: str
+    as_of: str | None = None  # the index's date (the version's)
+
+    @classmethod
+    def from_json(cls, term: str, data: Mapping[str, Any]) -> Rent:
+        return cls(term, float(data["median"]), float(data["p25"]), float(data["p75"]),
+                   int(data["offers"]), float(data["cheapest"]), str(data["cheapest_provider"]),
+                   data.get("as_of"))
+
+
+@dataclass(frozen=True)
+class TcoOption:
+    """One option of a TCO comparison: what owning it costs, and renting its GPU beside."""
+
+    name: str
+    gpus: int | None
+    gpu: str | None                      # the GPU item of its linked C2C scenario
+    jct_days: float | None
+    usd_per_gpu_hour: float | None
+    job_cost_usd: float | None
+    rents: Mapping[str, Rent]            # term -> the market's price for the same GPU
+    rented_job_cost_usd: float | None    # the same GPU-hours at the on-demand median
+
+    @property
+    def on_demand(self) -> Rent | None:
+        return self.rents.get(ON_DEMAND)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A comparison's call as the TCO stage stored it (models.tco.decision's rule)."""
+
+    call: str | None                     # the cheaper option, "too close to call", or None
+    settle_with: str | None
+    margin: Margin | None
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> Verdict:
+        data = data or {}
+        margin = (Margin(data["cheaper"], data["dearer"], float(data["saving"]),
+                         float(data["saving_p10"]), float(data["saving_p90"]))
+                  if data.get("saving") is not None else None)
+        return cls(data.get("call"), data.get("settle_with"), margin)
+
+
+@dataclass(frozen=True)
+class TcoRecord:
+    """A TCO scenario's stored result on a dataset version."""
+
+    scenario: str
+    mode: str                            # comparison | training-run
+    scale_up: str | None
+    scale_out: str | None
+    options: tuple[TcoOption, ...]
+    break_even: Band | None              # s*, with its P10-P90 when inputs were ranges
+    speedup: Band | None                 # s = JCT_out / JCT_up
+    cheaper_option: str | None
+    verdict: Verdict
+    tornado: tuple[Mapping[str, Any], ...]
+    inputs: tuple[Mapping[str, Any], ...]  # every input with its origin, source and date
+    c2c_links: Mapping[str, str]         # option -> the C2C scenario its job time is from
+    # The P10/P50/P90 of each output the Monte Carlo sampled (empty: no input was a range).
+    ranges: Mapping[str, Mapping[str, float]]
+
+    @classmethod
+    def from_json(cls, result: Mapping[str, Any],
+                  definition: Mapping[str, Any] | None = None) -> TcoRecord:
+        """The stored result JSON (and the scenario definition it was computed from)."""
+        ranges = result.get("ranges") or {}
+        market = result.get("market") or {}
+        c2c = result.get("c2c") or {}
+        options = tuple(_option(o, market.get(o["name"]), c2c.get(o["name"]))
+                        for o in result.get("options", []))
+        links = {str(o["name"]): str(o["c2c_scenario"])
+                 for o in (definition or {}).get("options", [])
+                 if isinstance(o, Mapping) and o.get("c2c_scenario")}
+        return cls(
+            scenario=str(result["scenario"]), mode=str(result["mode"]),
+            scale_up=result.get("scale_up"), scale_out=result.get("scale_out"),
+            options=options,
+            break_even=_band(result.get("break_even_speedup"), ranges.get("break_even_speedup")),
+            speedup=_band(result.get("speedup"), ranges.get("speedup")),
+            cheaper_option=result.get("cheaper_option"),
+            verdict=Verdict.from_json(result.get("verdict")),
+            tornado=tuple(result.get("tornado") or ()), inputs=tuple(result.get("inputs") or ()),
+            c2c_links=links, ranges=ranges)
+
+    def option(self, name: str) -> TcoOption | None:
+        return next((o for o in self.options if o.name == name), None)
+
+
+def _band(value: float | None, ranges: Mapping[str, float] | None) -> Band | None:
+    return None if value is None else Band.of(float(value), ranges)
+
+
+def _option(option: Mapping[str, Any], market: Mapping[str, Any] | None,
+            c2c: Mapping[str, Any] | None) -> TcoOption:
+    market = market or {}
+    rents = {term: Rent.from_json(term, data)
+             for term, data in (market.get("usd_per_gpu_hour") or {}).items()}
+    gpu = market.get("gpu") or (c2c or {}).get("gpu")
+    return TcoOption(name=str(option["name"]), gpus=option.get("gpus"), gpu=gpu,
+                     jct_days=option.get("jct_days"),
+                     usd_per_gpu_hour=option.get("usd_per_gpu_hour"),
+                     job_cost_usd=option.get("job_cost_usd"), rents=rents,
+                     rented_job_cost_usd=market.get("on_demand_job_cost_usd"))
+
+
+def records_by_name(results: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]
+                    ) -> dict[str, TcoRecord]:
+    """TCO records by scenario name from (result, definition) pairs."""
+    records = [TcoRecord.from_json(result, definition) for result, definition in results]
+    return {r.scenario: r for r in records}
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """A point of a serving curve: throughput per GPU at a concurrency, and per user."""
+
+    concurrency: float
+    tok_s_per_gpu: float
+    tok_s_per_user: float
+    usd_per_mtok_out: float | None = None
+
+
+@dataclass(frozen=True)
+class ServingOption:
+    """One option of a serving answer: its curve (measured or modelled), its price per
+    GPU-hour and where it came from, and its point at the target interactivity."""
+
+    name: str
+    source: str                          # measured | model
+    usd_per_gpu_hour: float
+    price_source: str
+    curve: tuple[CurvePoint, ...]
+    at_target: CurvePoint | None
+    band_basis: str
+    hardware: tuple[Mapping[str, Any], ...]  # every hardware figure with its source
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ServingOption:
+        at = data.get("at_target")
+        return cls(str(data["name"]), str(data["source"]), float(data["usd_per_gpu_hour"]),
+                   str(data["price_source"]), tuple(_point(p) for p in data["curve"]),
+                   None if at is None else _point(at), str(data["band"]["basis"]),
+                   tuple(data.get("hardware") or ()))
+
+
+@dataclass(frozen=True)
+class ServingRecord:
+    """A serving scenario's stored answer on a dataset version: the cheaper option per
+    million output tokens at the target interactivity, its margin and P10-P90."""
+
+    scenario: str
+    model: str
+    precision: str
+    input_tokens: int
+    output_tokens: int
+    target_tok_s_per_user: float
+    options: tuple[ServingOption, ...]
+    cheaper_option: str | None
+    dearer_option: str | None
+    margin: float | None
+    margin_p10: float | None
+    margin_p90: float | None
+    call: str | None
+
+    @classmethod
+    def from_json(cls, result: Mapping[str, Any]) -> ServingRecord:
+        band = result.get("band") or {}
+        request = result["request"]
+        return cls(str(result["scenario"]), str(result["model"]), str(result["precision"]),
+                   int(request["input_tokens"]), int(request["output_tokens"]),
+                   float(result["target_tok_s_per_user"]),
+                   tuple(ServingOption.from_json(o) for o in result["options"]),
+                   result.get("cheaper_option"), result.get("dearer_option"),
+                   result.get("margin"), band.get("p10"), band.get("p90"), result.get("call"))
+
+
+def _point(data: Mapping[str, Any]) -> CurvePoint:
+    return CurvePoint(float(data["concurrency"]), float(data["tok_s_per_gpu"]),
+                      float(data["tok_s_per_user"]), data.get("usd_per_mtok_out"))

@@ -1,0 +1,107 @@
+"""One question, one answer: page 1 of the briefing, `specledger tco --json` and
+`specledger serving --json` read the same stored records of a dataset version.
+
+A weekly run on the shipped packs and scenarios, then the CLI on every shipped TCO comparison
+and serving scenario against the same home: each figure the CLI prints is the figure page 1
+prints (as page 1 formats it), and the CLI names the version the briefing was made from.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pipelines.cli.app import app
+from pipelines.inputs.scenarios import scenario_paths
+from pipelines.inputs.tco_scenarios import load_tco_scenario
+from pipelines.jobs import steps as jobs
+from pipelines.settings import Settings
+from reports.formatting import format_percent, format_usd
+from tests.pipelines.conftest import SHIPPED_SCENARIOS
+from tests.pipelines.jobs.test_briefing_job import DAY, Clock
+
+pytestmark = pytest.mark.slow(seconds=20)
+
+
+@pytest.fixture(scope="module")
+def weekly(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int, str]:
+    """A home after a weekly run: its dataset version and page 1 of its briefing as text."""
+    home = tmp_path_factory.mktemp("one-answer") / "home"
+    settings = Settings(home=home)
+    clock = Clock()
+    version = jobs.update(settings, [settings.sources_dir], as_of=DAY, now=clock).dataset_version
+    jobs.prepare_briefing(settings, version, as_of=DAY, now=clock)
+    briefing = jobs.render_briefing(settings, version, as_of=DAY, now=clock)
+    page_one = subprocess.run(["pdftotext", "-layout", "-f", "1", "-l", "1",
+                               str(briefing.path), "-"], check=True, capture_output=True,
+                              text=True).stdout
+    return home, version, " ".join(page_one.split())
+
+
+def cli_json(home: Path, *args: str) -> dict:
+    result = CliRunner().invoke(app, [*args, "--json", "--home", str(home)])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def comparisons() -> list[Path]:
+    """The shipped TCO comparisons of modelled workloads: the ones page 1 decides (the
+    illustrative ones, with job times given, are priced in the TCO section)."""
+    return [p for p in scenario_paths(SHIPPED_SCENARIOS, "tco")
+            if (s := load_tco_scenario(p)).mode == "comparison" and s.c2c_links]
+
+
+@pytest.mark.parametrize("path", comparisons(), ids=lambda p: p.stem)
+def test_page_one_prints_what_tco_json_says(weekly, path):
+    home, version, page_one = weekly
+    result = cli_json(home, "tco", str(path))
+    assert result["dataset_version"] == version
+    verdict = result["verdict"]
+    if verdict["saving"] is not None:
+        margin = (f"{verdict['cheaper']} is {format_percent(verdict['saving'])} cheaper per "
+                  f"job than {verdict['dearer']}, P10–P90 "
+                  f"{format_percent(verdict['saving_p10'], signed=True)} to "
+                  f"{format_percent(verdict['saving_p90'], signed=True)}")
+        assert margin in page_one
+    for option in result["options"]:
+        assert format_usd(option["usd_per_gpu_hour"]) in page_one
+        if option["job_cost_usd"] is not None:
+            assert format_usd(option["job_cost_usd"]) in page_one
+    for market in (result.get("market") or {}).values():
+        rented = market.get("on_demand_job_cost_usd")
+        if rented is not None:  # the rent-vs-buy figure: computed once, by the TCO stage
+            assert format_usd(rented) in page_one
+
+
+@pytest.mark.parametrize("path", scenario_paths(SHIPPED_SCENARIOS, "serving"),
+                         ids=lambda p: p.stem)
+def test_page_one_prints_what_serving_json_says(weekly, path):
+    home, version, page_one = weekly
+    result = cli_json(home, "serving", str(path))
+    assert result["dataset_version"] == version
+    if result["cheaper_option"] is None:
+        return
+    cost = next(o["at_target"]["usd_per_mtok_out"] for o in result["options"]
+                if o["name"] == result["cheaper_option"])
+    assert (f"{result['cheaper_option']} costs {format_usd(cost)} per million output tokens"
+            in page_one)
+    assert f"{format_percent(result['margin'])} less than {result['dearer_option']}" in page_one
+
+
+def test_a_draft_scenario_is_priced_from_the_versions_stored_records(weekly, tmp_path):
+    # Not a scenario the graph computed (another name): the CLI prices it from the same
+    # version's stored C2C estimates and price index, and says which version.
+    home, version, _ = weekly
+    [shipped] = [p for p in comparisons() if p.stem == "tco-1t-dense-nvl72-vs-hgx-ndr"]
+    text = shipped.read_text(encoding="utf-8")
+    draft = tmp_path / "draft.yaml"
+    draft.write_text(text.replace("name: tco-1t-dense-nvl72-vs-hgx-ndr", "name: my-draft"),
+                     encoding="utf-8")
+    stored, drafted = cli_json(home, "tco", str(shipped)), cli_json(home, "tco", str(draft))
+    assert drafted["scenario"] == "my-draft" and drafted["dataset_version"] == version
+    assert drafted["break_even_speedup"] == pytest.approx(stored["break_even_speedup"])
+    assert drafted["speedup"] == pytest.approx(stored["speedup"])
