@@ -18,6 +18,44 @@ ON_DEMAND = "on_demand"
 
 
 @dataclass(frozen=True)
+class C2CRecord:
+    """A C2C scenario's stored estimate on a dataset version, with what its definition says
+    of the workload and the cluster."""
+
+    scenario: str
+    gpus: int
+    t_iter_s: float
+    c2c: float
+    c2c_scale_up: float
+    c2c_scale_out: float
+    c2c_class: str
+    recommended_fabric: str
+    mfu: float
+    time_to_train_days: float | None
+    specs: tuple[Mapping[str, Any], ...]   # every hardware figure with its origin and source
+    model: Mapping[str, Any]               # the definition's model and parallel sections
+    parallel: Mapping[str, Any]
+    cluster: Mapping[str, Any]
+
+    @classmethod
+    def from_json(cls, result: Mapping[str, Any], definition: Mapping[str, Any]) -> C2CRecord:
+        return cls(
+            scenario=str(result["scenario"]), gpus=int(result["gpus"]),
+            t_iter_s=float(result["t_iter_s"]), c2c=float(result["c2c"]),
+            c2c_scale_up=float(result["c2c_scale_up"]),
+            c2c_scale_out=float(result["c2c_scale_out"]), c2c_class=str(result["class"]),
+            recommended_fabric=str(result["recommended_fabric"]), mfu=float(result["mfu"]),
+            time_to_train_days=result.get("time_to_train_days"),
+            specs=tuple(s for s in result.get("specs") or () if isinstance(s, Mapping)),
+            model=definition.get("model") or {}, parallel=definition.get("parallel") or {},
+            cluster=definition.get("cluster") or {})
+
+    def spec(self, name: str) -> Mapping[str, Any] | None:
+        """The hardware figure the estimate read under `name` ("domain_gpus", ...)."""
+        return next((s for s in self.specs if s.get("name") == name), None)
+
+
+@dataclass(frozen=True)
 class Rent:
     """What the market charges to rent one GPU for an hour on one term: the version's stored
     price index (median and quartiles over the offers, the cheapest offer)."""

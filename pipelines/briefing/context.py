@@ -7,7 +7,6 @@ the same version and date give the same context (and the same PDF bytes) wheneve
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time
@@ -16,10 +15,10 @@ from typing import Any
 from db import changes as db_changes
 from db import fetches, outputs, queries
 from db.engine import Session
-from db.results import results_frame, results_of, stored_results
+from db.results import results_frame, stored_results
 from db.schema import C2CResult, DatasetVersion, ServingResult, TcoResult
 from models.c2c import calibration
-from models.records import ServingRecord, TcoRecord
+from models.records import C2CRecord, ServingRecord, TcoRecord
 from models.resolve import SOURCE_KIND_RANK
 from models.serving.validation import serving_fidelity
 from models.trends import (
@@ -122,12 +121,13 @@ def briefing_context(session: Session, *, as_of: date, version: DatasetVersion,
     options, comparison = comparison_table(inputs.comparison, by_key,
                                            {k: i.vendor for k, i in items.items()})
     validation, validation_sources = validation_lines()
-    c2c_results = results_of(session, C2CResult, version.id)
+    c2c_records = [C2CRecord.from_json(stored.result, stored.definition)
+                   for stored in stored_results(session, C2CResult, version.id).values()]
     tco_records = [TcoRecord.from_json(stored.result, stored.definition)
                    for stored in stored_results(session, TcoResult, version.id).values()
                    if stored.result.get("mode") == "comparison"]
     decisive = comparison_pairs(inputs.comparison).union(
-        *(ledger_pairs(json.loads(r.result_json).get("specs", [])) for r, _ in c2c_results),
+        *(ledger_pairs(r.specs) for r in c2c_records),
         *(ledger_pairs(r.inputs) for r in tco_records))
     printed = decisive | {(p.item, p.metric) for s in _trend_series(density, interconnect)
                           for p in s.points}
@@ -138,7 +138,7 @@ def briefing_context(session: Session, *, as_of: date, version: DatasetVersion,
     stale = stale_sources(session, stale_known_at(version, as_of))
     changes, change_counts = _bounded_changes(session, version, previous, flags, decisive,
                                               bounds.changes)
-    scenarios = [scenario_line(r, s) for r, s in c2c_results]
+    scenarios = [scenario_line(r) for r in c2c_records]
     moves = moves_of(results_frame(session, previous.id) if previous else None,
                      results_frame(session, version.id), inputs.params.result_tolerance)
     index = market_index(session, up_to=version.id)

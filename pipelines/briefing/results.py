@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import pandas as pd
 
-from db.schema import C2CResult, Scenario
 from models.fidelity import validation_reports
-from models.records import TcoRecord
+from models.records import C2CRecord, TcoRecord
 from models.trends import result_moves
 from pipelines.inputs.measurements import shipped_serving_points, shipped_training_runs
 from reports.context import (
@@ -24,23 +22,17 @@ from reports.context import (
 )
 
 
-def scenario_line(result: C2CResult, scenario: Scenario) -> ScenarioLine:
-    definition, figures = json.loads(scenario.definition), json.loads(result.result_json)
+def scenario_line(record: C2CRecord) -> ScenarioLine:
+    domain = record.spec("domain_gpus")
+    domain_gpus = domain.get("value") if domain else None
     return ScenarioLine(
-        name=scenario.name, workload=_workload(definition), cluster=_cluster(definition),
-        gpus=result.gpus, c2c=result.c2c, c2c_scale_up=result.c2c_scale_up,
-        c2c_scale_out=result.c2c_scale_out, c2c_class=result.c2c_class,
-        recommended_fabric=result.recommended_fabric, mfu=result.mfu,
-        time_to_train_days=result.time_to_train_days,
-        inputs=tuple(cited(spec) for spec in figures.get("specs", [])),
-        domain_gpus=_domain_gpus(figures.get("specs", [])))
-
-
-def _domain_gpus(specs: list[Any]) -> int | None:
-    """The scale-up domain's GPUs among the figures a result used."""
-    found = [s.get("value") for s in specs if isinstance(s, dict)
-             and s.get("name") == "domain_gpus"]
-    return int(found[0]) if found and isinstance(found[0], int | float) else None
+        name=record.scenario, workload=_workload(record.model, record.parallel),
+        cluster=_cluster(record.cluster), gpus=record.gpus, c2c=record.c2c,
+        c2c_scale_up=record.c2c_scale_up, c2c_scale_out=record.c2c_scale_out,
+        c2c_class=record.c2c_class, recommended_fabric=record.recommended_fabric,
+        mfu=record.mfu, time_to_train_days=record.time_to_train_days,
+        inputs=tuple(cited(dict(spec)) for spec in record.specs),
+        domain_gpus=int(domain_gpus) if isinstance(domain_gpus, int | float) else None)
 
 
 def tco_line(record: TcoRecord) -> TcoLine:
@@ -66,8 +58,7 @@ def ledger_pairs(figures: Iterable[Mapping[str, Any]]) -> set[tuple[str, str]]:
             if isinstance(f, Mapping) and f.get("item") and f.get("metric")}
 
 
-def _workload(definition: dict[str, Any]) -> str:
-    model, parallel = definition.get("model", {}), definition.get("parallel", {})
+def _workload(model: Mapping[str, Any], parallel: Mapping[str, Any]) -> str:
     shape = f"{model.get('layers')} layers x {model.get('hidden')} hidden"
     if model.get("experts"):
         shape += f", {model['experts']} experts (top-{model.get('top_k', 2)})"
@@ -76,8 +67,7 @@ def _workload(definition: dict[str, Any]) -> str:
     return f"{shape}; {dims}"
 
 
-def _cluster(definition: dict[str, Any]) -> str:
-    cluster = definition.get("cluster", {})
+def _cluster(cluster: Mapping[str, Any]) -> str:
     up, out = cluster.get("scale_up", {}), cluster.get("scale_out", {})
     parts = [cluster.get("gpu", "inline GPU"),
              up.get("system") or up.get("item") or "inline scale-up",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from models.records import ServingRecord, TcoRecord
+from models.records import C2CRecord, ServingRecord, TcoRecord
 from models.tco.decision import SETTLE, TOO_CLOSE
 
 STORED_TCO = {
@@ -68,3 +68,16 @@ def test_a_serving_answer_reads_back_with_its_point_at_the_target():
     [option] = record.options
     assert option.at_target is not None and option.at_target.usd_per_mtok_out == 83.3
     assert (record.margin_p10, record.margin_p90) == (0.1, 0.6) and record.input_tokens == 1024
+
+
+def test_a_c2c_estimate_reads_back_with_its_workload_and_the_figures_it_read():
+    stored = {"scenario": "1t-nvl72", "gpus": 3072, "t_iter_s": 12.5, "c2c": 0.31,
+              "c2c_scale_up": 0.2, "c2c_scale_out": 0.11, "class": "performance-sensitive",
+              "recommended_fabric": "scale-up", "mfu": 0.41, "time_to_train_days": 10.1,
+              "specs": [{"name": "domain_gpus", "value": 72, "origin": "ledger"}, "noise"]}
+    record = C2CRecord.from_json(stored, {"model": {"layers": 128}, "parallel": {"tp": 8},
+                                          "cluster": {"gpu": "gb200"}})
+    assert record.c2c_class == "performance-sensitive" and record.time_to_train_days == 10.1
+    assert record.spec("domain_gpus") == {"name": "domain_gpus", "value": 72, "origin": "ledger"}
+    assert len(record.specs) == 1  # what is not a figure is not read as one
+    assert record.cluster["gpu"] == "gb200" and record.parallel["tp"] == 8
