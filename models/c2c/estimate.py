@@ -8,7 +8,7 @@ kept apart per dimension and per fabric tier, which is what the C2C ratios are m
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -34,17 +34,19 @@ from models.c2c.compute import (
 )
 from models.c2c.memory import (
     ParamsPerGpu,
+    activation_bytes,
     activation_bytes_per_layer,
-    memory_bytes,
     offloaded_layers,
     parameters_per_gpu,
     recomputed_layers,
+    state_bytes_of,
 )
 from models.c2c.spec import (
     LAYOUT_FIELDS,
     ClusterSpec,
     FloatArray,
     Framework,
+    IntArray,
     Layouts,
     Precision,
     Recompute,
@@ -53,6 +55,62 @@ from models.c2c.spec import (
 from models.c2c.stages import StageLayers, stage_layers
 
 DIMENSIONS = ("tp", "cp", "pp", "dp", "ep")
+# Every layout column but the ZeRO stage: layouts equal in these share all but the
+# data-parallel traffic, the optimizer step and the state memory (`_ZeroFree`).
+BUT_ZERO = tuple(name for name in LAYOUT_FIELDS if name != "zero")
+
+
+@dataclass(frozen=True)
+class Runs:
+    """Rows of a Layouts grouped into runs of neighbours equal in some columns: what depends
+    on those columns alone is computed once per run (on `firsts`) and expanded to the rows.
+    The search enumerates ZeRO innermost, so its runs hold up to three layouts; rows in no
+    particular order make runs of one, and then nothing is grouped or expanded."""
+
+    first: npt.NDArray[np.intp] | None  # each run's first row; None: every row is its own run
+    index: npt.NDArray[np.intp] | None  # each row's run
+    count: int  # runs
+
+    @classmethod
+    def of(cls, lay: Layouts, names: tuple[str, ...]) -> Runs:
+        n = len(lay)
+        same = np.ones(max(n - 1, 0), dtype=bool)
+        for name in names:
+            column = getattr(lay, name)
+            same &= column[1:] == column[:-1]
+        if not same.any():
+            return cls(None, None, n)
+        starts = np.ones(n, dtype=bool)
+        starts[1:] = ~same
+        first = np.flatnonzero(starts)
+        return cls(first, np.cumsum(starts, dtype=np.intp) - 1, len(first))
+
+    def firsts(self, lay: Layouts) -> Layouts:
+        return lay if self.first is None else lay.take(self.first)
+
+    def expand(self, values: FloatArray) -> FloatArray:
+        """Per-run values, one per row."""
+        return values if self.index is None else values[self.index]
+
+    def expand_time(self, time: TieredTime) -> TieredTime:
+        return TieredTime(self.expand(time.scale_up), self.expand(time.scale_out))
+
+    def index_of_row(self) -> npt.NDArray[np.intp]:
+        return np.arange(self.count) if self.index is None else self.index
+
+
+def layout_memory(model: TransformerSpec, fw: Framework, lay: Layouts) -> FloatArray:
+    """Memory per GPU of each layout (memory.memory_bytes), the activations computed once
+    per run of layouts that differ only in ZeRO: the same numbers, for the search's filter."""
+    runs = Runs.of(lay, BUT_ZERO)
+    shape = runs.firsts(lay)
+    split = stage_layers(model, shape)
+    dense, expert = parameters_per_gpu(model, shape, split)
+    x = runs.expand
+    return (state_bytes_of(x(dense), x(expert), x((shape.dp * shape.cp).astype(np.float64)),
+                           x(shape.expert_dp.astype(np.float64)), lay.zero,
+                           fw.grad_reduce_in_fp32)
+            + x(activation_bytes(model, fw, shape, split)))
 
 
 @dataclass(frozen=True)
@@ -126,16 +184,23 @@ BLOCK = 16_384  # rows per numpy pass: large enough to amortise, small enough fo
 def evaluate(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts,
              tokens: float | None = None) -> Estimates:
     """Evaluate every layout in `lay` for `model` on `hw`; see the module docstring.
-    Large arrays go through in cache-sized blocks (about 1.7x faster than one pass)."""
+    Large arrays go through in cache-sized blocks (about 1.7x faster than one pass); the
+    blocks are views of `lay`, and `lay` itself is what the result holds."""
     if len(lay) <= BLOCK:
         return _evaluate(model, hw, fw, lay, tokens)
-    blocks = [_evaluate(model, hw, fw, lay.take(np.arange(i, min(i + BLOCK, len(lay)))),
-                        tokens) for i in range(0, len(lay), BLOCK)]
-    return concatenate(blocks)
+    blocks = [_evaluate(model, hw, fw, _rows(lay, i, min(i + BLOCK, len(lay))), tokens)
+              for i in range(0, len(lay), BLOCK)]
+    return replace(concatenate(blocks, with_layouts=False), layouts=lay)
 
 
-def concatenate(parts: list[Estimates]) -> Estimates:
-    """Estimates of consecutive blocks of layouts, as one."""
+def _rows(lay: Layouts, start: int, stop: int) -> Layouts:
+    """Rows start..stop of `lay`, as views (no copy)."""
+    return Layouts(**{name: getattr(lay, name)[start:stop] for name in LAYOUT_FIELDS})
+
+
+def concatenate(parts: list[Estimates], with_layouts: bool = True) -> Estimates:
+    """Estimates of consecutive blocks of layouts, as one (`with_layouts` False: the caller
+    has the layouts whole, and the result's are None until it sets them)."""
     def join(values: list[Any]) -> Any:
         first = values[0]
         if isinstance(first, np.ndarray):
@@ -144,7 +209,7 @@ def concatenate(parts: list[Estimates]) -> Estimates:
             return {k: TieredTime(np.concatenate([v[k].scale_up for v in values]),
                                   np.concatenate([v[k].scale_out for v in values]))
                     for k in first}
-        if isinstance(first, Layouts):
+        if isinstance(first, Layouts) and with_layouts:
             return Layouts(**{n: np.concatenate([getattr(v, n) for v in values])
                               for n in LAYOUT_FIELDS})
         return None
@@ -167,12 +232,78 @@ def take(estimates: Estimates, index: npt.NDArray[np.intp]) -> Estimates:
                         for name in Estimates.__dataclass_fields__})
 
 
+@dataclass(frozen=True)
+class _ZeroFree:
+    """Everything of an iteration that the ZeRO stage does not change, for layouts that
+    differ at most in it. The search enumerates ZeRO innermost, so neighbouring layouts
+    share all of this: it is computed once per run of them (`Runs`) and expanded, and only
+    what ZeRO decides (data-parallel traffic, optimizer, state memory) is done per layout.
+    Each number is made by the same operations as a per-layout pass: the results are equal."""
+
+    m: FloatArray  # micro-batches per iteration
+    gpus: FloatArray
+    base: FloatArray  # m x per-micro-batch time + bubble: t_iter before DP and optimizer
+    compute: FloatArray  # m x the slowest stage's compute
+    bubble: FloatArray
+    stage: _Stage
+    link: dict[str, TieredTime]  # per iteration, DP aside
+    exposed: dict[str, TieredTime]
+    model_flops: FloatArray
+    hw_flops: FloatArray
+    activation: FloatArray  # activation memory, bytes
+    dense: FloatArray  # parameters on the busiest GPU, before sharding
+    expert: FloatArray
+    dp_shards: FloatArray  # the ranks the dense and the expert states shard over
+    expert_shards: FloatArray
+    # Data-parallel traffic per ZeRO regime: DDP's all-reduce, the distributed optimizer's
+    # reduce-scatter (+ gather), FSDP's per micro-batch collectives.
+    grads_ddp: TieredTime
+    grads_sharded: TieredTime
+    grads_fsdp: TieredTime
+    gathered_sharded: TieredTime
+    gathered_fsdp: TieredTime
+    optimizer_sharded: FloatArray
+    optimizer_whole: FloatArray
+
+
 def _evaluate(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts,
               tokens: float | None) -> Estimates:
+    runs = Runs.of(lay, BUT_ZERO)
+    free = _zero_free(model, hw, fw, runs.firsts(lay))
+    x = runs.expand
+    dp_link, dp_exposed, dp_slowdown = _dp(fw, lay, free, runs)
+    sharded = lay.zero >= 1
+    optimizer = np.where(sharded, x(free.optimizer_sharded), x(free.optimizer_whole))
+    t_iter = x(free.base) + dp_exposed.total + dp_slowdown + optimizer
+    t_compute = x(free.compute) + optimizer
+    gpus = x(free.gpus)
+    model_flops, hw_flops = x(free.model_flops), x(free.hw_flops)
+    memory = (state_bytes_of(x(free.dense), x(free.expert), x(free.dp_shards),
+                             x(free.expert_shards), lay.zero, fw.grad_reduce_in_fp32)
+              + x(free.activation))
+    link = {k: runs.expand_time(v) for k, v in free.link.items()}
+    exposed = {k: runs.expand_time(v) for k, v in free.exposed.items()}
+    exposed["pp"] = link["pp"]  # pipeline sends are never hidden
+    flops_time = t_iter * gpus
+    return Estimates(
+        layouts=lay, t_iter=t_iter, t_compute=t_compute, t_bubble=x(free.bubble),
+        link={**link, "dp": dp_link},
+        exposed={**exposed, "dp": dp_exposed},
+        model_flops_per_gpu=model_flops / flops_time,
+        hw_flops_per_gpu=hw_flops / flops_time,
+        mfu=model_flops / (flops_time * gemm_peak(hw, fw.precision)),
+        memory_bytes=memory, fits=memory <= usable_memory(hw),
+        time_to_train_s=None if tokens is None
+        else tokens / (lay.global_batch * model.seq_len) * t_iter)
+
+
+def _zero_free(model: TransformerSpec, hw: ClusterSpec, fw: Framework,
+               lay: Layouts) -> _ZeroFree:
+    """The ZeRO-independent part of `_evaluate` for `lay` (whose zero column is ignored)."""
     m = (lay.global_batch // (lay.micro_batch * lay.dp)).astype(np.float64)
     layer = _layer(model, hw, fw, lay)
     split = stage_layers(model, lay)  # once: the stage's time, parameters and memory read it
-    params = parameters_per_gpu(model, lay, split)
+    dense, expert = parameters_per_gpu(model, lay, split)
     stage = _stage(model, hw, fw, lay, layer, split)
     tp_exposed, tp_slowdown = _tp_exposed(stage, fw, lay, hw)
     cp_exposed, cp_slowdown = _cp_exposed(stage)
@@ -180,25 +311,24 @@ def _evaluate(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layou
     per_mb = (stage.compute + tp_exposed.total + tp_slowdown + cp_exposed.total + cp_slowdown
               + ep_exposed.total + ep_slowdown + stage.pp.total)
     bubble = (lay.pp - 1) / lay.interleave * per_mb
-    dp_link, dp_exposed, dp_slowdown = _dp(model, hw, fw, lay, stage, m, params)
-    optimizer = _optimizer_seconds(hw, lay, params)
-    t_iter = m * per_mb + bubble + dp_exposed.total + dp_slowdown + optimizer
-    t_compute = m * stage.compute + optimizer
     model_flops, hw_flops = _flops_per_iteration(model, hw, lay, layer)
-    gpus = lay.gpus.astype(np.float64)
-    memory = memory_bytes(model, fw, lay, params, split)
-    return Estimates(
-        layouts=lay, t_iter=t_iter, t_compute=t_compute, t_bubble=bubble,
+    expert_dp = lay.expert_dp
+    dp_shards = (lay.dp * lay.cp).astype(np.float64)
+    expert_shards = expert_dp.astype(np.float64)
+    traffic = _dp_traffic(hw, fw, lay, m, (dense, expert), expert_dp)
+    return _ZeroFree(
+        m=m, gpus=lay.gpus.astype(np.float64), base=m * per_mb + bubble,
+        compute=m * stage.compute, bubble=bubble, stage=stage,
         link={"tp": stage.tp.scaled(m), "cp": stage.cp.scaled(m), "pp": stage.pp.scaled(m),
-              "dp": dp_link, "ep": stage.ep.scaled(m)},
+              "ep": stage.ep.scaled(m)},
         exposed={"tp": tp_exposed.scaled(m), "cp": cp_exposed.scaled(m),
-                 "pp": stage.pp.scaled(m), "dp": dp_exposed, "ep": ep_exposed.scaled(m)},
-        model_flops_per_gpu=model_flops / (t_iter * gpus),
-        hw_flops_per_gpu=hw_flops / (t_iter * gpus),
-        mfu=model_flops / (t_iter * gpus * gemm_peak(hw, fw.precision)),
-        memory_bytes=memory, fits=memory <= usable_memory(hw),
-        time_to_train_s=None if tokens is None
-        else tokens / (lay.global_batch * model.seq_len) * t_iter)
+                 "ep": ep_exposed.scaled(m)},
+        model_flops=model_flops, hw_flops=hw_flops,
+        activation=activation_bytes(model, fw, lay, split, m=m),
+        dense=dense, expert=expert, dp_shards=dp_shards, expert_shards=expert_shards,
+        **traffic,
+        optimizer_sharded=_optimizer_seconds(hw, dense / (lay.dp * lay.cp) + expert / expert_dp),
+        optimizer_whole=_optimizer_seconds(hw, dense / 1 + expert / 1))
 
 
 def gemm_peak(hw: ClusterSpec, precision: Precision) -> float:
@@ -371,51 +501,76 @@ def _slowdown(link: TieredTime, hidden: FloatArray, total: FloatArray) -> FloatA
                      + (1 - up_share) * cal.OVERLAP_SLOWDOWN_SCALEOUT)
 
 
-def _dp(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts, stage: _Stage,
-        m: FloatArray, params: ParamsPerGpu) -> tuple[TieredTime, TieredTime, FloatArray]:
-    """Gradient and parameter traffic of data parallelism per iteration: link time,
-    exposed time and overlap slowdown. Dense weights sync over the dp x cp ranks (tp apart),
-    expert weights over their expert_dp replicas (etp x ep apart).
+def _dp_traffic(hw: ClusterSpec, fw: Framework, lay: Layouts, m: FloatArray,
+                params: ParamsPerGpu, expert_dp: IntArray) -> dict[str, TieredTime]:
+    """Gradient and parameter traffic of data parallelism per iteration, link time, under
+    each ZeRO regime (`_ZeroFree`'s grads_* and gathered_*; DDP gathers nothing). Dense
+    weights sync over the dp x cp ranks (tp apart), expert weights over their expert_dp
+    replicas (etp x ep apart).
 
-    zero 0-2 (DDP, the distributed optimizer): gradients reduced once an iteration behind the
-    last backward, parameters gathered once after the step, behind the next forward.
+    zero 0-2 (DDP, the distributed optimizer): gradients reduced once an iteration (zero 0:
+    all-reduced; 1-2: reduce-scattered), parameters gathered once after the step (1-2).
     zero 3 (FSDP): every layer's parameters gathered before its forward and again before its
-    backward, its gradients reduce-scattered after, every micro-batch; the next layer's
-    gather is prefetched behind this layer's compute, so only what one layer's compute
-    cannot cover (and the first gather) is exposed."""
+    backward, its gradients reduce-scattered after, every micro-batch."""
     dense, expert = params
     groups = ((lay.tp, lay.dp * lay.cp, dense),
-              (lay.expert_tp * lay.ep, lay.expert_dp, expert))
-    zero = 0 * m
-    grads, gathered = TieredTime(zero, zero), TieredTime(zero, zero)
+              (lay.expert_tp * lay.ep, expert_dp, expert))
+    reduces, scatters, gathers = [], [], []
     for stride, n, count in groups:
         placed = placement(stride, n, hw)  # one group, three collectives
         grad_bytes = count * (float(cal.GRAD_REDUCE_BYTES) if fw.grad_reduce_in_fp32
                               else float(cal.BYTES_PER_ELEMENT))
         param_bytes = count * float(cal.BYTES_PER_ELEMENT)
-        reduce = hierarchical("all_reduce", stride, n, grad_bytes, hw, placed)
-        scatter = hierarchical("gather", stride, n, grad_bytes, hw, placed)
-        gather = hierarchical("gather", stride, n, param_bytes, hw, placed)
-        fsdp = lay.zero >= 3
-        grads = grads + _where(fsdp, scatter.scaled(m), _where(lay.zero >= 1, scatter, reduce))
-        gathered = gathered + gather.scaled(np.where(fsdp, 2 * m,
-                                                     np.where(lay.zero >= 1, 1.0, 0.0)))
+        reduces.append(hierarchical("all_reduce", stride, n, grad_bytes, hw, placed))
+        scatters.append(hierarchical("gather", stride, n, grad_bytes, hw, placed))
+        gathers.append(hierarchical("gather", stride, n, param_bytes, hw, placed))
+    twice = 2 * m
+    return {"grads_ddp": reduces[0] + reduces[1],
+            "grads_sharded": scatters[0] + scatters[1],
+            "grads_fsdp": scatters[0].scaled(m) + scatters[1].scaled(m),
+            "gathered_sharded": gathers[0] + gathers[1],
+            "gathered_fsdp": gathers[0].scaled(twice) + gathers[1].scaled(twice)}
+
+
+def _dp(fw: Framework, lay: Layouts, free: _ZeroFree,
+        runs: Runs) -> tuple[TieredTime, TieredTime, FloatArray]:
+    """Data parallelism per iteration, per layout: link time, exposed time and overlap
+    slowdown, for the layout's ZeRO stage (traffic: `_dp_traffic`).
+
+    Overlapped, zero 0-2 reduce the gradients behind the last backward and gather the
+    parameters behind the next forward. FSDP prefetches the next layer's gather behind this
+    layer's compute, so only what one layer's compute cannot cover (and the first gather)
+    is exposed."""
+    fsdp = lay.zero >= 3
+    # Each layout's regime picks its row of the stacked [DDP; sharded; FSDP] traffic.
+    regime = (lay.zero >= 1).astype(np.intp) + fsdp
+    pick = runs.index_of_row() + runs.count * regime
+    nothing = np.zeros(runs.count)
+
+    def choose(ddp: TieredTime, sharded: TieredTime, full: TieredTime) -> TieredTime:
+        return TieredTime(np.concatenate((ddp.scale_up, sharded.scale_up, full.scale_up))[pick],
+                          np.concatenate((ddp.scale_out, sharded.scale_out,
+                                          full.scale_out))[pick])
+
+    grads = choose(free.grads_ddp, free.grads_sharded, free.grads_fsdp)
+    gathered = choose(TieredTime(nothing, nothing), free.gathered_sharded, free.gathered_fsdp)
     link = grads + gathered
     if not fw.dp_overlap:
-        return link, link, zero
-    exposed_once, slowdown_once = _hidden_behind(grads, stage.backward)
-    exposed_step, slowdown_step = _hidden_behind(gathered, stage.forward)
+        return link, link, np.zeros(len(lay))
+    x, stage = runs.expand, free.stage
+    exposed_once, slowdown_once = _hidden_behind(grads, x(stage.backward))
+    exposed_step, slowdown_step = _hidden_behind(gathered, x(stage.forward))
     # FSDP: per layer and micro-batch, a gather behind the previous layer's forward, a gather
     # and a reduce-scatter behind its backward; the first layer's gather waits in full.
-    layers = np.maximum(stage.layers, 1.0)
+    m = x(free.m)
+    layers = np.maximum(x(stage.layers), 1.0)
     calls = m * layers
     per_forward = gathered.scaled(0.5 / calls)
     per_backward = gathered.scaled(0.5 / calls) + grads.scaled(1.0 / calls)
-    fwd_exposed, fwd_slow = _hidden_behind(per_forward, stage.layer_forward)
-    bwd_exposed, bwd_slow = _hidden_behind(per_backward, stage.layer_backward)
+    fwd_exposed, fwd_slow = _hidden_behind(per_forward, x(stage.layer_forward))
+    bwd_exposed, bwd_slow = _hidden_behind(per_backward, x(stage.layer_backward))
     fsdp_exposed = (fwd_exposed + bwd_exposed).scaled(calls) + per_forward.scaled(m)
     fsdp_slowdown = (fwd_slow + bwd_slow) * calls
-    fsdp = lay.zero >= 3
     exposed = _where(fsdp, fsdp_exposed, exposed_once + exposed_step)
     return link, exposed, np.where(fsdp, fsdp_slowdown, slowdown_once + slowdown_step)
 
@@ -439,11 +594,8 @@ def _where(condition: npt.NDArray[np.bool_], a: TieredTime, b: TieredTime) -> Ti
                       np.where(condition, a.scale_out, b.scale_out))
 
 
-def _optimizer_seconds(hw: ClusterSpec, lay: Layouts, params: ParamsPerGpu) -> FloatArray:
-    dense, expert = params
-    sharded = lay.zero >= 1
-    local = (dense / np.where(sharded, lay.dp * lay.cp, 1)
-             + expert / np.where(sharded, lay.expert_dp, 1))
+def _optimizer_seconds(hw: ClusterSpec, local: FloatArray) -> FloatArray:
+    """The optimizer step over `local` parameters (its shard of them) on one GPU."""
     return local * cal.OPTIMIZER_BYTES_PER_PARAM / (hw.hbm_bw * cal.HBM_EFFICIENCY)
 
 

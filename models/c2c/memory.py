@@ -10,6 +10,7 @@ import numpy as np
 from models.c2c.spec import (
     FloatArray,
     Framework,
+    IntArray,
     Layouts,
     Precision,
     Recompute,
@@ -88,16 +89,21 @@ def state_bytes(model: TransformerSpec, lay: Layouts, params: ParamsPerGpu | Non
     dense, expert = params if params is not None else parameters_per_gpu(model, lay)
     # The distributed optimizer and FSDP shard over the data- and context-parallel ranks
     # (they hold the same weights); experts over their own data-parallel replicas.
-    d = (lay.dp * lay.cp).astype(np.float64)
-    expert_dp = lay.expert_dp.astype(np.float64)
+    return state_bytes_of(dense, expert, (lay.dp * lay.cp).astype(np.float64),
+                          lay.expert_dp.astype(np.float64), lay.zero, grads_in_fp32)
 
+
+def state_bytes_of(dense: FloatArray, expert: FloatArray, dp_shards: FloatArray,
+                   expert_shards: FloatArray, zero: IntArray,
+                   grads_in_fp32: bool) -> FloatArray:
+    """state_bytes from its parts: (dense, expert) parameters, the ranks each shards over."""
     def per_param(shards: FloatArray) -> FloatArray:
-        weight = np.where(lay.zero >= 3, _WEIGHT / shards, _WEIGHT)
+        weight = np.where(zero >= 3, _WEIGHT / shards, _WEIGHT)
         grad, optimizer = _GRAD[grads_in_fp32], _OPTIMIZER[grads_in_fp32]
-        grad = np.where(lay.zero >= 2, grad / shards, grad)
-        return weight + grad + np.where(lay.zero >= 1, optimizer / shards, optimizer)
+        grad = np.where(zero >= 2, grad / shards, grad)
+        return weight + grad + np.where(zero >= 1, optimizer / shards, optimizer)
 
-    return dense * per_param(d) + expert * per_param(expert_dp)
+    return dense * per_param(dp_shards) + expert * per_param(expert_shards)
 
 
 def activation_bytes_per_layer(model: TransformerSpec, fw: Framework,
@@ -145,12 +151,14 @@ def offloaded_layers(layers: FloatArray, lay: Layouts) -> FloatArray:
 
 
 def activation_bytes(model: TransformerSpec, fw: Framework, lay: Layouts,
-                     split: StageLayers | None = None) -> FloatArray:
+                     split: StageLayers | None = None,
+                     m: FloatArray | None = None) -> FloatArray:
     """Activations on the first stage, the fullest: min(m, p) micro-batches in flight over
     its layers, x (1 + (p-1)/(v p)) with interleaving; full recompute also needs one
     layer's working set while it recomputes. A recomputed layer keeps only its input; an
-    offloaded layer keeps nothing on the GPU."""
-    m = lay.global_batch // (lay.micro_batch * lay.dp)
+    offloaded layer keeps nothing on the GPU. `m`: the micro-batches, when the caller has them."""
+    if m is None:
+        m = lay.global_batch // (lay.micro_batch * lay.dp)
     p = lay.pp.astype(np.float64)
     in_flight = np.minimum(m, lay.pp) * (1 + np.where(lay.interleave > 1,
                                                        (p - 1) / (lay.interleave * p), 0.0))

@@ -14,9 +14,15 @@ import numpy as np
 import numpy.typing as npt
 
 from models.c2c import layout_rules
-from models.c2c.estimate import Estimates, concatenate, evaluate, take, usable_memory
+from models.c2c.estimate import (
+    Estimates,
+    concatenate,
+    evaluate,
+    layout_memory,
+    take,
+    usable_memory,
+)
 from models.c2c.layout_rules import READS, splits_evenly, violations
-from models.c2c.memory import memory_bytes
 from models.c2c.spec import (
     LAYOUT_FIELDS,
     ClusterSpec,
@@ -214,7 +220,7 @@ def sweep_share(model: TransformerSpec, hw: ClusterSpec, fw: Framework, gpus: in
     mine = layouts if parts == 1 else layouts.take(index)
     # Only a layout that fits can rank, so the time model runs on those alone (memory is a
     # small part of it, and the same arithmetic evaluate() uses: the numbers are the same).
-    memory = memory_bytes(model, fw, mine)
+    memory = layout_memory(model, fw, mine)
     fitting = np.flatnonzero(memory <= usable_memory(hw))
     estimates = evaluate(model, hw, fw, mine.take(fitting), tokens)
     order = np.argsort(estimates.t_iter, kind="stable")[:top]
