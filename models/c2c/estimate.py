@@ -266,15 +266,30 @@ class _ZeroFree:
     optimizer_whole: FloatArray
 
 
-def _evaluate(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts,
-              tokens: float | None) -> Estimates:
+def iteration_times(model: TransformerSpec, hw: ClusterSpec, fw: Framework,
+                    lay: Layouts) -> FloatArray:
+    """evaluate(...).t_iter alone (the same numbers): what a search ranks by, without
+    assembling the rest of the estimates for every layout."""
+    return np.concatenate([_timing(model, hw, fw, _rows(lay, i, min(i + BLOCK, len(lay))))[-1]
+                           for i in range(0, max(len(lay), 1), BLOCK)])
+
+
+def _timing(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts) -> tuple[
+        Runs, _ZeroFree, tuple[TieredTime, TieredTime, FloatArray], FloatArray, FloatArray]:
+    """The runs, their ZeRO-free part, DP (link, exposed, slowdown), optimizer and t_iter."""
     runs = Runs.of(lay, BUT_ZERO)
     free = _zero_free(model, hw, fw, runs.firsts(lay))
     x = runs.expand
-    dp_link, dp_exposed, dp_slowdown = _dp(fw, lay, free, runs)
-    sharded = lay.zero >= 1
-    optimizer = np.where(sharded, x(free.optimizer_sharded), x(free.optimizer_whole))
-    t_iter = x(free.base) + dp_exposed.total + dp_slowdown + optimizer
+    dp = _dp(fw, lay, free, runs)
+    optimizer = np.where(lay.zero >= 1, x(free.optimizer_sharded), x(free.optimizer_whole))
+    t_iter = x(free.base) + dp[1].total + dp[2] + optimizer
+    return runs, free, dp, optimizer, t_iter
+
+
+def _evaluate(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts,
+              tokens: float | None) -> Estimates:
+    runs, free, (dp_link, dp_exposed, _), optimizer, t_iter = _timing(model, hw, fw, lay)
+    x = runs.expand
     t_compute = x(free.compute) + optimizer
     gpus = x(free.gpus)
     model_flops, hw_flops = x(free.model_flops), x(free.hw_flops)

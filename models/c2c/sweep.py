@@ -15,9 +15,11 @@ import numpy.typing as npt
 
 from models.c2c import layout_rules
 from models.c2c.estimate import (
+    BLOCK,
     Estimates,
     concatenate,
     evaluate,
+    iteration_times,
     layout_memory,
     take,
     usable_memory,
@@ -222,12 +224,32 @@ def sweep_share(model: TransformerSpec, hw: ClusterSpec, fw: Framework, gpus: in
     # small part of it, and the same arithmetic evaluate() uses: the numbers are the same).
     memory = layout_memory(model, fw, mine)
     fitting = np.flatnonzero(memory <= usable_memory(hw))
-    estimates = evaluate(model, hw, fw, mine.take(fitting), tokens)
-    order = np.argsort(estimates.t_iter, kind="stable")[:top]
+    candidates = mine.take(fitting)
+    if len(candidates) <= BLOCK:  # one pass: estimate them all, keep the top
+        estimates = evaluate(model, hw, fw, candidates, tokens)
+        ranked = fastest(estimates.t_iter, top)
+        best = take(estimates, ranked)
+    else:
+        # Ranking needs t_iter alone; the full estimates are made for the `top` layouts only
+        # (elementwise arithmetic: a layout's numbers do not depend on the others evaluated).
+        ranked = fastest(iteration_times(model, hw, fw, candidates), top)
+        best = evaluate(model, hw, fw, candidates.take(ranked), tokens)
     smallest = float(memory.min()) if len(index) else float("inf")
-    return SweepResult(evaluated=len(index), valid=int(fitting.size),
-                       best=take(estimates, order), ranked_by="t_iter_s",
-                       index=index[fitting[order]], smallest_memory_bytes=smallest)
+    return SweepResult(evaluated=len(index), valid=int(fitting.size), best=best,
+                       ranked_by="t_iter_s", index=index[fitting[ranked]],
+                       smallest_memory_bytes=smallest)
+
+
+def fastest(t_iter: npt.NDArray[np.float64], top: int) -> npt.NDArray[np.intp]:
+    """np.argsort(t_iter, kind="stable")[:top] (ties by position), without sorting them all:
+    only the times up to the top-th smallest are sorted."""
+    if len(t_iter) <= top or top <= 0:
+        return np.argsort(t_iter, kind="stable")[:max(top, 0)]
+    cutoff = np.partition(t_iter, top - 1)[top - 1]
+    if np.isnan(cutoff):  # fewer than `top` numbers: argsort puts the NaNs last, in order
+        return np.argsort(t_iter, kind="stable")[:top]
+    near = np.flatnonzero(t_iter <= cutoff)  # in position order, so stable keeps ties so
+    return near[np.argsort(t_iter[near], kind="stable")][:top]
 
 
 def merge_shares(shares: list[SweepResult], hw: ClusterSpec, top: int = 5) -> SweepResult:
