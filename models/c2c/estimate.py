@@ -248,9 +248,10 @@ class _ZeroFree:
     stage: _Stage
     link: dict[str, TieredTime]  # per iteration, DP aside
     exposed: dict[str, TieredTime]
-    model_flops: FloatArray
-    hw_flops: FloatArray
-    activation: FloatArray  # activation memory, bytes
+    # FLOPs and activation memory: not made when only t_iter is asked for (a ranking)
+    model_flops: FloatArray | None
+    hw_flops: FloatArray | None
+    activation: FloatArray | None  # bytes
     dense: FloatArray  # parameters on the busiest GPU, before sharding
     expert: FloatArray
     dp_shards: FloatArray  # the ranks the dense and the expert states shard over
@@ -266,19 +267,23 @@ class _ZeroFree:
     optimizer_whole: FloatArray
 
 
+_DpTime = tuple[TieredTime, TieredTime, FloatArray]  # DP link, exposed, overlap slowdown
+
+
 def iteration_times(model: TransformerSpec, hw: ClusterSpec, fw: Framework,
                     lay: Layouts) -> FloatArray:
     """evaluate(...).t_iter alone (the same numbers): what a search ranks by, without
     assembling the rest of the estimates for every layout."""
-    return np.concatenate([_timing(model, hw, fw, _rows(lay, i, min(i + BLOCK, len(lay))))[-1]
+    return np.concatenate([_timing(model, hw, fw, _rows(lay, i, min(i + BLOCK, len(lay))),
+                                   full=False)[-1]
                            for i in range(0, max(len(lay), 1), BLOCK)])
 
 
-def _timing(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts) -> tuple[
-        Runs, _ZeroFree, tuple[TieredTime, TieredTime, FloatArray], FloatArray, FloatArray]:
+def _timing(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts,
+            full: bool = True) -> tuple[Runs, _ZeroFree, _DpTime, FloatArray, FloatArray]:
     """The runs, their ZeRO-free part, DP (link, exposed, slowdown), optimizer and t_iter."""
     runs = Runs.of(lay, BUT_ZERO)
-    free = _zero_free(model, hw, fw, runs.firsts(lay))
+    free = _zero_free(model, hw, fw, runs.firsts(lay), full)
     x = runs.expand
     dp = _dp(fw, lay, free, runs)
     optimizer = np.where(lay.zero >= 1, x(free.optimizer_sharded), x(free.optimizer_whole))
@@ -290,6 +295,9 @@ def _evaluate(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layou
               tokens: float | None) -> Estimates:
     runs, free, (dp_link, dp_exposed, _), optimizer, t_iter = _timing(model, hw, fw, lay)
     x = runs.expand
+    # made, as _timing was asked for the full estimates
+    assert free.model_flops is not None and free.hw_flops is not None
+    assert free.activation is not None
     t_compute = x(free.compute) + optimizer
     gpus = x(free.gpus)
     model_flops, hw_flops = x(free.model_flops), x(free.hw_flops)
@@ -313,7 +321,7 @@ def _evaluate(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layou
 
 
 def _zero_free(model: TransformerSpec, hw: ClusterSpec, fw: Framework,
-               lay: Layouts) -> _ZeroFree:
+               lay: Layouts, full: bool = True) -> _ZeroFree:
     """The ZeRO-independent part of `_evaluate` for `lay` (whose zero column is ignored)."""
     m = (lay.global_batch // (lay.micro_batch * lay.dp)).astype(np.float64)
     layer = _layer(model, hw, fw, lay)
@@ -326,7 +334,8 @@ def _zero_free(model: TransformerSpec, hw: ClusterSpec, fw: Framework,
     per_mb = (stage.compute + tp_exposed.total + tp_slowdown + cp_exposed.total + cp_slowdown
               + ep_exposed.total + ep_slowdown + stage.pp.total)
     bubble = (lay.pp - 1) / lay.interleave * per_mb
-    model_flops, hw_flops = _flops_per_iteration(model, hw, lay, layer)
+    model_flops, hw_flops = (_flops_per_iteration(model, hw, lay, layer) if full
+                             else (None, None))
     expert_dp = lay.expert_dp
     dp_shards = (lay.dp * lay.cp).astype(np.float64)
     expert_shards = expert_dp.astype(np.float64)
@@ -339,7 +348,7 @@ def _zero_free(model: TransformerSpec, hw: ClusterSpec, fw: Framework,
         exposed={"tp": tp_exposed.scaled(m), "cp": cp_exposed.scaled(m),
                  "ep": ep_exposed.scaled(m)},
         model_flops=model_flops, hw_flops=hw_flops,
-        activation=activation_bytes(model, fw, lay, split, m=m),
+        activation=activation_bytes(model, fw, lay, split, m=m) if full else None,
         dense=dense, expert=expert, dp_shards=dp_shards, expert_shards=expert_shards,
         **traffic,
         optimizer_sharded=_optimizer_seconds(hw, dense / (lay.dp * lay.cp) + expert / expert_dp),
