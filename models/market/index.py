@@ -42,7 +42,9 @@ def price_index(offers: pd.DataFrame) -> pd.DataFrame:
     """One row per (dataset version, GPU, term) that has at least one offer at that version,
     in INDEX_COLUMNS, ordered by version, GPU and term.
 
-    Every offer is one price (two instance types of one provider in one region are two);
+    Spot prices at or above the same offer's on-demand price are left out
+    (without_false_spot). Every offer is one price (two instance types of one provider in
+    one region are two);
     `median`, `p25` and `p75` interpolate linearly between the sorted prices (numpy's
     default: the 25th percentile of 1, 2, 3, 4 is 1.75). `n_providers` counts distinct
     providers. The cheapest offer is the lowest price, ties broken by provider, region and
@@ -52,7 +54,7 @@ def price_index(offers: pd.DataFrame) -> pd.DataFrame:
 
     Raises ValueError when a column is missing or a value is unusable (see checked_offers).
     """
-    frame = checked_offers(offers)
+    frame = without_false_spot(checked_offers(offers))
     if frame.empty:
         return _empty()
     key = list(INDEX_KEY)
@@ -79,6 +81,34 @@ def price_index(offers: pd.DataFrame) -> pd.DataFrame:
     index[CHEAPEST_REGION] = index[CHEAPEST_REGION].astype(object).where(
         index[CHEAPEST_REGION].notna(), None)
     return index
+
+
+# What makes two rows of a price list the same offer on two terms.
+_SAME_OFFER = [VERSION, PROVIDER, REGION, GPU, GPUS_PER_INSTANCE]
+
+
+def without_false_spot(offers: pd.DataFrame) -> pd.DataFrame:
+    """The offers without the spot prices that are not spot: at or above the on-demand price
+    of the same offer (provider, region, GPU and GPUs per instance, at one version). Price
+    lists write SpotPrice = Price where they have no spot price (Azure; AWS in some
+    regions); counted as spot, they would raise the spot index to on-demand levels."""
+    spot = offers[offers[TERM] == "spot"]
+    on_demand = offers[offers[TERM] == "on_demand"]
+    if spot.empty or on_demand.empty:
+        return offers
+    cheapest = (_keyed(on_demand).groupby(_SAME_OFFER)[PRICE].min()
+                .rename("_on_demand").reset_index())
+    paired = _keyed(spot).reset_index().merge(cheapest, on=_SAME_OFFER, how="left")
+    false = paired.loc[paired[PRICE] >= paired["_on_demand"], "index"]
+    return offers.drop(index=false)
+
+
+def _keyed(offers: pd.DataFrame) -> pd.DataFrame:
+    """The offers with their same-offer key comparable: a missing region or GPU count is one
+    value ("" / -1), as the price list means it, not a null that matches nothing."""
+    return offers.assign(**{REGION: offers[REGION].astype(object).where(
+                              offers[REGION].notna(), ""),
+                            GPUS_PER_INSTANCE: offers[GPUS_PER_INSTANCE].fillna(-1)})
 
 
 def _empty() -> pd.DataFrame:

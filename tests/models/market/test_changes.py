@@ -102,8 +102,10 @@ def test_spreads_are_discounts_against_on_demand_and_missing_when_a_side_is():
 
 def test_a_term_dearer_than_on_demand_has_a_negative_discount():
     day = date(2026, 1, 1)
-    spreads = term_spreads(index_of(offer(1, day, 2.0), offer(1, day, 2.5, term="spot")))
-    assert spreads.loc[0, "spot_discount"] == pytest.approx(-0.25)
+    # A 1-year reservation priced above on-demand (spot never is: the index leaves out a
+    # spot price at or above on-demand as not spot).
+    spreads = term_spreads(index_of(offer(1, day, 2.0), offer(1, day, 2.5, term="reserved_1y")))
+    assert spreads.loc[0, "reserved_1y_discount"] == pytest.approx(-0.25)
 
 
 def test_empty_index_gives_empty_changes_and_spreads():

@@ -104,6 +104,17 @@ price_lists = st.lists(
     min_size=1, max_size=40)
 
 
+def false_spot(rows):
+    """The spot rows priced at or above the cheapest on-demand row of their provider and
+    region: what the index leaves out."""
+    on_demand = {}
+    for provider, region, term, price in rows:
+        if term == "on_demand":
+            on_demand[provider, region] = min(price, on_demand.get((provider, region), price))
+    return [r for r in rows if r[2] == "spot" and (r[0], r[1]) in on_demand
+            and r[3] >= on_demand[r[0], r[1]]]
+
+
 @settings(max_examples=60, deadline=None)
 @given(rows=price_lists, seed=st.integers(0, 2**32 - 1))
 def test_percentiles_are_ordered_and_the_index_ignores_row_order(rows, seed):
@@ -114,6 +125,24 @@ def test_percentiles_are_ordered_and_the_index_ignores_row_order(rows, seed):
     assert (index["p25"] <= index["median"]).all()
     assert (index["median"] <= index["p75"]).all()
     assert (index["cheapest_price"] == index["min"]).all()
-    assert index["n_offers"].sum() == len(rows)
+    assert index["n_offers"].sum() == len(rows) - len(false_spot(rows))
     shuffled = price_index(frame.sample(frac=1, random_state=seed % 2**32))
     pd.testing.assert_frame_equal(shuffled, index)
+
+
+def test_a_spot_price_at_or_above_on_demand_is_not_spot():
+    # Azure writes SpotPrice = Price where it has no spot price: not a spot offer.
+    index = price_index(offers(
+        offer("azure", 12.4, region="eastus"), offer("azure", 12.4, region="eastus", term="spot"),
+        offer("azure", 12.4, region="westus"), offer("azure", 3.1, region="westus", term="spot"),
+        offer("aws", 3.2, region=None, term="spot")))  # no on-demand to compare with: kept
+    spot = index[index["term"] == "spot"].iloc[0]
+    assert (spot["n_offers"], spot["median"]) == (2, pytest.approx(3.15))
+    assert spot["cheapest_provider"] == "azure"
+
+
+def test_a_spot_price_below_another_regions_on_demand_is_still_compared_with_its_own():
+    index = price_index(offers(
+        offer("azure", 2.0, region="eastus"), offer("azure", 12.0, region="westus"),
+        offer("azure", 3.0, region="westus", term="spot")))
+    assert index[index["term"] == "spot"]["n_offers"].tolist() == [1]
