@@ -1,5 +1,8 @@
 """Page 1 in words: workloads with their options side by side, each comparison's verdict and
-what would flip it, and the same as plain text for an e-mail body."""
+what would flip it, and the same as plain text for an e-mail body.
+
+`page_one` builds the pieces once; the briefing's view (reports.view_model) and the e-mail
+digest both read them, so page 1 and the e-mail cannot disagree."""
 
 from __future__ import annotations
 
@@ -11,6 +14,15 @@ from reports.formatting import format_number, format_percent, format_usd
 
 
 @dataclass(frozen=True)
+class DecisionView:
+    """One comparison as page 1 prints it: its line, its verdict and what would flip it."""
+
+    line: DecisionLine
+    verdict: str
+    flip: str
+
+
+@dataclass(frozen=True)
 class Workload:
     """One model at one job size: every option any of its comparisons prices (an option
     priced the same way in two comparisons is one column, named by both), and the
@@ -18,7 +30,36 @@ class Workload:
 
     title: str
     options: tuple[tuple[str, OptionLine], ...]   # (names, figures)
-    decisions: tuple[DecisionLine, ...]
+    decisions: tuple[DecisionView, ...]
+
+
+@dataclass(frozen=True)
+class ServingView:
+    """One serving scenario as page 1 and the serving section print it."""
+
+    line: ServingLine
+    verdict: str
+    band_basis: str   # the first option's (every option of a scenario shares it)
+
+
+@dataclass(frozen=True)
+class PageOne:
+    """Page 1's words: the modelled workloads and the serving verdicts."""
+
+    workloads: tuple[Workload, ...]
+    serving: tuple[ServingView, ...]
+
+
+def page_one(context: BriefingContext) -> PageOne:
+    """The workloads, verdicts and flips, and the serving verdicts, computed once."""
+    return PageOne(workloads=tuple(workloads(context.decisions)),
+                   serving=tuple(serving_view(line) for line in context.serving))
+
+
+def serving_view(line: ServingLine) -> ServingView:
+    """A serving scenario with its verdict sentence and band basis."""
+    return ServingView(line, serving_verdict(line),
+                       line.options[0].band_basis if line.options else "")
 
 
 def workloads(decisions: Sequence[DecisionLine], illustrative: bool = False) -> list[Workload]:
@@ -28,7 +69,9 @@ def workloads(decisions: Sequence[DecisionLine], illustrative: bool = False) -> 
     for line in decisions:
         if line.illustrative == illustrative:
             groups.setdefault(line.workload, []).append(line)
-    return [Workload(title, _columns(lines), tuple(lines)) for title, lines in groups.items()]
+    return [Workload(title, _columns(lines), tuple(DecisionView(d, verdict(d), flip(d))
+                                                   for d in lines))
+            for title, lines in groups.items()]
 
 
 def _columns(lines: Sequence[DecisionLine]) -> tuple[tuple[str, OptionLine], ...]:
@@ -106,17 +149,19 @@ def serving_verdict(line: ServingLine) -> str:
 
 
 def digest(context: BriefingContext) -> str:
-    """Page 1 as plain text: the verdicts, the changes and the market."""
+    """Page 1 as plain text: the verdicts (the same pieces page 1 prints, page_one), the
+    changes and the market."""
     lines = [f"specledger briefing, {context.as_of.isoformat()} "
              f"(dataset version {context.dataset_version})", ""]
-    for workload in workloads(context.decisions):
+    page = page_one(context)
+    for workload in page.workloads:
         lines.append(workload.title)
         lines += [f"  {names}: {_option_text(option)}" for names, option in workload.options]
-        lines += [f"  - {verdict(d)} {flip(d)}".rstrip() for d in workload.decisions]
+        lines += [f"  - {d.verdict} {d.flip}".rstrip() for d in workload.decisions]
         lines.append("")
-    if context.serving:
+    if page.serving:
         lines.append("Serving:")
-        lines += [f"  - {s.model} {s.precision}: {serving_verdict(s)}" for s in context.serving]
+        lines += [f"  - {s.line.model} {s.line.precision}: {s.verdict}" for s in page.serving]
         lines.append("")
     if context.headlines:
         lines.append("Since the last briefing:")
