@@ -30,7 +30,12 @@ from models.observations import (
     validate_rows,
 )
 from pipelines.inputs.adapters.base import AdapterOptions, MeasurementRun, Parsed
-from pipelines.inputs.adapters.registry import FOLDER_SUFFIXES, SOURCE_PACK, read_file
+from pipelines.inputs.adapters.registry import (
+    FOLDER_SUFFIXES,
+    SOURCE_PACK,
+    read_file,
+    reader_name,
+)
 from pipelines.inputs.packs import MALFORMED, ItemDecl, Pack, PackError, PackRow, SourceDecl
 from pipelines.jobs.price_index import store_price_index
 
@@ -200,10 +205,12 @@ def _ingest_file(session: Session, context: _RunContext, path: Path) -> FileRepo
         raise FileNotFoundError(f"{path}: cannot read ({exc.strerror})") from exc
     raw, is_new = store.keep_raw_file(session, data, path.name, context.recorded_at)
     previous = None if is_new else store.last_ingest_of(session, raw.id, options_json)
-    if previous is not None:
+    # A file refused as a whole is read again: what refused it may have been its name or
+    # folder (a catalog's cloud), not its bytes.
+    if previous is not None and previous.outcome != "rejected_file":
         return _unchanged_file(session, context.run_id, raw.id, str(path), raw.sha256, previous)
     try:
-        parsed = read_file(path.name, data, context.options)
+        parsed = read_file(reader_name(path), data, context.options)
     except PackError as exc:  # AdapterError is one too: the file is unusable as a whole
         return _rejected_file(session, context, raw, path, exc.line, exc.reason, options_json)
     del data  # the parsed rows are what matter now; a large file's bytes need not stay

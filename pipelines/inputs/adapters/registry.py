@@ -74,6 +74,19 @@ def detect_format(name: str, data: bytes) -> str:
                              "quoted_on, valid_until; or YAML with `quotes:`)")
 
 
+# Files whose name says nothing of what they hold: the folder they sit in does (a SkyPilot
+# catalog's `<cloud>/vms.csv`), so their readers see "<folder>/<name>".
+NAMED_BY_FOLDER = ("vms.csv",)
+
+
+def reader_name(path: PurePath) -> str:
+    """The name a reader is given for a file: its own name, with its folder for a file
+    named only by where it sits (NAMED_BY_FOLDER)."""
+    if path.name.lower() in NAMED_BY_FOLDER and path.parent.name:
+        return f"{path.parent.name}/{path.name}"
+    return path.name
+
+
 def read_file(name: str, data: bytes, options: AdapterOptions) -> Parsed:
     """Parse a file with the reader its content needs (PackError/AdapterError if it cannot)."""
     file_format = detect_format(name, data)

@@ -1,10 +1,13 @@
 """Market prices keep their terms as columns of the observation: provider, region, term, GPU,
 GPUs a unit, instance type, currency and a quote's validity, on both clocks."""
 
+from datetime import date
+
 from sqlalchemy import select
 
 from db.engine import Session
 from db.schema import Observation
+from pipelines.settings import PROJECT_ROOT
 
 PRICE_LIST = """
 source:
@@ -65,3 +68,35 @@ def test_a_bad_term_is_rejected_naming_the_offer_field(ledger, ingest, write_pac
     assert error.field == "offer.term" and "weekly" in error.reason
     assert report.total("read") == report.total("rejected") == 1
     assert offers(ledger) == []
+
+
+SKYPILOT_AWS = (PROJECT_ROOT / "tests" / "pipelines" / "inputs" / "adapters" / "fixtures"
+                / "skypilot" / "aws-vms.csv").read_bytes()
+
+
+def test_a_catalog_in_its_documented_cloud_folder_is_read_by_its_folder(ledger, ingest,
+                                                                         tmp_path):
+    catalog = tmp_path / "aws" / "vms.csv"
+    catalog.parent.mkdir()
+    catalog.write_bytes(SKYPILOT_AWS)
+    report = ingest(catalog, as_of=date(2026, 5, 13))
+    [file] = report.files
+    assert (file.outcome, file.format) == ("ingested", "skypilot-catalog")
+    assert file.accepted > 0 and {row.offer_provider for row in offers(ledger)} == {"aws"}
+
+
+def test_a_file_refused_for_its_name_is_read_again_once_named_right(ledger, ingest, tmp_path):
+    # The same bytes, first where nothing says which cloud they price, then in its folder:
+    # the refusal is not cached by the bytes.
+    anonymous = tmp_path / "vms.csv"
+    anonymous.write_bytes(SKYPILOT_AWS)
+    [refused] = ingest(anonymous, as_of=date(2026, 5, 13)).files
+    assert refused.outcome == "rejected_file" and "cannot tell the cloud" in \
+        refused.errors[0].reason
+    catalog = tmp_path / "aws" / "vms.csv"
+    catalog.parent.mkdir()
+    catalog.write_bytes(SKYPILOT_AWS)
+    [read] = ingest(catalog, as_of=date(2026, 5, 13)).files
+    assert read.outcome == "ingested" and read.accepted > 0
+    [again] = ingest(catalog, as_of=date(2026, 5, 13)).files
+    assert again.outcome == "unchanged_file"  # read once, it is not read again
