@@ -5,7 +5,7 @@ One place, so a figure reads the same in a table, in a chart label and in the su
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 
 from reports.context import SpecLine
 
@@ -44,6 +44,11 @@ def format_date(day: date | None, precision: str = "day") -> str:
     if day is None:
         return "undated"
     return {"year": f"{day:%Y}", "month": f"{day:%Y-%m}"}.get(precision, day.isoformat())
+
+
+def format_time(moment: datetime, pattern: str = "%Y-%m-%d %H:%M UTC") -> str:
+    """A moment as the briefing prints it: 2026-11-22 06:00 UTC (the ledger keeps UTC)."""
+    return moment.strftime(pattern)
 
 
 def format_percent(fraction: float | None, digits: int = 3, signed: bool = False) -> str:
@@ -97,6 +102,7 @@ FILTERS = {
     "range": format_range,
     "value": format_value,
     "day": format_date,
+    "time": format_time,
     "percent": format_percent,
     "usd": format_usd,
     "years": format_years,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
 
 import pytest
 
@@ -12,6 +12,7 @@ from reports.formatting import (
     format_number_list,
     format_percent,
     format_range,
+    format_time,
     format_years,
 )
 
@@ -65,3 +66,10 @@ def test_percent_and_doubling_time():
     assert format_percent(None) == "n/a"
     assert format_years(2.071) == "2.07 years"
     assert format_years(None) == "does not double"
+
+
+def test_a_moment_prints_to_the_minute_in_utc_or_by_the_pattern_given():
+    moment = datetime(2026, 11, 22, 6, 5, 59, tzinfo=UTC)
+    assert format_time(moment) == "2026-11-22 06:05 UTC"
+    assert (format_time(moment, "%Y-%m-%d"), format_time(moment, "%H:%M")) == ("2026-11-22",
+                                                                             "06:05")

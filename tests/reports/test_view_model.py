@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import jinja2.meta
 import pytest
+from jinja2 import nodes
 
 from reports.briefing import TEMPLATES, environment
 from reports.context import ChangeCount, StaleSource
@@ -23,6 +24,18 @@ def test_a_template_reads_only_the_view(path):
     source = path.read_text(encoding="utf-8")
     names = jinja2.meta.find_undeclared_variables(environment().parse(source))
     assert names <= {"view"}
+
+
+@pytest.mark.parametrize("path", sorted(FOLDER.glob("*.j2")), ids=lambda p: p.name)
+def test_a_template_calls_only_macros(path):
+    """No Python function or method: figures go through filters, the rest is in the view."""
+    tree = environment().parse(path.read_text(encoding="utf-8"))
+    macros = {macro.name for macro in tree.find_all(nodes.Macro)}
+    for call in tree.find_all(nodes.Call):
+        target = call.node
+        assert (isinstance(target, nodes.Name) and target.name in macros) or (
+            isinstance(target, nodes.Getattr) and isinstance(target.node, nodes.Name)
+            and target.node.name == "m"), call
 
 
 def _values(value: object) -> Iterator[object]:
