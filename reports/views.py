@@ -1,7 +1,8 @@
-"""What the template needs beyond the context itself: groupings, counts and summaries.
+"""Groupings, counts, summaries and queries over the context's values: the pieces
+reports.view_model composes into the one view the templates read.
 
-Plain functions over the context's values; no formatting here (that is reports.formatting)
-and no layout (that is the template).
+Plain functions; no formatting here (that is reports.formatting) and no layout (that is the
+template).
 """
 
 from __future__ import annotations
