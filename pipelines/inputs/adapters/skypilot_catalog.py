@@ -13,8 +13,12 @@ is priced only when its AcceleratorName means one GPU item (`accelerators:`), sk
 GPU is untracked, rejected otherwise (`H100` alone could be SXM, PCIe or NVL). Lines without an
 accelerator are skipped, with one exception: GCP lists an A2/A3/A4 VM's host price on the
 instance's line and its GPUs' price on an accelerator-only line (no InstanceType) of the same
-zone; a listed instance's offer is the sum of the two (`price_written` shows both numbers).
-Accelerator-only lines are otherwise skipped: they are parts of a price, not offers.
+zone; a listed instance's offer is the sum of the two (`price_written` shows both numbers). A
+host line priced 0.0 (GCP's A4: the whole VM's price is on its B200 line) is priced by its
+accelerator line alone; a 0 is never an offer's price. Accelerator-only lines are otherwise
+skipped: they are parts of a price, not offers. Only GCP splits prices so: elsewhere (Azure's ND
+GB200 v6 and ND MI300X v5 rows leave AcceleratorName blank) a listed instance's line is its
+whole price.
 
 The provider is not in the file: it is the folder of `<provider>/vms.csv`, or the file is named
 `<provider>-vms.csv` (or `vms-<provider>.csv`). The date is not in the file either: --as-of, the
@@ -54,6 +58,9 @@ _DATED = r"(?:[-_]\d{4}-\d{2}-\d{2})?"
 _NAMED = (re.compile(rf"([a-z][a-z0-9]*)[-_]vms{_DATED}\.csv", re.IGNORECASE),
           re.compile(rf"vms[-_]([a-z][a-z0-9]*){_DATED}\.csv", re.IGNORECASE))
 _TERMS = (("on_demand", "Price"), ("spot", "SpotPrice"))
+# Clouds whose catalog prices a GPU VM's host and its GPUs on separate lines.
+_SPLIT_PRICE_PROVIDERS = frozenset({"gcp"})
+_ZERO = Decimal(0)
 
 
 def detect(name: str, data: bytes) -> str | None:
@@ -189,7 +196,8 @@ def _read_line(line: _Line, catalog: _Catalog) -> None:
         _reject(catalog, line, "Region", "Region is blank: the price cannot be tied to a region")
         return
     gpu_part: _Line | None = None
-    if listed is not None and not accelerator:  # GCP: the host's price; its GPUs' elsewhere
+    if (listed is not None and not accelerator
+            and catalog.provider in _SPLIT_PRICE_PROVIDERS):  # the host's price; GPUs' elsewhere
         gpu_part = catalog.gpu_parts.get((spec.accelerator or "", spec.gpus, region, zone))
         if gpu_part is None:
             _reject(catalog, line, "AcceleratorName", (
@@ -259,7 +267,8 @@ def _add_candidate(line: _Line, gpu_part: _Line | None, spec: InstanceSpec, term
     part_text = gpu_part.cell(column) if gpu_part is not None else ""
     if not text or (gpu_part is not None and not part_text):
         return False  # no spot market for this instance (or zone): no offer, nothing wrong
-    price = positive_price(text)
+    host_free = gpu_part is not None and _is_zero(text)  # GCP A4: all on the GPU line
+    price = _ZERO if host_free else positive_price(text)
     if price is None:
         _reject(catalog, line, column, f"{column} {text!r} is not a finite positive number")
         return False
@@ -328,6 +337,14 @@ def _column(term: str) -> str:
 def _reject(catalog: _Catalog, line: _Line, column: str, reason: str) -> None:
     catalog.rejected_lines.add(line.number)
     catalog.sink.reject(line.number, column, reason, line.text)
+
+
+def _is_zero(text: str) -> bool:
+    """Whether a price cell is exactly zero ("0", "0.0")."""
+    try:
+        return Decimal(text.strip()) == _ZERO
+    except ArithmeticError:
+        return False
 
 
 def _count(text: str) -> int | None:
