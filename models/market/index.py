@@ -43,14 +43,15 @@ def price_index(offers: pd.DataFrame) -> pd.DataFrame:
     in INDEX_COLUMNS, ordered by version, GPU and term.
 
     Spot prices at or above the same offer's on-demand price are left out
-    (without_false_spot). Every offer is one price (two instance types of one provider in
-    one region are two);
-    `median`, `p25` and `p75` interpolate linearly between the sorted prices (numpy's
-    default: the 25th percentile of 1, 2, 3, 4 is 1.75). `n_providers` counts distinct
-    providers. The cheapest offer is the lowest price, ties broken by provider, region and
-    observation id. A version repeats every offer still known at it, so an unchanged price
-    gives a row per version; a version without any offer of a GPU and term has no row for
-    it (the changes and spreads treat it as missing, not as zero).
+    (without_false_spot). A provider is one voice: its offers (regions, instance sizes) give
+    one price, their median, and `median`, `p25` and `p75` are taken over the providers'
+    prices, interpolating linearly (numpy's default: the 25th percentile of 1, 2, 3, 4 is
+    1.75); a provider listing 68 regions of one price list weighs what a provider listing
+    one does. `min` and the cheapest offer are over every offer; `n_offers` counts offers,
+    `n_providers` providers. The cheapest offer is the lowest price, ties broken by provider,
+    region and observation id. A version repeats every offer still known at it, so an
+    unchanged price gives a row per version; a version without any offer of a GPU and term
+    has no row for it (the changes and spreads treat it as missing, not as zero).
 
     Raises ValueError when a column is missing or a value is unusable (see checked_offers).
     """
@@ -59,12 +60,14 @@ def price_index(offers: pd.DataFrame) -> pd.DataFrame:
         return _empty()
     key = list(INDEX_KEY)
     prices = frame.groupby(key, sort=True)[PRICE]
+    voices = (frame.groupby([*key, PROVIDER], sort=True)[PRICE].median()
+              .groupby(level=key, sort=True))
     stats = pd.DataFrame({
         VERSION_DATE: frame.groupby(key, sort=True)[VERSION_DATE].first(),
-        MEDIAN: prices.median(),
+        MEDIAN: voices.median(),
         MIN: prices.min(),
-        P25: prices.quantile(0.25),
-        P75: prices.quantile(0.75),
+        P25: voices.quantile(0.25),
+        P75: voices.quantile(0.75),
         N_OFFERS: prices.size(),
         N_PROVIDERS: frame.groupby(key, sort=True)[PROVIDER].nunique(),
     })

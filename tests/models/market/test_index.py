@@ -146,3 +146,14 @@ def test_a_spot_price_below_another_regions_on_demand_is_still_compared_with_its
         offer("azure", 2.0, region="eastus"), offer("azure", 12.0, region="westus"),
         offer("azure", 3.0, region="westus", term="spot")))
     assert index[index["term"] == "spot"]["n_offers"].tolist() == [1]
+
+
+def test_a_provider_with_many_regions_is_one_voice():
+    # Ten regions of one price list at 10.0 against two providers at 2.0 and 3.0: the index
+    # is the providers' middle price, not the regions'.
+    index = price_index(offers(*(offer("bigcloud", 10.0, region=f"r{n}") for n in range(10)),
+                               offer("lambda", 2.0), offer("vast", 3.0)))
+    [row] = index.to_dict("records")
+    assert (row["median"], row["n_offers"], row["n_providers"]) == (3.0, 12, 3)
+    assert (row["p25"], row["p75"]) == (2.5, 6.5)
+    assert (row["min"], row["cheapest_provider"]) == (2.0, "lambda")
