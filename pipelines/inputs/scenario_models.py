@@ -6,7 +6,8 @@ A scenario is validated as the line-mapped document (`yaml_lines.with_line_maps`
 mapping carries its key lines under LINES, which each section model takes as `lines`. A check
 raises `fail(reason, ...)`; `scenario_error` walks the error's `loc` through the document to the
 line of the key it names (the mapping's own line when the key is absent), and joins the loc into
-the dotted field name the readers have always printed (`options[0].price.usd_per_gpu_hour`).
+the dotted field name the readers have always printed (`options[0].price.usd_per_gpu_hour`); a
+reader whose names differ (TCO: `options.nvl72.pue`) gives the root model its own `name_of`.
 """
 
 from __future__ import annotations
@@ -33,18 +34,22 @@ from pipelines.inputs.yaml_lines import (
 ERROR_TYPE = "scenario"
 TAG = "<"  # a loc part starting with it is a union's tag, not a key of the document
 T = TypeVar("T")
+S = TypeVar("S", bound="Section")
 Loc = tuple[str | int, ...]
 
 
-def fail(reason: str, *at: str | int, line_at: str | None = None, whole: bool = False,
-         field: str | None = None, line: int | None = None) -> PydanticCustomError:
+def fail(reason: str, *at: str | int, line_at: str | Loc | None = None, whole: bool = False,
+         field: str | None = None, line: int | None = None,
+         named: bool = False) -> PydanticCustomError:
     """The error a check raises. `at`: keys below the failing value that the error names;
-    `line_at`: the key whose line to give instead; `whole`: the mapping itself is at fault
-    (its own line, not its key's); `field`/`line`: a name and line already worked out (an
-    error of the C2C reader's cluster block, below the failing value)."""
+    `line_at`: the key (or keys) below the failing value whose line to give instead; `whole`:
+    the mapping itself is at fault (its own line, not its key's); `field`/`line`: a name and
+    line already worked out (an error of the C2C reader's cluster block, below the failing
+    value); `named`: "{field}" in the reason stands for the field's dotted name."""
     return PydanticCustomError(ERROR_TYPE, "{reason}", {
-        "reason": reason, "at": at, "line_at": line_at, "whole": whole, "field": field,
-        "line": line})
+        "reason": reason, "at": at,
+        "line_at": (line_at,) if isinstance(line_at, str) else line_at, "whole": whole,
+        "field": field, "line": line, "named": named})
 
 
 class Section(BaseModel):
@@ -79,6 +84,28 @@ class Section(BaseModel):
 
     def line_of(self, key: str) -> int | None:
         return self.lines.get(key) or self.lines.get("")
+
+    @classmethod
+    def name_of(cls, document: dict[str, Any], loc: Loc) -> str:
+        """The dotted field name of `loc` in `document` (the root model's: how its reader
+        names fields)."""
+        return field_name(loc)
+
+
+def within(model: type[S], value: Any, context: dict[str, Any] | None = None) -> S:
+    """`model` validated from `value` inside another field's check: its first error raised
+    again as that field's, with the keys below it."""
+    try:
+        return model.model_validate(value, context=context)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        ctx = error.get("ctx") or {}
+        custom = error["type"] == ERROR_TYPE
+        inner = tuple(p for p in error["loc"] if not str(p).startswith(TAG))
+        raise fail(ctx["reason"] if custom else _reason(error),
+                   *inner, *(ctx.get("at", ()) if custom else ()),
+                   line_at=(*inner, *ctx["line_at"]) if custom and ctx.get("line_at") else None,
+                   whole=bool(ctx.get("whole")), named=bool(ctx.get("named"))) from None
 
 
 # -- field checks with the C2C reader's rules and messages -------------------------------------
@@ -156,29 +183,36 @@ def _refuse_repeated_keys(path: str, value: Any, name: str) -> None:
             _refuse_repeated_keys(path, item_, f"{name}[{index}]")
 
 
-def validate(model: type[Section], path: str, document: dict[str, Any],
-             context: dict[str, Any] | None = None) -> Any:
+def validate(model: type[S], path: str, document: dict[str, Any],
+             context: dict[str, Any] | None = None) -> S:
     """`model` validated from the document, or the ScenarioError of its first error."""
     try:
         return model.model_validate(document, context=context)
     except ValidationError as exc:
-        raise scenario_error(path, document, exc.errors()[0]) from None
+        raise scenario_error(path, document, exc.errors()[0], model.name_of) from None
 
 
-def scenario_error(path: str, document: dict[str, Any], error: Any) -> ScenarioError:
+def scenario_error(path: str, document: dict[str, Any], error: Any,
+                   naming: Callable[[dict[str, Any], Loc], str] | None = None) -> ScenarioError:
     """One pydantic error as the readers report it: file, line, dotted field, reason."""
     ctx = error.get("ctx") or {}
     custom = error["type"] == ERROR_TYPE
-    loc: Loc = (*(p for p in error["loc"] if not str(p).startswith(TAG)),
-                *(ctx.get("at", ()) if custom else ()))
-    reason = ctx["reason"] if custom else {"missing": "missing"}.get(error["type"],
-                                                                     error["msg"])
-    line = _line(document, loc, ctx.get("line_at"), bool(ctx.get("whole")))
-    name = field_name(loc)
+    base: Loc = tuple(p for p in error["loc"] if not str(p).startswith(TAG))
+    loc: Loc = (*base, *(ctx.get("at", ()) if custom else ()))
+    reason = ctx["reason"] if custom else _reason(error)
+    line_at = ctx.get("line_at") if custom else None
+    line = _line(document, (*base, *line_at) if line_at else loc, bool(ctx.get("whole")))
+    name = (naming or (lambda _, at: field_name(at)))(document, loc)
     if custom and ctx.get("field"):  # the C2C cluster block's own name and line
         name = ".".join(p for p in (field_name(loc[:-1]), ctx["field"]) if p)
         line = ctx.get("line") or line
+    if custom and ctx.get("named"):
+        reason = reason.replace("{field}", name)
     return ScenarioError(path, line, name or "(file)", reason)
+
+
+def _reason(error: Any) -> str:
+    return "missing" if error["type"] == "missing" else str(error["msg"])
 
 
 def field_name(loc: Loc) -> str:
@@ -189,13 +223,11 @@ def field_name(loc: Loc) -> str:
     return name
 
 
-def _line(document: dict[str, Any], loc: Loc, line_at: str | None, whole: bool) -> int | None:
+def _line(document: dict[str, Any], loc: Loc, whole: bool) -> int | None:
     """The line of the key `loc` ends on; the mapping's own line when that key is absent or
     `whole` says the mapping itself is at fault."""
     node: Any = document
     line = document[LINES].get("")
-    if line_at is not None:
-        loc = (*loc[:-1], line_at)
     for part in loc:
         if isinstance(node, dict):
             line = node[LINES].get(str(part)) or node[LINES].get("")

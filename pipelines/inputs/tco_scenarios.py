@@ -10,7 +10,12 @@ method. Every number may be written
     of the dataset version (`times` may be a quantity: {..., metric: cooling_cost_per_mw,
     times: "7.39 MW"}; `per: 8` divides; `as_of: 2023-03-14` reads the value valid that day).
 Fields left out take the documented default, from the ledger where one exists.
-Errors name the file, the line and the field.
+
+Each section is a pydantic model (pipelines/inputs/scenario_models.py maps its errors back to
+file, line and field); the inputs of a section are the tables of models/tco/inputs.py, each
+read by `_read` against its Field (unit, bounds, default). Errors name an option's and a capex
+item's fields by its name (`options.nvl72.pue`, `options.nvl72.capex.racks.cost`), the item
+itself, its name and a key it does not know by its place (`options[1].speed`).
 """
 
 from __future__ import annotations
@@ -18,10 +23,21 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, ClassVar
+
+from pydantic import (
+    BeforeValidator,
+    PlainValidator,
+    ValidationInfo,
+    create_model,
+    field_validator,
+    model_validator,
+)
+from pydantic import Field as Pydantic
 
 from models.dates import out_of_range
 from models.observations import OFFER_TERMS
@@ -40,12 +56,19 @@ from models.tco.ownership import DEPRECIATION_MODES
 from models.tco.plans import CapexPlan, ComparisonPlan, OptionPlan, TrainingRunPlan
 from models.units import UnitError, conversion_factor
 from pipelines.inputs.limits import DEFAULT_LIMITS, MAX_KEY_LENGTH, InputLimits
-from pipelines.inputs.scenario_models import read_scenario
+from pipelines.inputs.scenario_models import (
+    Loc,
+    Section,
+    fail,
+    field_name,
+    read_scenario,
+    validate,
+    within,
+)
 from pipelines.inputs.scenarios import (
     LINES,
     NON_FINITE,
     QUANTITY_TEXT,
-    DocumentReader,
     canonical_json,
     finite_number,
     is_numeric,
@@ -58,6 +81,7 @@ DEFAULT_SAMPLES = 10_000
 # arrays per Monte Carlo sample (8 bytes per ranged input, output and intermediate).
 BYTES_PER_SAMPLE = 400
 _NUMBER_TEXT = re.compile(r"^\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*$")
+_SIMPLE_NAME = re.compile(r"[A-Za-z0-9_-]+")
 
 
 @dataclass(frozen=True)
@@ -104,372 +128,470 @@ class TcoScenario:
         return hashlib.sha256(canonical_json(self.definition).encode()).hexdigest()
 
 
-_TOP = {"name", "kind", "description", "finance", "time_cost_per_year", "options", "compare",
-        "training_run", "uncertainty"}
-
-
 def load_tco_scenario(path: Path, limits: InputLimits = DEFAULT_LIMITS) -> TcoScenario:
     """Read and validate one TCO scenario file; more Monte Carlo samples than
     `limits.max_samples` is an error naming uncertainty.samples."""
-    path_shown, document = read_scenario(path, "name, kind: tco, options, ...", limits)
-    return _Reader(path_shown, document, limits.max_samples).scenario()
+    where, document = read_scenario(path, "name, kind: tco, options, ...", limits)
+    model = _TrainingRunFile if "training_run" in document else _ComparisonFile
+    read = validate(model, where, document, context={"max_samples": limits.max_samples})
+    return read.scenario(where, document)
 
 
-class _Reader(DocumentReader):
-    """Turns each field of a TCO scenario into an InputSpec or a ScenarioError."""
+# -- one input: a point, a range, a ledger reference or a market rent --------------------------
 
-    def __init__(self, path: str, document: dict[str, Any],
-                 max_samples: int = DEFAULT_LIMITS.max_samples) -> None:
-        super().__init__(path, document)
-        self.inputs: dict[str, InputSpec] = {}
-        self.max_samples = max_samples
+def _read(spec: Field, raw: Any, market: bool = False) -> InputSpec:
+    """The input as written, or its default (name and line are the section's to give)."""
+    if raw is None:
+        if spec.default is None:
+            raise fail("missing")
+        ref, value = ((spec.default, None) if isinstance(spec.default, LedgerRef)
+                      else (None, spec.default))
+        return InputSpec("", spec, None, value=value, ref=ref, written=spec.default_note,
+                         origin="default")
+    if isinstance(raw, dict):
+        written = canonical_json(strip_lines(raw))
+        if market and "gpu" in raw:
+            return InputSpec("", spec, None, market=within(_Market, raw).market(written),
+                             written=written)
+        return InputSpec("", spec, None, ref=within(_Ref, raw).ref(written), written=written)
+    if isinstance(raw, list):
+        if len(raw) != 2:
+            raise fail("a range is [low, high]")
+        low, high = (_number(spec, v) for v in raw)
+        if low > high:
+            raise fail(f"contradictory range: low {raw[0]} > high {raw[1]}")
+        # Halves first: low + high may overflow where each is finite.
+        return InputSpec("", spec, None, value=low / 2 + high / 2, low=low, high=high,
+                         written=str(raw))
+    return InputSpec("", spec, None, value=_number(spec, raw), written=str(raw))
 
-    def mapping(self, parent: dict[str, Any], key: str, name: str) -> dict[str, Any]:
-        value = parent.get(key)
-        if value is None:
-            return {LINES: {"": parent.get(LINES, {}).get(key)}}
-        if not isinstance(value, dict):
-            self.fail(parent, key, name, "expected a mapping")
-        return value  # type: ignore[return-value]
 
-    def scenario(self) -> TcoScenario:
-        doc = self.doc
-        self.unknown_keys(doc, _TOP, "")
-        name = doc.get("name")
-        if not isinstance(name, str) or not name.strip():
-            self.fail(None, "name", "name", "missing: every scenario needs a name")
-        if len(name) > MAX_KEY_LENGTH:
-            self.fail(None, "name", "name", f"{len(name):,} characters; a name has at most "
-                                            f"{MAX_KEY_LENGTH}")
-        if doc.get("kind") != "tco":
-            self.fail(None, "kind", "kind", "a TCO scenario says kind: tco")
-        has_options, has_run = "options" in doc, "training_run" in doc
-        if has_options == has_run:
-            self.fail(None, "training_run" if has_run else "options", "options",
-                      "contradictory: give options (a comparison) or training_run, not both"
-                      if has_run else "missing: give options (a comparison) or training_run")
-        samples, seed = self.uncertainty()
-        links: tuple[C2CLink, ...] = ()
-        price_from_ledger = False
-        if has_options:
-            plan, links = self.comparison()
-            mode = "comparison"
-        else:
-            plan, price_from_ledger = self.training_run()
-            mode = "training-run"
-        return TcoScenario(name=str(name), path=self.path, mode=mode, inputs=self.inputs,
-                           plan=plan, c2c_links=links, samples=samples, seed=seed,
-                           price_date_from_ledger=price_from_ledger,
-                           definition=strip_lines(doc))
+def _number(spec: Field, raw: Any) -> float:
+    """One number in the field's unit, checked against its bounds."""
+    if isinstance(raw, bool):
+        raise fail(f"expected a number, got {raw!r}")
+    if isinstance(raw, int | float) or (isinstance(raw, str) and _NUMBER_TEXT.match(raw)):
+        number = float(raw) if finite_number(raw) is not None else math.inf
+        if spec.unit and spec.unit != "year":  # a life may be a bare number of years
+            raise fail(f"expected a quantity with a unit, e.g. \"{shown(raw)} {spec.unit}\", "
+                       f"got {shown(raw)}")
+    else:
+        match = QUANTITY_TEXT.match(raw) if isinstance(raw, str) else None
+        if match is None:
+            raise fail(f"expected a number or a quantity, got {shown(raw)}")
+        try:
+            number = float(match.group(1)) * unit_factor(match.group(2), spec)
+        except UnitError as exc:
+            raise fail(str(exc)) from None
+    if not math.isfinite(number):  # .inf, .nan, or "1e400 USD" after its unit
+        raise fail(f"expected a {NON_FINITE}number, got {shown(raw)}")
+    problem = check_bounds(number, spec)
+    if problem:
+        raise fail(problem)
+    return number
 
-    def uncertainty(self) -> tuple[int, int]:
-        raw = self.mapping(self.doc, "uncertainty", "uncertainty")
-        self.unknown_keys(raw, {"samples", "seed"}, "uncertainty")
-        found = {"samples": raw.get("samples", DEFAULT_SAMPLES), "seed": raw.get("seed", 0)}
-        for key, smallest in (("samples", 1), ("seed", 0)):
-            value, number = found[key], finite_number(found[key])  # 1e4 is text in YAML
-            if number is None or number != int(number) or number < smallest:
-                self.fail(raw, key, f"uncertainty.{key}",
-                          f"expected a whole number >= {smallest}, got {shown(value)}")
-            found[key] = value if isinstance(value, int) else int(number)  # type: ignore[arg-type]
-        samples, seed = found["samples"], found["seed"]
-        if samples > self.max_samples:  # memory grows with samples x (ranged inputs + outputs)
-            self.fail(raw, "samples", "uncertainty.samples",
-                      f"{samples:,} samples is more than the limit of {self.max_samples:,} "
-                      f"(about {BYTES_PER_SAMPLE} bytes each); use fewer samples, or raise "
-                      "the limit: SPECLEDGER_MAX_SAMPLES")
-        return samples, seed
 
-    # -- comparison -------------------------------------------------------------------------
+def _input(spec: Field, market: bool = False) -> Any:
+    """A field of a section holding one input read against `spec` (None when absent and
+    optional: jct)."""
+    return Annotated[InputSpec | None, PlainValidator(partial(_read, spec, market=market))]
 
-    def comparison(self) -> tuple[ComparisonPlan, tuple[C2CLink, ...]]:
-        finance = self.mapping(self.doc, "finance", "finance")
-        self.unknown_keys(finance, {"cost_of_capital", "electricity"}, "finance")
-        for key in ("cost_of_capital", "electricity"):
-            self.read(finance, key, f"finance.{key}", FINANCE_FIELDS[f"finance.{key}"])
-        self.read(self.doc, "time_cost_per_year", "time_cost_per_year",
-                  FINANCE_FIELDS["time_cost_per_year"])
-        options = self.doc["options"]
-        if not isinstance(options, list) or len(options) < 2:
-            self.fail(None, "options", "options", "a comparison needs at least two options")
-        plans, links, names = [], [], []
-        for index, raw in enumerate(options):
-            if not isinstance(raw, dict):
-                self.fail(None, "options", f"options[{index}]", "expected a mapping")
-            plan, link = self.option(raw, index, names)
-            plans.append(plan)
-            names.append(plan.name)
-            if link is not None:
-                links.append(link)
-        up, out = self.compare(names)
-        return ComparisonPlan(tuple(plans), up, out), tuple(links)
 
-    def compare(self, names: list[str]) -> tuple[str, str]:
-        raw = self.mapping(self.doc, "compare", "compare")
-        self.unknown_keys(raw, {"scale_up", "scale_out"}, "compare")
-        chosen = {"scale_up": names[0], "scale_out": names[1]}
-        for key in chosen:
-            if key in raw:
-                if raw[key] not in names:
-                    self.fail(raw, key, f"compare.{key}",
-                              f"no option named {raw[key]!r}; options: {', '.join(names)}")
-                chosen[key] = str(raw[key])
-        if chosen["scale_up"] == chosen["scale_out"]:
-            self.fail(raw, "scale_out", "compare",
-                      "contradictory: scale_up and scale_out name the same option")
-        return chosen["scale_up"], chosen["scale_out"]
+def _inputs(table: dict[str, Field], prefix: str = "", **optional: bool) -> dict[str, Any]:
+    """The pydantic fields of a table of inputs; `optional`: keys read only when given."""
+    return {key.removeprefix(prefix): (_input(spec), Pydantic(
+        None, validate_default=not optional.get(key.removeprefix(prefix))))
+        for key, spec in table.items()}
 
-    def option(self, raw: dict[str, Any], index: int,
-               taken: list[str]) -> tuple[OptionPlan, C2CLink | None]:
-        allowed = set(OPTION_FIELDS) | {"name", "capex", "c2c_scenario", "tokens",
-                                        "depreciation", "rent"}
-        self.unknown_keys(raw, allowed, f"options[{index}]")
-        name = raw.get("name")
-        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_-]+", name):
-            self.fail(raw, "name", f"options[{index}].name",
-                      f"missing or not a simple name (letters, digits, - and _): {name!r}")
-        if name in taken:
-            self.fail(raw, "name", f"options[{index}].name",
-                      f"contradictory: two options are named {name!r}")
-        prefix = f"options.{name}"
-        if "rent" in raw:
-            return self.rented_option(raw, str(name), prefix)
-        depreciation = raw.get("depreciation", "crf")
-        if depreciation not in DEPRECIATION_MODES:
-            self.fail(raw, "depreciation", f"{prefix}.depreciation",
-                      f"expected one of {', '.join(DEPRECIATION_MODES)}, got {depreciation!r}")
-        link = self.jct_link(raw, prefix, str(name))
-        for key, spec in OPTION_FIELDS.items():
-            if key == "jct" and link is not None:
-                continue
-            if key != "jct" or "jct" in raw:
-                self.read(raw, key, f"{prefix}.{key}", spec)
-        capex = self.capex(raw, prefix)
-        return OptionPlan(str(name), capex, has_jct="jct" in raw or link is not None,
-                          depreciation=str(depreciation),
-                          modelled_jct=link is not None), link
 
-    def rented_option(self, raw: dict[str, Any], name: str,
-                      prefix: str) -> tuple[OptionPlan, C2CLink | None]:
-        """An option that rents its GPUs: `rent` per GPU-hour (inline, a range, a ledger
-        reference, or {gpu, term, statistic} from the market's price index); it owns nothing,
-        so capex, power and facility fields do not apply."""
-        owned = sorted(k for k in raw if k in (*OPTION_FIELDS, "capex", "depreciation")
-                       and k not in RENTED_OPTION_FIELDS)
-        if owned:
-            self.fail(raw, owned[0], f"{prefix}.{owned[0]}",
-                      "contradictory: a rented option owns nothing (no capex, power or "
-                      "facility); drop it or drop rent")
-        link = self.jct_link(raw, prefix, name)
-        rent = raw["rent"]
-        if isinstance(rent, dict) and "gpu" in rent:
-            self.inputs[f"{prefix}.rent"] = InputSpec(
-                f"{prefix}.rent", RENTED_OPTION_FIELDS["rent"], raw.get(LINES, {}).get("rent"),
-                market=self.market(rent, f"{prefix}.rent"),
-                written=canonical_json(strip_lines(rent)))
-        else:
-            self.read(raw, "rent", f"{prefix}.rent", RENTED_OPTION_FIELDS["rent"])
-        for key, spec in RENTED_OPTION_FIELDS.items():
-            if key == "rent" or (key == "jct" and (link is not None or "jct" not in raw)):
-                continue
-            self.read(raw, key, f"{prefix}.{key}", spec)
-        return OptionPlan(name, (), has_jct="jct" in raw or link is not None,
-                          modelled_jct=link is not None, rented=True), link
+def _plain_number(value: Any) -> float:
+    """A finite, non-negative number, without a unit: tokens, times, per."""
+    number = finite_number(value)
+    if number is None or (isinstance(value, str) and not _NUMBER_TEXT.match(value)):
+        raise fail(f"expected a {NON_FINITE if is_numeric(value) else ''}number, got "
+                   f"{shown(value)}")
+    if number < 0:
+        raise fail(f"expected a non-negative number, got {shown(value)}")
+    return number
 
-    def market(self, raw: dict[str, Any], name: str) -> MarketRef:
-        self.unknown_keys(raw, {"gpu", "term", "statistic"}, name)
-        gpu, term = raw.get("gpu"), raw.get("term", "on_demand")
-        statistic = raw.get("statistic", "median")
-        if not isinstance(gpu, str) or not gpu.strip():
-            self.fail(raw, "gpu", f"{name}.gpu", "expected a GPU item key, e.g. h100-sxm5")
-        terms = [t for t in OFFER_TERMS if t != "quote"]
-        if term not in terms:
-            self.fail(raw, "term", f"{name}.term", f"expected one of {', '.join(terms)}")
-        if statistic not in MARKET_STATISTICS:
-            self.fail(raw, "statistic", f"{name}.statistic",
-                      f"expected one of {', '.join(MARKET_STATISTICS)}")
-        return MarketRef(str(gpu).strip(), str(term), str(statistic),
-                         canonical_json(strip_lines(raw)))
 
-    def jct_link(self, raw: dict[str, Any], prefix: str, option: str) -> C2CLink | None:
-        if "c2c_scenario" not in raw:
-            if "tokens" in raw:
-                self.fail(raw, "tokens", f"{prefix}.tokens",
-                          "tokens only apply with c2c_scenario (the model's time to train)")
-            return None
-        if "jct" in raw:
-            self.fail(raw, "c2c_scenario", f"{prefix}.c2c_scenario",
-                      "contradictory: give jct or c2c_scenario, not both")
-        scenario = raw["c2c_scenario"]
-        if not isinstance(scenario, str) or not scenario.strip():
-            self.fail(raw, "c2c_scenario", f"{prefix}.c2c_scenario",
-                      "expected the name of a C2C scenario")
-        tokens = None
-        if "tokens" in raw:
-            tokens = self.plain_number(raw, "tokens", f"{prefix}.tokens")
-        return C2CLink(option, str(scenario), tokens, raw.get(LINES, {}).get("c2c_scenario"))
+def _times(value: Any) -> tuple[float, str | None]:
+    """A count, or a quantity ("5.68 MW") that the ledger value's unit multiplies."""
+    match = (QUANTITY_TEXT.match(value) if isinstance(value, str)
+             and not _NUMBER_TEXT.match(value) else None)  # "1e400" is no "1 e400"
+    if match and finite_number(match.group(1)) is not None:
+        return float(match.group(1)), match.group(2).strip()
+    if match:
+        raise fail(f"expected a {NON_FINITE}number, got {shown(value)}")
+    return _plain_number(value), None
 
-    def capex(self, raw: dict[str, Any], prefix: str) -> tuple[CapexPlan, ...]:
-        items = raw.get("capex")
-        if not isinstance(items, list) or not items:
-            self.fail(raw, "capex", f"{prefix}.capex",
-                      "missing: list the capital items ({name, cost, life_years})")
-        plans: list[CapexPlan] = []
-        for index, item in enumerate(items):  # type: ignore[arg-type]
-            where = f"{prefix}.capex[{index}]"
-            if not isinstance(item, dict):
-                self.fail(raw, "capex", where, "expected a mapping {name, cost, life_years}")
-            self.unknown_keys(item, {*CAPEX_FIELDS, "name", "it"}, where)
-            name = item.get("name")
-            if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_-]+", name):
-                self.fail(item, "name", f"{where}.name",
-                          f"missing or not a simple name: {name!r}")
-            if any(p.name == name for p in plans):
-                self.fail(item, "name", f"{where}.name",
-                          f"contradictory: two capex items are named {name!r}")
-            it = item.get("it", False)
-            if not isinstance(it, bool):
-                self.fail(item, "it", f"{prefix}.capex.{name}.it", "expected true or false")
-            for key, spec in CAPEX_FIELDS.items():
-                self.read(item, key, f"{prefix}.capex.{name}.{key}", spec)
-            plans.append(CapexPlan(str(name), bool(it)))
-        return tuple(plans)
 
-    # -- training run -----------------------------------------------------------------------
+def _date(value: Any) -> date:
+    """A YYYY-MM-DD date within what pandas holds (models.dates)."""
+    day = as_date(value)
+    if day is None:
+        raise fail("missing" if value is None else
+                   f"expected a date (YYYY-MM-DD), got {_quoted(value)}")
+    problem = out_of_range(day, "{field}")
+    if problem:
+        raise fail(problem, named=True)
+    return day
 
-    def training_run(self) -> tuple[TrainingRunPlan, bool]:
-        raw = self.mapping(self.doc, "training_run", "training_run")
-        dates = ("released", "price_date", "training_start")
-        self.unknown_keys(raw, {*TRAINING_RUN_FIELDS, *dates}, "training_run")
-        for key, spec in TRAINING_RUN_FIELDS.items():
-            self.read(raw, key, f"training_run.{key}", spec)
-        price_from_ledger = self.inputs["training_run.price_per_chip"].ref is not None
-        found: dict[str, date] = {}
-        for key in dates:
-            value = as_date(raw.get(key))
-            if raw.get(key) is None and key == "price_date" and price_from_ledger:
-                continue  # the price observation's as_of, once it is read
-            if value is None:
-                value = raw.get(key)
-                self.fail(raw, key, f"training_run.{key}",
-                          f"expected a date (YYYY-MM-DD), got {value!r}" if value is not None
-                          else "missing")
-            self._in_range(raw, key, f"training_run.{key}", value)  # type: ignore[arg-type]
-            found[key] = value  # type: ignore[assignment]
-        if found["training_start"] < found["released"]:
-            self.fail(raw, "training_start", "training_run.training_start",
-                      "contradictory: training starts before the hardware was released")
-        # Without a price date, a ledger price brings its own (its observation's as_of).
-        price_date_from_ledger = "price_date" not in found
-        return TrainingRunPlan(found["released"], found.get("price_date", found["released"]),
-                               found["training_start"]), price_date_from_ledger
 
-    def _in_range(self, raw: Any, key: str, name: str, day: date) -> None:
-        problem = out_of_range(day, name)
-        if problem:
-            self.fail(raw, key, name, problem)
+def _quoted(value: Any) -> str:
+    """repr, but a mapping as "a mapping" (not its line table)."""
+    return shown(value) if isinstance(value, dict) else repr(value)
 
-    # -- values -----------------------------------------------------------------------------
 
-    def read(self, section: dict[str, Any], key: str, name: str, spec: Field) -> None:
-        """Record input `name` from section[key], or its default; fail if required."""
-        line = section.get(LINES, {}).get(key) or section.get(LINES, {}).get("")
-        if key not in section or section[key] is None:
-            if spec.default is None:
-                self.fail(section, key, name, "missing")
-            if isinstance(spec.default, LedgerRef):
-                self.inputs[name] = InputSpec(name, spec, line, ref=spec.default,
-                                              written=spec.default_note, origin="default")
-            else:
-                self.inputs[name] = InputSpec(name, spec, line, value=spec.default,
-                                              written=spec.default_note, origin="default")
-            return
-        raw = section[key]
-        if isinstance(raw, dict):
-            self.inputs[name] = InputSpec(name, spec, line, ref=self.reference(raw, name),
-                                          written=canonical_json(strip_lines(raw)))
-            return
-        if isinstance(raw, list):
-            if len(raw) != 2:
-                self.fail(section, key, name, "a range is [low, high]")
-            low, high = (self.value(section, key, name, spec, v) for v in raw)
-            if low > high:
-                self.fail(section, key, name, f"contradictory range: low {raw[0]} > high "
-                                              f"{raw[1]}")
-            # Halves first: low + high may overflow where each is finite.
-            self.inputs[name] = InputSpec(name, spec, line, value=low / 2 + high / 2, low=low,
-                                          high=high, written=str(raw))
-            return
-        self.inputs[name] = InputSpec(name, spec, line,
-                                      value=self.value(section, key, name, spec, raw),
-                                      written=str(raw))
+def _text(check: Any, reason: str) -> Any:
+    """A validator refusing what `check` does not accept, with `reason`."""
+    def validate_(value: Any) -> Any:
+        if not check(value):
+            raise fail(reason.format(value=_quoted(value)))
+        return value
+    return BeforeValidator(validate_)
 
-    def value(self, section: dict[str, Any], key: str, name: str, spec: Field,
-              raw: Any) -> float:
-        """One number in the field's unit, checked against its bounds."""
-        if isinstance(raw, bool):
-            self.fail(section, key, name, f"expected a number, got {raw!r}")
-        if isinstance(raw, int | float) or (isinstance(raw, str) and _NUMBER_TEXT.match(raw)):
-            number = float(raw) if finite_number(raw) is not None else math.inf
-            if spec.unit and spec.unit != "year":  # a life may be a bare number of years
-                self.fail(section, key, name, f"expected a quantity with a unit, e.g. "
-                                              f"\"{shown(raw)} {spec.unit}\", got {shown(raw)}")
-        else:
-            match = QUANTITY_TEXT.match(raw) if isinstance(raw, str) else None
-            if match is None:
-                self.fail(section, key, name, f"expected a number or a quantity, got "
-                                              f"{shown(raw)}")
-            assert match is not None
-            try:
-                number = float(match.group(1)) * unit_factor(match.group(2), spec)
-            except UnitError as exc:
-                self.fail(section, key, name, str(exc))
-        if not math.isfinite(number):  # .inf, .nan, or "1e400 USD" after its unit
-            self.fail(section, key, name, f"expected a {NON_FINITE}number, got {shown(raw)}")
-        problem = check_bounds(number, spec)
-        if problem:
-            self.fail(section, key, name, problem)
-        return number
 
-    def reference(self, raw: dict[str, Any], name: str) -> LedgerRef:
-        self.unknown_keys(raw, {"item", "metric", "times", "per", "as_of"}, name)
-        for key in ("item", "metric"):
-            if not isinstance(raw.get(key), str):
-                self.fail(raw, key, f"{name}.{key}", "a ledger reference needs item and metric")
-        times, times_unit = 1.0, None
-        if "times" in raw:
-            text = raw["times"]
-            match = (QUANTITY_TEXT.match(text) if isinstance(text, str)
-                     and not _NUMBER_TEXT.match(text) else None)  # "1e400" is no "1 e400"
-            if match and finite_number(match.group(1)) is not None:
-                times, times_unit = float(match.group(1)), match.group(2).strip()
-            elif match:
-                self.fail(raw, "times", f"{name}.times",
-                          f"expected a {NON_FINITE}number, got {shown(text)}")
-            else:
-                times = self.plain_number(raw, "times", f"{name}.times")
-        per = self.plain_number(raw, "per", f"{name}.per") if "per" in raw else 1.0
+def _absent_is_empty(value: Any) -> Any:
+    return {} if value is None else value
+
+
+Present = partial(Pydantic, None, validate_default=False)  # checked only when written
+Item = Annotated[str, _text(lambda v: isinstance(v, str),
+                            "a ledger reference needs item and metric")]
+OrEmpty = BeforeValidator(_absent_is_empty)  # a section written as null or left out
+
+
+class _Ref(Section):
+    """{item, metric, times, per, as_of}: a ledger value x times / per, valid on as_of."""
+
+    item: Item = None  # type: ignore[assignment]
+    metric: Item = None  # type: ignore[assignment]
+    times: Annotated[tuple[float, str | None], BeforeValidator(_times)] = Present()
+    per: Annotated[float, BeforeValidator(_plain_number)] = Present()
+    as_of: Annotated[date, BeforeValidator(_date)] = Present()
+
+    @field_validator("per")
+    @classmethod
+    def _not_zero(cls, per: float) -> float:
         if per == 0:
-            self.fail(raw, "per", f"{name}.per", "must not be zero")
-        on = as_date(raw.get("as_of"))
-        if raw.get("as_of") is not None and on is None:
-            self.fail(raw, "as_of", f"{name}.as_of",
-                      f"expected a date (YYYY-MM-DD), got {raw.get('as_of')!r}")
-        if on is not None:
-            self._in_range(raw, "as_of", f"{name}.as_of", on)
-        return LedgerRef(str(raw["item"]), str(raw["metric"]), times, times_unit, per, on,
-                         canonical_json(strip_lines(raw)))
+            raise fail("must not be zero")
+        return per
 
-    def plain_number(self, section: dict[str, Any], key: str, name: str) -> float:
-        value = section[key]
-        number = finite_number(value)
-        if number is None or (isinstance(value, str) and not _NUMBER_TEXT.match(value)):
-            self.fail(section, key, name, f"expected a {NON_FINITE if is_numeric(value) else ''}"
-                                          f"number, got {shown(value)}")
-        assert number is not None
-        if number < 0:
-            self.fail(section, key, name, f"expected a non-negative number, got {shown(value)}")
-        return number
+    def ref(self, written: str) -> LedgerRef:
+        times, unit = self.times or (1.0, None)
+        return LedgerRef(self.item, self.metric, times, unit,
+                         1.0 if self.per is None else self.per, self.as_of, written)
+
+
+class _Market(Section):
+    """{gpu, term, statistic}: a rent from the market's GPU-hour price index."""
+
+    gpu: Annotated[str, _text(lambda v: isinstance(v, str) and v.strip(),
+                              "expected a GPU item key, e.g. h100-sxm5")] = None  # type: ignore[assignment]
+    term: Annotated[str, _text(lambda v: v in OFFER_TERMS and v != "quote", "expected one of "
+                               + ", ".join(t for t in OFFER_TERMS if t != "quote"))] = "on_demand"
+    statistic: Annotated[str, _text(lambda v: v in MARKET_STATISTICS,
+                                    f"expected one of {', '.join(MARKET_STATISTICS)}")] = "median"
+
+    def market(self, written: str) -> MarketRef:
+        return MarketRef(self.gpu.strip(), self.term, self.statistic, written)
+
+
+# -- sections -----------------------------------------------------------------------------------
+
+class _Inputs(Section):
+    """A section some of whose fields are inputs of a table."""
+
+    table: ClassVar[dict[str, Field]] = {}
+    prefix: ClassVar[str] = ""
+
+    def inputs(self, name: str, fallback: int | None = None,
+               table: dict[str, Field] | None = None) -> dict[str, InputSpec]:
+        """Its inputs (of `table`, else its own) named `name.key` in the table's order, each
+        with its line (the section's, else `fallback`, for a default)."""
+        found = {}
+        for key in table or self.table:
+            key = key.removeprefix(self.prefix)
+            read: InputSpec | None = getattr(self, key)
+            if read is not None:
+                found[f"{name}.{key}"] = replace(read, name=f"{name}.{key}",
+                                                 line=self.line_of(key) or fallback)
+        return found
+
+
+class _Uncertainty(Section):
+    samples: int = DEFAULT_SAMPLES
+    seed: int = 0
+
+    @field_validator("samples", "seed", mode="before")
+    @classmethod
+    def _whole(cls, value: Any, info: ValidationInfo) -> int:
+        smallest = 1 if info.field_name == "samples" else 0
+        number = finite_number(value)  # 1e4 is text in YAML
+        if number is None or number != int(number) or number < smallest:
+            raise fail(f"expected a whole number >= {smallest}, got {shown(value)}")
+        return value if isinstance(value, int) else int(number)
+
+    @model_validator(mode="after")
+    def _within_limit(self, info: ValidationInfo) -> _Uncertainty:
+        limit = (info.context or {}).get("max_samples", DEFAULT_LIMITS.max_samples)
+        if self.samples > limit:  # memory grows with samples x (ranged inputs + outputs)
+            raise fail(f"{self.samples:,} samples is more than the limit of {limit:,} (about "
+                       f"{BYTES_PER_SAMPLE} bytes each); use fewer samples, or raise the "
+                       "limit: SPECLEDGER_MAX_SAMPLES", "samples")
+        return self
+
+
+class _Capex(_Inputs):
+    expected: ClassVar[str] = "expected a mapping {name, cost, life_years}"
+    table: ClassVar[dict[str, Field]] = CAPEX_FIELDS
+    name: Annotated[str, _text(lambda v: isinstance(v, str) and _SIMPLE_NAME.fullmatch(v),
+                               "missing or not a simple name: {value}")] = None  # type: ignore[assignment]
+    it: Annotated[bool, _text(lambda v: isinstance(v, bool), "expected true or false")] = False
+
+
+_Capex = create_model("_Capex", __base__=_Capex, **_inputs(CAPEX_FIELDS))  # type: ignore[misc,call-overload]
+
+
+def _named_list(what: str, smallest: int, missing: str) -> BeforeValidator:
+    """A list of `smallest` or more mappings whose names are distinct."""
+    def check(value: Any) -> Any:
+        if not isinstance(value, list) or len(value) < smallest:
+            raise fail(missing)
+        taken: list[str] = []
+        for index, raw in enumerate(value):
+            name = raw.get("name") if isinstance(raw, dict) else None
+            if isinstance(name, str) and _SIMPLE_NAME.fullmatch(name):
+                if name in taken:
+                    raise fail(f"contradictory: two {what} are named {name!r}", index, "name")
+                taken.append(name)
+        return value
+    return BeforeValidator(check)
+
+
+class _Option(_Inputs):
+    """A way to build the cluster: owned (capex, power, facility) or, with `rent` per GPU-hour
+    (inline, a range, a ledger reference, or {gpu, term, statistic} from the market's price
+    index), rented: then it owns nothing and only RENTED_OPTION_FIELDS apply."""
+
+    table: ClassVar[dict[str, Field]] = OPTION_FIELDS
+    name: Annotated[str, _text(
+        lambda v: isinstance(v, str) and _SIMPLE_NAME.fullmatch(v),
+        "missing or not a simple name (letters, digits, - and _): {value}")] = None  # type: ignore[assignment]
+    depreciation: Annotated[str, _text(lambda v: v in DEPRECIATION_MODES, "expected one of "
+                                       f"{', '.join(DEPRECIATION_MODES)}, got {{value}}")] = "crf"
+    c2c_scenario: Annotated[str, _text(lambda v: isinstance(v, str) and v.strip(),
+                                       "expected the name of a C2C scenario")] = Present()
+    tokens: Annotated[float, BeforeValidator(_plain_number)] = Present()
+    rent: _input(RENTED_OPTION_FIELDS["rent"], market=True) = Present()  # type: ignore[valid-type]
+
+    @classmethod
+    def precheck(cls, data: dict[str, Any]) -> dict[str, Any]:
+        owned = sorted(k for k in data if k in (*OPTION_FIELDS, "capex", "depreciation")
+                       and k not in RENTED_OPTION_FIELDS)
+        if "rent" in data and owned:
+            raise fail("contradictory: a rented option owns nothing (no capex, power or "
+                       "facility); drop it or drop rent", owned[0])
+        if "c2c_scenario" not in data and "tokens" in data:
+            raise fail("tokens only apply with c2c_scenario (the model's time to train)",
+                       "tokens")
+        if "c2c_scenario" in data and "jct" in data:
+            raise fail("contradictory: give jct or c2c_scenario, not both", "c2c_scenario")
+        return data
+
+    @field_validator("it_power", "capex", mode="wrap", check_fields=False)
+    @classmethod
+    def _owned(cls, value: Any, handler: Any, info: ValidationInfo) -> Any:
+        return None if info.data.get("rent") else handler(value)  # a rented option's: absent
+
+    def option(self, prefix: str, inputs: dict[str, InputSpec]) -> tuple[OptionPlan,
+                                                                          C2CLink | None]:
+        link = None if self.c2c_scenario is None else C2CLink(
+            self.name, self.c2c_scenario, self.tokens, self.lines.get("c2c_scenario"))
+        rented = "rent" in self.model_fields_set
+        inputs.update(self.inputs(prefix, table=RENTED_OPTION_FIELDS if rented else None))
+        capex: list[Any] = getattr(self, "capex", None) or []
+        for item in capex:
+            inputs.update(item.inputs(f"{prefix}.capex.{item.name}"))
+        return OptionPlan(self.name, tuple(CapexPlan(i.name, i.it) for i in capex),
+                          has_jct="jct" in self.model_fields_set or link is not None,
+                          depreciation=self.depreciation, modelled_jct=link is not None,
+                          rented=rented), link
+
+
+_Option = create_model(  # type: ignore[misc,call-overload]
+    "_Option", __base__=_Option, **_inputs(OPTION_FIELDS, jct=True),
+    capex=(Annotated[list[_Capex], _named_list(  # type: ignore[valid-type]
+        "capex items", 1, "missing: list the capital items ({name, cost, life_years})")], None))
+
+
+class _Compare(Section):
+    scale_up: Any = None
+    scale_out: Any = None
+
+    @model_validator(mode="after")
+    def _named(self, info: ValidationInfo) -> _Compare:
+        names = (info.context or {}).get("options")
+        if names is None:  # the options had an error: it is the one reported
+            return self
+        for key in ("scale_up", "scale_out"):
+            if key in self.model_fields_set and getattr(self, key) not in names:
+                raise fail(f"no option named {_quoted(getattr(self, key))}; options: "
+                           f"{', '.join(names)}", key)
+        up, out = self.pair(names)
+        if up == out:
+            raise fail("contradictory: scale_up and scale_out name the same option",
+                       line_at="scale_out")
+        return self
+
+    def pair(self, names: list[str]) -> tuple[str, str]:
+        return (self.scale_up if "scale_up" in self.model_fields_set else names[0],
+                self.scale_out if "scale_out" in self.model_fields_set else names[1])
+
+
+class _Finance(_Inputs):
+    table: ClassVar[dict[str, Field]] = {
+        k: v for k, v in FINANCE_FIELDS.items() if k.startswith("finance.")}
+    prefix: ClassVar[str] = "finance."
+
+
+_Finance = create_model(  # type: ignore[misc,call-overload]
+    "_Finance", __base__=_Finance, **_inputs(_Finance.table, "finance."))
+
+
+class _TrainingRun(_Inputs):
+    table: ClassVar[dict[str, Field]] = TRAINING_RUN_FIELDS
+
+    @field_validator("released", "price_date", "training_start", mode="before", check_fields=False)
+    @classmethod
+    def _dates(cls, value: Any, info: ValidationInfo) -> date | None:
+        price = info.data.get("price_per_chip")
+        if value is None and info.field_name == "price_date" and price and price.ref:
+            return None  # the price observation's as_of, once it is read
+        return _date(value)
+
+    @model_validator(mode="after")
+    def _in_order(self) -> _TrainingRun:
+        if self.training_start < self.released:  # type: ignore[attr-defined]
+            raise fail("contradictory: training starts before the hardware was released",
+                       "training_start")
+        return self
+
+    def plan(self) -> TrainingRunPlan:
+        run: Any = self
+        return TrainingRunPlan(run.released, run.price_date or run.released,
+                               run.training_start)
+
+
+_TrainingRun = create_model(  # type: ignore[misc,call-overload]
+    "_TrainingRun", __base__=_TrainingRun, **_inputs(TRAINING_RUN_FIELDS),
+    **dict.fromkeys(("released", "price_date", "training_start"), (date | None, None)))
+
+
+def _scenario_name(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise fail("missing: every scenario needs a name")
+    if len(value) > MAX_KEY_LENGTH:
+        raise fail(f"{len(value):,} characters; a name has at most {MAX_KEY_LENGTH}")
+    return value
+
+
+def _kind(value: Any) -> str:
+    if value != "tco":
+        raise fail("a TCO scenario says kind: tco")
+    return value
+
+
+class _TcoFile(Section):
+    """The whole file; fields in the order they are checked (the first error is reported).
+    What the other mode reads is allowed and not read."""
+
+    name: Annotated[str, BeforeValidator(_scenario_name)] = None  # type: ignore[assignment]
+    kind: Annotated[str, BeforeValidator(_kind)] = None  # type: ignore[assignment]
+    description: Any = None
+    uncertainty: Annotated[_Uncertainty, OrEmpty] = None  # type: ignore[assignment]
+    finance: Any = None
+    time_cost_per_year: Any = None
+    options: Any = None
+    compare: Any = None
+    training_run: Any = None
+
+    @classmethod
+    def precheck(cls, data: dict[str, Any]) -> dict[str, Any]:
+        has_options, has_run = "options" in data, "training_run" in data
+        if has_options == has_run:
+            raise fail("contradictory: give options (a comparison) or training_run, not both"
+                       if has_run else "missing: give options (a comparison) or training_run",
+                       "options", line_at="training_run" if has_run else "options")
+        return data
+
+    @classmethod
+    def name_of(cls, document: dict[str, Any], loc: Loc) -> str:
+        """options[0].pue -> options.nvl72.pue: a field of an option or capex item is named
+        by the item's name; the item, its name or a key it does not know by its place."""
+        named: list[str | int] = []
+        node: Any = document
+        for n, part in enumerate(loc):
+            below = loc[n + 1] if n + 1 < len(loc) else None
+            item = node[part] if isinstance(node, list) and isinstance(part, int) \
+                and 0 <= part < len(node) else None
+            fields = {"options": _Option.keys(), "capex": _Capex.keys()}.get(str(named[-1])) \
+                if named else None
+            if (isinstance(item, dict) and fields and below != "name" and below in fields
+                    and isinstance(item.get("name"), str)
+                    and _SIMPLE_NAME.fullmatch(item["name"])):
+                named.append(item["name"])
+            else:
+                named.append(part)
+            node = node.get(part) if isinstance(node, dict) else item
+        return field_name(tuple(named))
+
+    def common(self, path: str, document: dict[str, Any]) -> dict[str, Any]:
+        return {"name": self.name, "path": path, "samples": self.uncertainty.samples,
+                "seed": self.uncertainty.seed, "definition": strip_lines(document)}
+
+
+TimeCost = _input(FINANCE_FIELDS["time_cost_per_year"])
+
+
+class _ComparisonFile(_TcoFile):
+    finance: Annotated[_Finance, OrEmpty] = None  # type: ignore[valid-type]
+    time_cost_per_year: TimeCost = None
+    options: Annotated[list[_Option], _named_list(  # type: ignore[valid-type]
+        "options", 2, "a comparison needs at least two options")] = None  # type: ignore[assignment]
+    compare: Annotated[_Compare, OrEmpty] = None  # type: ignore[assignment]
+
+    @field_validator("options")
+    @classmethod
+    def _names(cls, options: list[Any], info: ValidationInfo) -> list[Any]:
+        if info.context is not None:  # for compare
+            info.context["options"] = [option.name for option in options]
+        return options
+
+    def scenario(self, path: str, document: dict[str, Any]) -> TcoScenario:
+        inputs = self.finance.inputs("finance", document[LINES].get("finance"))
+        inputs["time_cost_per_year"] = replace(self.time_cost_per_year,  # type: ignore[type-var]
+                                               name="time_cost_per_year",
+                                               line=self.line_of("time_cost_per_year"))
+        plans, links = [], []
+        for option in self.options:
+            plan, link = option.option(f"options.{option.name}", inputs)
+            plans.append(plan)
+            links += [link] if link else []
+        up, out = self.compare.pair([p.name for p in plans])
+        return TcoScenario(**self.common(path, document), mode="comparison", inputs=inputs,
+                           plan=ComparisonPlan(tuple(plans), up, out), c2c_links=tuple(links))
+
+
+class _TrainingRunFile(_TcoFile):
+    training_run: Annotated[_TrainingRun, OrEmpty] = None  # type: ignore[valid-type]
+
+    def scenario(self, path: str, document: dict[str, Any]) -> TcoScenario:
+        run: Any = self.training_run
+        inputs = run.inputs("training_run", document[LINES].get("training_run"))
+        return TcoScenario(**self.common(path, document), mode="training-run", inputs=inputs,
+                           plan=run.plan(), price_date_from_ledger=run.price_date is None)
 
 
 def unit_factor(written: str, spec: Field) -> float:
