@@ -20,12 +20,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from pydantic_core import PydanticCustomError
 
 from pipelines.inputs.limits import DEFAULT_LIMITS, InputLimits
-from pipelines.inputs.scenarios import FieldReader, ScenarioError
+from pipelines.inputs.scenarios import FieldReader, ScenarioError, refuse_repeated_keys
 from pipelines.inputs.yaml_lines import (
     LINES,
     YamlError,
-    YamlList,
-    YamlMap,
     load_yaml,
     read_bounded_text,
     with_line_maps,
@@ -164,23 +162,10 @@ def read_scenario(path: Path, expected: str,
             "malformed YAML", "not valid YAML", 1)) from exc
     except (OSError, ValueError) as exc:  # UnicodeDecodeError
         raise ScenarioError(shown, None, "(file)", str(exc)) from exc
-    _refuse_repeated_keys(shown, document, "")
+    refuse_repeated_keys(shown, document)
     if not isinstance(document, dict):
         raise ScenarioError(shown, None, "(file)", f"expected a mapping with {expected}")
     return shown, with_line_maps(document)
-
-
-def _refuse_repeated_keys(path: str, value: Any, name: str) -> None:
-    if isinstance(value, YamlMap):
-        for key, line in value.duplicates:
-            field = f"{name}.{key}" if name else key
-            raise ScenarioError(path, line, field, f"written twice (first on line "
-                                                   f"{value.key_line(key)}); give it once")
-        for key, item_ in value.items():
-            _refuse_repeated_keys(path, item_, f"{name}.{key}" if name else str(key))
-    elif isinstance(value, YamlList):
-        for index, item_ in enumerate(value):
-            _refuse_repeated_keys(path, item_, f"{name}[{index}]")
 
 
 def validate(model: type[S], path: str, document: dict[str, Any],

@@ -29,6 +29,8 @@ from pipelines.inputs.limits import DEFAULT_LIMITS, MAX_KEY_LENGTH, InputLimits
 from pipelines.inputs.yaml_lines import (
     LINES,
     YamlError,
+    YamlList,
+    YamlMap,
     load_yaml,
     read_bounded_text,
     with_line_maps,
@@ -114,8 +116,12 @@ QUANTITY_TEXT = re.compile(
 def read_lined_file(path: Path, error: type[InputError]) -> Any:
     """A YAML file's document with per-key line maps (None when empty), or `error` naming the
     file and the line where it cannot be read."""
+    return with_line_maps(_read_yaml(path, error))
+
+
+def _read_yaml(path: Path, error: type[InputError]) -> Any:
     try:
-        return with_line_maps(load_yaml(read_bounded_text(path)))
+        return load_yaml(read_bounded_text(path))
     except YamlError as exc:
         raise error(str(path), exc.line, "(file)", exc.reason.replace(
             "malformed YAML", "not valid YAML", 1)) from exc
@@ -127,10 +133,26 @@ def read_document(path: Path, expected: str) -> tuple[str, dict[str, Any]]:
     """A scenario file's mapping, with the line of every key (LINES); `expected` names what
     the mapping should hold, for the error when it is not one."""
     shown = str(path)
-    document = read_lined_file(path, ScenarioError)
+    document = _read_yaml(path, ScenarioError)
+    refuse_repeated_keys(shown, document)
     if not isinstance(document, dict):
         raise ScenarioError(shown, None, "(file)", f"expected a mapping with {expected}")
-    return shown, document
+    return shown, with_line_maps(document)
+
+
+def refuse_repeated_keys(path: str, value: Any, name: str = "") -> None:
+    """A key written twice in one mapping is an error naming it and the line of its second
+    writing: which value was meant cannot be told (the YAML reader keeps the first)."""
+    if isinstance(value, YamlMap):
+        for key, line in value.duplicates:
+            field = f"{name}.{key}" if name else key
+            raise ScenarioError(path, line, field, f"written twice (first on line "
+                                                   f"{value.key_line(key)}); give it once")
+        for key, item in value.items():
+            refuse_repeated_keys(path, item, f"{name}.{key}" if name else str(key))
+    elif isinstance(value, YamlList):
+        for index, item in enumerate(value):
+            refuse_repeated_keys(path, item, f"{name}[{index}]")
 
 
 def load_scenario(path: Path, limits: InputLimits = DEFAULT_LIMITS) -> Scenario:
@@ -396,7 +418,7 @@ class _Reader(DocumentReader):
         match = QUANTITY_TEXT.match(text) if isinstance(text, str) else None
         if match is None:
             self.fail(section, key, name, f"expected a quantity with a unit, e.g. \"1 {unit}\", "
-                                          f"got {text!r}")
+                                          f"got {shown(text)}")
         assert match is not None
         try:
             factor = conversion_factor(match.group(2), unit, counts)  # type: ignore[arg-type]
@@ -404,7 +426,8 @@ class _Reader(DocumentReader):
             self.fail(section, key, name, str(exc))
         value = float(match.group(1)) * factor * si  # "1e400 GB" is inf: refused here
         if not math.isfinite(value) or value <= 0:
-            self.fail(section, key, name, f"expected a positive, finite quantity, got {text!r}")
+            self.fail(section, key, name, f"expected a positive, finite quantity, got "
+                                          f"{shown(text)}")
         return Quantity(value, str(text))
 
     def plain(self, section: dict[str, Any], key: str, name: str) -> float:

@@ -170,6 +170,9 @@ def test_a_ledger_item_without_a_ledger_is_a_missing_spec(write_scenario):
     ('hbm: "80 GiB"', 'hbm: "1e400 GiB"', "cluster.gpu_specs.hbm", "positive, finite", 6),
     ('hbm: "80 GiB"', 'hbm: "-80 GiB"', "cluster.gpu_specs.hbm", "positive, finite", 6),
     ('"312 TFLOP/s"', '"1e300 PFLOP/s"', "cluster.gpu_specs.peak", "positive, finite", 6),
+    ('hbm: "80 GiB"', "hbm: {size: 80, unit: GiB}", "cluster.gpu_specs.hbm",
+     'expected a quantity with a unit, e.g. "1 GB", got a mapping', 6),
+    ('hbm: "80 GiB"', 'hbm: ["80 GiB"]', "cluster.gpu_specs.hbm", "got a list of 1", 6),
     ("  gpus: 1024", "  gpus: 1024\n  gpu: [a, b]", "cluster.gpu",
      "expected the key of a ledger item, got a list of 2", 10),
     ("nic_rate: ", "item: {key: x}, nic_rate: ", "cluster.scale_out.item",
@@ -190,3 +193,23 @@ def test_a_non_finite_huge_or_non_scalar_value_names_file_line_and_field(
     error = raised.value
     assert (error.path, error.field, error.line) == (str(path), field, line)
     assert reason in error.reason
+
+
+@pytest.mark.parametrize(("old", "new", "line", "field", "first"), [
+    ("tokens: 300e9\n", "tokens: 300e9\ntokens: 1e12\n", 11, "tokens", 10),
+    ("  gpus: 1024\n", "  gpus: 1024\n  gpus: 2048\n", 10, "cluster.gpus", 9),
+    ("hidden: 12288,", "hidden: 12288, layers: 48,", 2, "model.layers", 2),
+    pytest.param("tokens: 300e9\n", "tokens: 300e9\nname: gpt3\n", 11, "name", 1, marks=(
+        pytest.mark.xfail(strict=True, reason="yaml_lines keeps the line of a mapping's "
+                          "first key only when it differs from the mapping's; its second "
+                          "writing is then taken for its first (says line 11)"))),
+])
+def test_a_key_written_twice_names_the_key_and_both_lines(write_scenario, old, new, line,
+                                                           field, first):
+    """The YAML reader keeps the first value: which one was meant cannot be told."""
+    path = write_scenario(edited(GPT3_INLINE, old, new))
+    with pytest.raises(ScenarioError) as raised:
+        load_scenario(path)
+    error = raised.value
+    assert (error.path, error.line, error.field) == (str(path), line, field)
+    assert error.reason == f"written twice (first on line {first}); give it once"
