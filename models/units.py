@@ -24,7 +24,8 @@ for _definition in (
     "FLOP = [computation] = flop",
     "OP = [operation] = op",  # integer operations (INT8 TOP/s): not FLOPs, never converted
     "USD = [currency] = usd",
-    "count = [] = ports = GPUs = links = lanes = racks = rack",
+    # pint has `count` (dimensionless) already: redefining it warned on every run.
+    "@alias count = ports = GPUs = links = lanes = racks = rack",
     "transfer = [transfer]",
     "GT = 1e9 * transfer",
 ):

@@ -20,7 +20,7 @@ def tornado_chart(line: DecisionLine, label: object = str) -> Markup:
     """The cheaper option's saving per job (%) with each input at its low and its high end,
     largest swing on top; the point value as a vertical line, zero as the flip line."""
     swings = list(line.swings)
-    with style("tornado"):
+    with style(f"tornado-{line.name}"):  # a salt per chart: marker ids never clash
         figure = Figure(figsize=(WIDTH, 0.95 + 0.28 * len(swings)))
         axis = figure.add_subplot()
         rows = list(range(len(swings)))[::-1]

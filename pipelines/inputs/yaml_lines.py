@@ -169,7 +169,10 @@ class _Builder:
             container.item_lines.append(line or 0)
         elif frame.key is _NO_KEY:
             frame.key = _key(value, line)
-            if line != container.line and str(frame.key) not in container.key_lines:
+            # Only a key's first writing has its line kept: a second one (a repeated key)
+            # must not pass for the first when the first sat on the mapping's own line.
+            if (line != container.line and str(frame.key) not in container.key_lines
+                    and frame.key not in container):
                 _own(container, "key_lines")[str(frame.key)] = line or 0
         else:
             _set(container, frame.key, value, line)

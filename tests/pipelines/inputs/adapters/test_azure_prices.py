@@ -111,13 +111,17 @@ def test_spot_is_a_term_and_devtest_and_low_priority_are_not_offers():
     assert "H100 NVL" in notes  # untracked: skipped, not rejected
 
 
+# The fixture's GB200 v6 item with a SKU the instance table does not list (it lists GB200 v6).
+UNKNOWN_SKU = PAGE.replace(b"Standard_ND128isr_NDR_GB200_v6", b"Standard_ND128isr_NDR_GB300_v7")
+
+
 def test_rejections_name_the_json_path_and_the_line():
-    parsed = read()
-    lines = PAGE.decode().splitlines()
+    parsed = read(UNKNOWN_SKU)
+    lines = UNKNOWN_SKU.decode().splitlines()
     found = {r.field: r for r in parsed.rejected}
     assert set(found) == {"Items[11].armSkuName", "Items[12].retailPrice",
                           "Items[13].unitOfMeasure"}
-    assert "unknown GPU instance Standard_ND128isr_NDR_GB200_v6: add it to data/instances.yaml" \
+    assert "unknown GPU instance Standard_ND128isr_NDR_GB300_v7: add it to data/instances.yaml" \
         in found["Items[11].armSkuName"].reason
     assert "'0' is not a finite positive number" in found["Items[12].retailPrice"].reason
     assert "'1 GB/Month' is not per hour" in found["Items[13].unitOfMeasure"].reason
@@ -144,9 +148,15 @@ def test_dated_by_the_newest_effective_start_date_unless_as_of_is_given():
     assert {row.fields["as_of"] for row in given_date.pack.rows} == {"2026-11-23"}
 
 
+def test_a_gb200_vm_is_priced_per_gpu_of_its_four():
+    gb200 = by_item(read())["azure-standard-nd128isr-ndr-gb200-v6-eastus-on-demand"]
+    assert gb200["value"] == pytest.approx(108.0 / 4)
+    assert gb200["offer"]["gpu"] == "gb200"
+
+
 def test_one_item_per_offer_of_kind_cloud_offer():
     parsed = read()
-    assert len(parsed.pack.items) == len(parsed.pack.rows) == 5
+    assert len(parsed.pack.items) == len(parsed.pack.rows) == 6
     item = next(i for i in parsed.pack.items if i.key == f"{H100}-spot")
     assert (item.kind, item.vendor, item.family) == ("cloud_offer", "azure", "h100-sxm5")
 
