@@ -215,3 +215,20 @@ def test_value_refuses_a_moment_past_the_calendar_naming_the_option(cli, option,
     assert result.exit_code == 2
     text = " ".join(result.output.replace("│", " ").split())  # unwrapped from rich's box
     assert option in text and shown in text
+
+
+def test_validate_prints_the_same_bytes_whatever_the_hash_seed():
+    """No set or dict order leaks into what is printed (a cited URL used to be picked by
+    max() over a set, so two processes could cite two different ones)."""
+    import os
+    import subprocess
+    import sys
+
+    def printed(seed: str) -> bytes:
+        return subprocess.run(
+            [sys.executable, "-c", "from pipelines.cli.app import main; main()", "validate",
+             "--json"], capture_output=True, check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+
+    first = printed("0")
+    assert json.loads(first)["sets"] and first == printed("1") == printed("12345")
