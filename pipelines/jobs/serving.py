@@ -211,8 +211,11 @@ def option_price(price: Price, session: Session | None, *, on: date, known: date
             raise MissingPrice(f"price.market: the ledger has no {price.market_term} offer "
                                f"for {price.market_gpu!r} known on {on}")
         day = pd.Timestamp(row["version_date"]).date()
-        return float(row["median"]), (f"market: {price.market_gpu} {price.market_term} "
-                                      f"median of {int(row['n_offers'])} offers, {day}")
+        offers, providers = int(row["n_offers"]), int(row["n_providers"])
+        return float(row["median"]), (
+            f"market: {price.market_gpu} {price.market_term} median over {providers} "
+            f"provider{'s' * (providers != 1)} ({offers} offer{'s' * (offers != 1)}), "
+            f"index of {day}")
     cache = {} if tco_results is None else tco_results
     name = str(price.tco_scenario)
     if name not in cache and stored_only:
