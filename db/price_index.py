@@ -53,16 +53,20 @@ def add_index_rows(session: Session, rows: Iterable[Mapping[str, Any]]) -> int:
     return len(entries)
 
 
-def stored_index(session: Session, up_to: int | None = None,
-                 only: int | None = None) -> pd.DataFrame:
-    """The stored index of every version up to `up_to` (or of version `only`), in the
-    models' column names, ordered by version, GPU and term."""
+def stored_index(session: Session, up_to: int | None = None, only: int | None = None,
+                 gpu: str | None = None, term: str | None = None) -> pd.DataFrame:
+    """The stored index of every version up to `up_to` (or of version `only`; of one `gpu`
+    and `term` when given), in the models' column names, ordered by version, GPU and term."""
     query = select(PriceIndexEntry).order_by(PriceIndexEntry.dataset_version_id,
                                              PriceIndexEntry.gpu, PriceIndexEntry.term)
     if up_to is not None:
         query = query.where(PriceIndexEntry.dataset_version_id <= up_to)
     if only is not None:
         query = query.where(PriceIndexEntry.dataset_version_id == only)
+    if gpu is not None:
+        query = query.where(PriceIndexEntry.gpu == gpu)
+    if term is not None:
+        query = query.where(PriceIndexEntry.term == term)
     rows = [{key: getattr(entry, column) for key, column in INDEX_FIELDS.items()}
             for entry in session.scalars(query)]
     frame = pd.DataFrame(rows, columns=list(INDEX_FIELDS))

@@ -288,11 +288,25 @@ class StoredResult:
     result: dict[str, Any]
 
 
+def stored_result(session: Session, table: type[ResultT], scenario_name: str,
+                  dataset_version_id: int) -> StoredResult | None:
+    """A version's stored result of the scenario named `scenario_name`, or None."""
+    row = session.execute(select(table, Scenario)
+                          .join(Scenario, Scenario.id == table.scenario_id)
+                          .where(table.dataset_version_id == dataset_version_id,
+                                 Scenario.name == scenario_name)
+                          .order_by(table.id.desc()).limit(1)).first()
+    return None if row is None else _stored(*row)
+
+
+def _stored(result: ModelResult, scenario: Scenario) -> StoredResult:
+    return StoredResult(scenario.name, scenario.content_sha256, json.loads(scenario.definition),
+                        json.loads(result.result_json))  # type: ignore[attr-defined]
+
+
 def stored_results(session: Session, table: type[ResultT],
                    dataset_version_id: int) -> dict[str, StoredResult]:
     """A version's stored results of one model (C2CResult, TcoResult or ServingResult) by
     scenario name."""
-    return {scenario.name: StoredResult(scenario.name, scenario.content_sha256,
-                                        json.loads(scenario.definition),
-                                        json.loads(result.result_json))
+    return {scenario.name: _stored(result, scenario)
             for result, scenario in results_of(session, table, dataset_version_id)}

@@ -26,8 +26,10 @@ def serving_command(scenario_file: ScenarioArgument, home: HomeOption = None,
     margin and the model's band. A measured curve in the ledger is preferred to the model's."""
     def act() -> dict[str, Any]:
         from db.queries import inference_points
+        from db.schema import ServingResult
         from pipelines.inputs.serving_scenarios import load_serving_scenario
         from pipelines.jobs import serving
+        from pipelines.jobs.recompute import stored_answer
         from pipelines.ledger.view import newest_version
 
         settings = cli_ledger.settings_for(home)
@@ -36,7 +38,9 @@ def serving_command(scenario_file: ScenarioArgument, home: HomeOption = None,
             if view.session is not None and view.dataset_version is not None:
                 # One question, one answer: the version's stored answer when the graph
                 # computed this scenario for it.
-                stored = serving.stored_answer(view.session, scenario, view.dataset_version)
+                stored = stored_answer(view.session, ServingResult, scenario.name,
+                                       serving.definition_sha256(scenario),
+                                       view.dataset_version)
                 if stored is not None:
                     return stored
             measured = (None if view.session is None

@@ -28,8 +28,10 @@ def tco_command(scenario_file: ScenarioArgument, home: HomeOption = None,
     """Cost per year, per GPU-hour and per job of each option, and the break-even speed-up
     of the scale-up option; or a training run's cost by Epoch AI's method."""
     def act() -> dict[str, Any]:
+        from db.schema import TcoResult
         from pipelines.inputs.tco_scenarios import load_tco_scenario
         from pipelines.jobs import tco
+        from pipelines.jobs.recompute import stored_answer
         from pipelines.ledger.view import newest_version
 
         settings = cli_ledger.settings_for(home)
@@ -41,7 +43,8 @@ def tco_command(scenario_file: ScenarioArgument, home: HomeOption = None,
             if view.session is not None and version is not None:
                 # One question, one answer: the version's stored result when the graph
                 # computed this scenario for it; a draft is computed from stored inputs.
-                stored = tco.stored_answer(view.session, scenario, version)
+                stored = stored_answer(view.session, TcoResult, scenario.name,
+                                       scenario.content_sha256, version)
                 if stored is not None:
                     return stored
             resolved = tco.resolve_inputs(

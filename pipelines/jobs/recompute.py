@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from db import queries
+from db import queries, results
 from db.engine import Engine, Session, writing
-from db.schema import DatasetVersion
+from db.schema import DatasetVersion, ModelResult
 from pipelines.inputs.scenarios import ScenarioError, canonical_json
 from pipelines.ledger.cluster_specs import MissingSpec
 
@@ -62,6 +62,16 @@ def recompute_each(target: Engine | Session, paths: list[Path], dataset_version:
             except SCENARIO_ERRORS as exc:
                 report.failed[name] = str(exc)
     return report
+
+
+def stored_answer(session: Session, table: type[ModelResult], name: str,
+                  content_sha256: str, dataset_version: int) -> dict[str, Any] | None:
+    """The version's stored result of this very scenario definition (what the briefing and
+    the warehouse show), or None: a definition the graph did not compute for the version."""
+    found = results.stored_result(session, table, name, dataset_version)
+    if found is None or found.content_sha256 != content_sha256:
+        return None
+    return {**found.result, "dataset_version": dataset_version}  # a reuse names the original
 
 
 def inputs_digest(definition: dict[str, Any], figures: Any, code_version: str) -> str:

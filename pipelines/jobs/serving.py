@@ -256,15 +256,6 @@ def definition_sha256(scenario: ServingScenario) -> str:
     return hashlib.sha256(canonical_json(scenario.definition).encode()).hexdigest()
 
 
-def stored_answer(session: Session, scenario: ServingScenario,
-                  dataset_version: int) -> dict[str, Any] | None:
-    """The version's stored answer of this very scenario definition, or None."""
-    found = results.stored_results(session, ServingResult, dataset_version).get(scenario.name)
-    if found is None or found.content_sha256 != definition_sha256(scenario):
-        return None
-    return {**found.result, "dataset_version": dataset_version}  # a reuse names the original
-
-
 def recompute(target: Engine | Session, scenarios_dir: Path, dataset_version: int, *, on: date,
               now: datetime, code_version: str, lock_timeout_seconds: float = 60.0,
               limits: InputLimits = DEFAULT_LIMITS) -> RecomputeReport:

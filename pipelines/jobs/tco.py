@@ -422,16 +422,6 @@ def inputs_sha256(scenario: TcoScenario, resolved: ResolvedInputs, code_version:
                                                "plan": repr(resolved.plan)}, code_version)
 
 
-def stored_answer(session: Session, scenario: TcoScenario,
-                  dataset_version: int) -> dict[str, Any] | None:
-    """The version's stored result of this very scenario definition (what the briefing and
-    the warehouse show), or None: a scenario the graph did not compute for the version."""
-    found = results.stored_results(session, TcoResult, dataset_version).get(scenario.name)
-    if found is None or found.content_sha256 != scenario.content_sha256:
-        return None
-    return {**found.result, "dataset_version": dataset_version}  # a reuse names the original
-
-
 def stored_c2c(session: Session, dataset_version: int) -> dict[str, StoredResult]:
     """The version's stored C2C estimates by scenario name: what TCO prices jobs with."""
     return results.stored_results(session, C2CResult, dataset_version)

@@ -43,8 +43,7 @@ def index_row(session: Session, dataset_version: int, gpu: str,
               term: str) -> dict[str, Any] | None:
     """The stored price index of one GPU and term at a dataset version; None when that
     version knew no such offer."""
-    rows = stored.stored_index(session, only=dataset_version)
-    found = rows[(rows["gpu"] == gpu) & (rows["term"] == term)]
+    found = stored.stored_index(session, only=dataset_version, gpu=gpu, term=term)
     return None if found.empty else found.iloc[0].to_dict()
 
 
