@@ -8,7 +8,7 @@ data in, frozen dataclasses out.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -172,13 +172,6 @@ def _option(option: Mapping[str, Any], market: Mapping[str, Any] | None,
                      usd_per_gpu_hour=option.get("usd_per_gpu_hour"),
                      job_cost_usd=option.get("job_cost_usd"), rents=rents,
                      rented_job_cost_usd=market.get("on_demand_job_cost_usd"))
-
-
-def records_by_name(results: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]
-                    ) -> dict[str, TcoRecord]:
-    """TCO records by scenario name from (result, definition) pairs."""
-    records = [TcoRecord.from_json(result, definition) for result, definition in results]
-    return {r.scenario: r for r in records}
 
 
 @dataclass(frozen=True)
