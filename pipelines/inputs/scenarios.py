@@ -23,6 +23,7 @@ from models.c2c.spec import (
     Recompute,
     TransformerSpec,
 )
+from models.parallel_limits import training_refusals
 from models.units import UnitError, conversion_factor, si_factor
 from pipelines.inputs.errors import InputError
 from pipelines.inputs.limits import DEFAULT_LIMITS, MAX_KEY_LENGTH, InputLimits
@@ -37,6 +38,10 @@ from pipelines.inputs.yaml_lines import (
 )
 
 NON_FINITE = "finite (not inf, nan or beyond 1.8e308) "  # what a number must be, in errors
+
+
+# `layout:` of a scenario: search the covered space for the fastest layout, or pin the file's.
+LAYOUT_MODES = ("search", "pinned")
 
 
 class ScenarioError(InputError):
@@ -79,6 +84,9 @@ class Scenario:
     # The line of each field a later check may name ("parallel", "parallel.tp", "cluster.gpus").
     lines: dict[str, int] = field(default_factory=dict, compare=False)
     expert_dp: int | None = None  # parallel.edp as written (it follows from the others)
+    # What the recompute graph stores: "search" (default): the fastest layout of the space the
+    # calibration covers, under the file's model, global batch and tokens; "pinned": `layout`.
+    layout_mode: str = "search"
 
     @property
     def content_sha256(self) -> str:
@@ -269,6 +277,7 @@ class _Reader(DocumentReader):
         if tokens is not None:
             tokens = self.number(self.doc, "tokens", "tokens", float)
         model, framework, cluster = self.model(), self.framework(), self.cluster()
+        self.engine_limits(parallel, fixed, model)
         if "precision" in self.doc:
             try:
                 framework = replace(framework, precision=Precision.parse(
@@ -280,10 +289,26 @@ class _Reader(DocumentReader):
         lines["parallel"] = parallel.get(LINES, {}).get("") or self.line_of(None, "parallel")
         lines["cluster.gpus"] = self.line_of(self.doc["cluster"], "gpus")
         lines["tokens"] = self.line_of(None, "tokens")
+        lines["layout"] = self.line_of(None, "layout")
+        mode = self.doc.get("layout", "search")
+        if mode not in LAYOUT_MODES:
+            self.fail(None, "layout", "layout", f"{shown(mode)}: expected one of "
+                                                f"{', '.join(LAYOUT_MODES)}")
         return Scenario(name=str(name), path=self.path, model=model, layout=layout,
                         fixed=fixed, framework=framework, cluster=cluster, tokens=tokens,
                         definition=strip_lines(self.doc),
-                        lines={k: v for k, v in lines.items() if v}, expert_dp=expert_dp)
+                        lines={k: v for k, v in lines.items() if v}, expert_dp=expert_dp,
+                        layout_mode=str(mode))
+
+    def engine_limits(self, parallel: dict[str, Any], fixed: dict[str, int | bool],
+                      model: TransformerSpec) -> None:
+        """A TP or EP given that Megatron cannot run with this model (TP 3 on 64 heads, EP
+        256 on 128 experts) is the file's error, named by its key, whatever else is swept."""
+        tp, ep = fixed.get("tp"), fixed.get("ep")
+        for refusal in training_refusals(None if tp is None else int(tp),
+                                         None if ep is None else int(ep),
+                                         model.heads, model.groups, model.experts):
+            self.fail(parallel, refusal.key, f"parallel.{refusal.key}", refusal.reason)
 
     def number(self, section: dict[str, Any], key: str, name: str, kind: type) -> Any:
         """A finite, non-negative number (a whole one when `kind` is int); YAML reads 300e9

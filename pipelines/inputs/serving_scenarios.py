@@ -41,6 +41,7 @@ from pydantic import (
 )
 
 from models.c2c.spec import Precision
+from models.parallel_limits import serving_refusals
 from models.serving.presets import PRESETS
 from models.serving.spec import Deployment, RequestShape, ServingLLM, WeightFormat
 from pipelines.inputs.limits import DEFAULT_LIMITS, InputLimits
@@ -347,6 +348,18 @@ class _ServingFile(Section):
             if option.name in names:
                 raise fail(f"{option.name!r} is named twice", "options", n, "name")
             names.add(option.name)
+        return self
+
+    @model_validator(mode="after")
+    def _engines_run_it(self) -> _ServingFile:
+        """A deployment no engine can run with this model (TP 3 on 64 heads, EP 256 on 128
+        experts): models/parallel_limits.py, named by the option's key."""
+        model = PRESETS[self.model] if isinstance(self.model, str) else self.model.spec(self.name)
+        for n, option in enumerate(self.options):
+            dep = option.deployment
+            for refusal in serving_refusals(dep.tp, dep.ep, model.heads, model.kv_heads,
+                                            model.latent_kv, model.experts):
+                raise fail(refusal.reason, "options", n, "deployment", refusal.key)
         return self
 
     def scenario(self, path: str, definition: dict[str, Any]) -> ServingScenario:
