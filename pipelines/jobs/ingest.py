@@ -29,7 +29,12 @@ from models.observations import (
     RowError,
     validate_rows,
 )
-from pipelines.inputs.adapters.base import AdapterOptions, MeasurementRun, Parsed
+from pipelines.inputs.adapters.base import (
+    AdapterOptions,
+    MeasurementRun,
+    Parsed,
+    date_in_name,
+)
 from pipelines.inputs.adapters.registry import (
     FOLDER_SUFFIXES,
     SOURCE_PACK,
@@ -194,7 +199,7 @@ class _RunContext:
 
 
 def _ingest_file(session: Session, context: _RunContext, path: Path) -> FileReport:
-    options_json = options_identity(context.options)
+    options_json = options_identity(context.options, path.name)
     limit = context.options.limits.max_file_bytes
     size = _size(path)
     if size > limit:
@@ -244,9 +249,13 @@ def _rejected_file(session: Session, context: _RunContext, raw: Any, path: Path,
     return report
 
 
-def options_identity(options: AdapterOptions) -> str:
-    """What the user said about a file, as canonical JSON (part of a re-ingest's identity)."""
-    said = {"item": options.item, "as_of": options.as_of and options.as_of.isoformat()}
+def options_identity(options: AdapterOptions, name: str = "") -> str:
+    """What the user said about a file, and the date in its name when --as-of gives none, as
+    canonical JSON (part of a re-ingest's identity: the same bytes named with a later date are
+    a later snapshot, read again; issue 27)."""
+    dated = date_in_name(name) if options.as_of is None else None
+    said = {"item": options.item, "as_of": options.as_of and options.as_of.isoformat(),
+            "dated": dated and dated.isoformat()}
     return json.dumps({k: v for k, v in said.items() if v is not None}, sort_keys=True)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from pathlib import PurePosixPath
 from typing import Any
 
 from pipelines.inputs.adapters.instances import InstanceTable
@@ -17,6 +18,7 @@ from pipelines.inputs.limits import DEFAULT_LIMITS, InputLimits
 from pipelines.inputs.packs import Pack, PackError, decode_text
 
 _SLUG_GAP = re.compile(r"[^a-z0-9]+")
+_NAME_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 
 
 class AdapterError(PackError):
@@ -31,6 +33,21 @@ def decode(data: bytes) -> str:
 def slug(text: str) -> str:
     """A ledger key from a name: "NVIDIA L2 PCle" -> "nvidia-l2-pcle"."""
     return _SLUG_GAP.sub("-", text.casefold()).strip("-")
+
+
+def date_in_name(name: str) -> date | None:
+    """The last YYYY-MM-DD in a file's name (`aws_vms_2026-11-23.csv`: a dated snapshot);
+    None when it has none or it is not a calendar date.
+
+    A price list dated by its name holds from that date (its valid time), and the date is part
+    of the file's identity: the same bytes under a later date are a later snapshot."""
+    found = _NAME_DATE.findall(PurePosixPath(name.replace("\\", "/")).name)
+    if not found:
+        return None
+    try:
+        return date(*map(int, found[-1]))
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True)

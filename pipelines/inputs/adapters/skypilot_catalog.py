@@ -35,7 +35,13 @@ from datetime import date
 from decimal import Decimal
 from pathlib import PurePosixPath
 
-from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, Parsed, decode
+from pipelines.inputs.adapters.base import (
+    AdapterError,
+    AdapterOptions,
+    Parsed,
+    date_in_name,
+    decode,
+)
 from pipelines.inputs.adapters.instances import InstanceSpec, InstanceTable
 from pipelines.inputs.adapters.offers import (
     Offer,
@@ -289,20 +295,6 @@ def _add_candidate(line: _Line, gpu_part: _Line | None, spec: InstanceSpec, term
     catalog.offers[(spec.instance_type, region, term)].append(
         _Candidate(line, offer, raw_text))
     return True
-
-
-_NAME_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
-
-
-def date_in_name(name: str) -> date | None:
-    """The last YYYY-MM-DD in a file's name (a weekly fetch names its copy by its date)."""
-    found = _NAME_DATE.findall(PurePosixPath(name.replace("\\", "/")).name)
-    if not found:
-        return None
-    try:
-        return date(*map(int, found[-1]))
-    except ValueError:
-        return None
 
 
 def _emit(catalog: _Catalog, as_of: date) -> None:
