@@ -60,6 +60,9 @@ class FileReport:
     measured_runs: int = 0
     added_digests: list[str] = field(default_factory=list, repr=False)
     removed_digests: list[str] = field(default_factory=list, repr=False)
+    # Digests of the measured runs stored (not observations): they change the dataset version
+    # too, so points ingested on their own reach the stages that read them (issue 30, case 5).
+    measured_digests: list[str] = field(default_factory=list, repr=False)
 
     @property
     def superseded(self) -> int:
@@ -154,11 +157,12 @@ def _dataset_version(session: Session, cutoff: datetime, run_id: int,
     latest = store.latest_dataset_version(session)
     added = [d for r in reports for d in r.added_digests]
     removed = [d for r in reports for d in r.removed_digests]
+    measured = [d for r in reports for d in r.measured_digests]
     if latest is None:
         digests = queries.live_digests(session, cutoff)
-        digest, count = combine(EMPTY_DIGEST, digests), len(digests)
+        digest, count = combine(EMPTY_DIGEST, [*digests, *measured]), len(digests)
     else:
-        digest = combine(latest.content_hash, added, removed)
+        digest = combine(latest.content_hash, [*added, *measured], removed)
         count = latest.observation_count + len(added) - len(removed)
     if latest is not None and digest == latest.content_hash:
         return latest
@@ -303,7 +307,8 @@ def _ingest_parsed(session: Session, context: _RunContext, raw_id: int, path: st
                         rejected=len(errors), errors=errors, notes=_notes(parsed),
                         measured_runs=len(runs),
                         added_digests=appended.added_digests,
-                        removed_digests=appended.removed_digests)
+                        removed_digests=appended.removed_digests,
+                        measured_digests=[_run_digest(run) for run in runs])
     error_lines = {e.line for e in errors}
     raw_text = {row.line: row.shown() for row in pack.rows if row.line in error_lines}
     raw_text.update({r.line: r.raw_text for r in parsed.rejected})
@@ -415,6 +420,13 @@ def _notes(parsed: Parsed) -> list[str]:
         notes.append(f"{parsed.skipped_lines} lines that are not results skipped "
                      "(logs, comments, device listings)")
     return notes
+
+
+def _run_digest(run: MeasurementRun) -> str:
+    """sha256 of a measured run's fields and points: what it adds to the dataset digest."""
+    fields = json.dumps(_run_fields(run), sort_keys=True, default=str)
+    points = json.dumps([dataclasses.asdict(p) for p in run.points], sort_keys=True, default=str)
+    return observation_digest(["measured-run", fields, points])
 
 
 def _run_fields(run: MeasurementRun) -> dict[str, Any]:

@@ -144,3 +144,18 @@ def test_an_mlperf_round_is_stored_beside_the_systems_json_of_its_submission(led
     assert system.kind == "system" and system.vendor == "NVIDIA"
     assert {p.source_key for p in points} == {"mlperf-inference-v5.1"}
     assert {p.benchmark for p in points} == {"mlperf-inference-v5.1"}
+
+
+def test_inference_points_ingested_on_their_own_cut_a_dataset_version(ingest, nvlink_pack,
+                                                                      clock):
+    """Issue 30, case 5: points that arrive without any observation still make a new version,
+    so the stages that read a version (serving) see them; the same bytes again do not."""
+    first = ingest(nvlink_pack)
+    clock.tick()
+    points = ingest(AGG, as_of=RUN_DAY)
+    clock.tick()
+    again = ingest(AGG, as_of=RUN_DAY)
+
+    assert points.dataset_changed and points.dataset_version > first.dataset_version
+    assert points.dataset_hash != first.dataset_hash
+    assert not again.dataset_changed and again.dataset_version == points.dataset_version
