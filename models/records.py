@@ -18,6 +18,38 @@ ON_DEMAND = "on_demand"
 
 
 @dataclass(frozen=True)
+class LayoutChoice:
+    """How a C2C result's layout was chosen: searched ("search": the fastest that fits in the
+    space the calibration covers) or the file's own ("pinned"); its parallel scheme, whether
+    the calibration covers it, and the band's basis."""
+
+    mode: str
+    scheme: str | None
+    covered: bool
+    band_days: tuple[float, float] | None
+    band_basis: str | None
+    searched: int | None = None            # layouts evaluated / that fit (search only)
+    fit: int | None = None
+    written_days: float | None = None      # the file's own layout, beside a searched one
+    written_error: str | None = None
+
+    @classmethod
+    def from_json(cls, result: Mapping[str, Any],
+                  definition: Mapping[str, Any]) -> LayoutChoice:
+        choice = result.get("layout_choice") or {
+            "mode": "pinned" if definition.get("layout") == "pinned" else "unknown"}
+        band = result.get("band") or {}
+        days = band.get("time_to_train_days")
+        written = choice.get("written") or {}
+        return cls(mode=str(choice["mode"]), scheme=band.get("scheme"),
+                   covered=bool(band.get("covered", True)),
+                   band_days=(float(days[0]), float(days[1])) if days else None,
+                   band_basis=band.get("basis"), searched=choice.get("evaluated"),
+                   fit=choice.get("fit"), written_days=written.get("time_to_train_days"),
+                   written_error=written.get("error"))
+
+
+@dataclass(frozen=True)
 class C2CRecord:
     """A C2C scenario's stored estimate on a dataset version, with what its definition says
     of the workload and the cluster."""
@@ -33,12 +65,15 @@ class C2CRecord:
     mfu: float
     time_to_train_days: float | None
     specs: tuple[Mapping[str, Any], ...]   # every hardware figure with its origin and source
-    model: Mapping[str, Any]               # the definition's model and parallel sections
-    parallel: Mapping[str, Any]
+    model: Mapping[str, Any]               # the definition's model section
+    parallel: Mapping[str, Any]            # the layout the result is for (searched or pinned)
     cluster: Mapping[str, Any]
+    layout: LayoutChoice | None = None     # how that layout was chosen
 
     @classmethod
     def from_json(cls, result: Mapping[str, Any], definition: Mapping[str, Any]) -> C2CRecord:
+        # A searched result's `parallel` is the layout found; the definition's is the file's.
+        parallel = result.get("parallel") or definition.get("parallel") or {}
         return cls(
             scenario=str(result["scenario"]), gpus=int(result["gpus"]),
             t_iter_s=float(result["t_iter_s"]), c2c=float(result["c2c"]),
@@ -47,8 +82,9 @@ class C2CRecord:
             recommended_fabric=str(result["recommended_fabric"]), mfu=float(result["mfu"]),
             time_to_train_days=result.get("time_to_train_days"),
             specs=tuple(s for s in result.get("specs") or () if isinstance(s, Mapping)),
-            model=definition.get("model") or {}, parallel=definition.get("parallel") or {},
-            cluster=definition.get("cluster") or {})
+            model=definition.get("model") or {}, parallel=parallel,
+            cluster=definition.get("cluster") or {},
+            layout=LayoutChoice.from_json(result, definition))
 
     def spec(self, name: str) -> Mapping[str, Any] | None:
         """The hardware figure the estimate read under `name` ("domain_gpus", ...)."""

@@ -25,6 +25,7 @@ from models.c2c.estimate import (
     usable_memory,
 )
 from models.c2c.layout_rules import READS, splits_evenly, violations
+from models.c2c.schemes import ChoiceLimit
 from models.c2c.spec import (
     LAYOUT_FIELDS,
     ClusterSpec,
@@ -118,9 +119,13 @@ def candidate_values(model: TransformerSpec, fw: Framework, gpus: int,
 
 
 def layout_choices(model: TransformerSpec, fw: Framework, gpus: int, global_batch: int,
-                   fixed: Mapping[str, int | bool] | None = None) -> dict[str, list[int]]:
-    """The values each dimension may take, with `fixed` dimensions held."""
+                   fixed: Mapping[str, int | bool] | None = None,
+                   limit: ChoiceLimit | None = None) -> dict[str, list[int]]:
+    """The values each dimension may take, within `limit` (e.g. the space the calibration
+    covers, models.c2c.schemes), with `fixed` dimensions held."""
     choices = candidate_values(model, fw, gpus, global_batch)
+    if limit is not None:
+        choices = limit(choices)
     if any(int((fixed or {}).get(n, 0)) > 0 for n in ("first_stage_layers", "last_stage_layers")):
         # Uneven stages given: any pp x interleave splits what they leave.
         choices["pp"] = divisors(gpus)
@@ -142,7 +147,7 @@ def check_layout_count(choices: Mapping[str, list[int]], max_layouts: int | None
 
 def enumerate_layouts(model: TransformerSpec, fw: Framework, gpus: int, global_batch: int,
                       fixed: Mapping[str, int | bool] | None = None, *,
-                      max_layouts: int | None = None) -> Layouts:
+                      max_layouts: int | None = None, limit: ChoiceLimit | None = None) -> Layouts:
     """Every layout that tiles `gpus` and meets Megatron's rules (layout_rules), with `fixed`
     dimensions held. The candidates are counted first and refused beyond `max_layouts`
     (TooManyLayouts): memory is at most about ENUMERATION_BYTES_PER_LAYOUT per candidate.
@@ -150,7 +155,7 @@ def enumerate_layouts(model: TransformerSpec, fw: Framework, gpus: int, global_b
     The shapes the rules read (tp, pp, cp, ep, etp, micro-batch, interleave, stages) are
     enumerated and checked first; only the valid ones are crossed with the settings no rule
     reads (sequence parallelism, recompute, ZeRO), so most candidates never become arrays."""
-    choices = layout_choices(model, fw, gpus, global_batch, fixed)
+    choices = layout_choices(model, fw, gpus, global_batch, fixed, limit)
     check_layout_count(choices, max_layouts)
     shapes = _shapes(model, fw, gpus, global_batch, choices)
     if fixed and "dp" in fixed:
@@ -199,23 +204,26 @@ def _shape_layouts(cols: Mapping[str, IntArray]) -> Layouts:
 def sweep(model: TransformerSpec, hw: ClusterSpec, fw: Framework, gpus: int,
           global_batch: int, *, fixed: Mapping[str, int | bool] | None = None,
           top: int = 5, tokens: float | None = None,
-          max_layouts: int | None = None) -> SweepResult:
-    """Evaluate every valid layout and return the `top` fastest that fit in memory."""
+          max_layouts: int | None = None, limit: ChoiceLimit | None = None) -> SweepResult:
+    """Evaluate every valid layout (within `limit`) and return the `top` fastest that fit in
+    memory."""
     share = sweep_share(model, hw, fw, gpus, global_batch, fixed=fixed, top=top, tokens=tokens,
-                        max_layouts=max_layouts)
+                        max_layouts=max_layouts, limit=limit)
     return merge_shares([share], hw, top)
 
 
 def sweep_share(model: TransformerSpec, hw: ClusterSpec, fw: Framework, gpus: int,
                 global_batch: int, *, fixed: Mapping[str, int | bool] | None = None,
                 top: int = 5, tokens: float | None = None, part: int = 0,
-                parts: int = 1, max_layouts: int | None = None) -> SweepResult:
+                parts: int = 1, max_layouts: int | None = None,
+                limit: ChoiceLimit | None = None) -> SweepResult:
     """One share of the search: every `parts`-th valid layout from the `part`-th (strided, so
     shares of one search cost about the same), ranked; `merge_shares` joins the shares. A
     share may hold no layout that fits; only the merged search must."""
     if not 0 <= part < parts:
         raise ValueError(f"part {part} is not one of {parts} parts")
-    layouts = enumerate_layouts(model, fw, gpus, global_batch, fixed, max_layouts=max_layouts)
+    layouts = enumerate_layouts(model, fw, gpus, global_batch, fixed, max_layouts=max_layouts,
+                                limit=limit)
     if len(layouts) == 0:
         raise NoValidLayout(_why_empty(model, fw, gpus, global_batch, fixed))
     index = np.arange(part, len(layouts), parts)

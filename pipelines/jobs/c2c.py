@@ -18,7 +18,14 @@ from db.schema import DatasetVersion
 from models.c2c import calibration as cal
 from models.c2c.estimate import DIMENSIONS, Estimates, evaluate, gemm_peak
 from models.c2c.layout_rules import Violation, violations
-from models.c2c.spec import ClusterSpec, Layouts, Precision
+from models.c2c.schemes import (
+    ChoiceLimit,
+    CoveredSpace,
+    covered_choices,
+    covered_space,
+    scheme_of,
+)
+from models.c2c.spec import ClusterSpec, Layout, Layouts, Precision
 from models.c2c.sweep import (
     NoValidLayout,
     SweepResult,
@@ -29,6 +36,7 @@ from models.c2c.sweep import (
     sweep_share,
 )
 from pipelines.inputs.limits import DEFAULT_LIMITS, InputLimits
+from pipelines.inputs.measurements import shipped_training_runs
 from pipelines.inputs.scenarios import (
     Scenario,
     ScenarioError,
@@ -82,13 +90,28 @@ def estimate_row(estimates: Estimates, i: int) -> dict[str, Any]:
 def error_band(row: dict[str, Any], hw: ClusterSpec, moe: bool) -> dict[str, Any]:
     """The model's error around one result: the iteration time and time to train that 80 % of
     the calibration runs of the GPU's architecture and the parallel scheme (dense or MoE)
-    fell within (calibration.BAND)."""
-    low, high, basis = cal.band(hw.arch, moe)
+    fell within (calibration.BAND). A layout whose scheme the calibration does not cover
+    (models/c2c/schemes.py) carries the widest band of any fitted scheme, and says why."""
+    scheme = scheme_of(Layout(**_layout_fields(row)), hw, calibrated_space())
+    low, high, basis = cal.band(hw.arch, moe) if scheme.covered else cal.GENERIC_BAND
+    if not scheme.covered:
+        basis = f"outside the calibration ({'; '.join(scheme.uncovered)}): {basis}"
     days = row.get("time_to_train_days")
     return {"t_iter_s": [row["t_iter_s"] * low, row["t_iter_s"] * high],
             "time_to_train_days": None if days is None else [days * low, days * high],
             "p10_p90_of": "measured / predicted on the calibration runs",
-            "basis": f"{hw.arch}, {'MoE' if moe else 'dense'}: {basis}"}
+            "basis": f"{hw.arch}, {'MoE' if moe else 'dense'}: {basis}",
+            "scheme": scheme.name, "covered": scheme.covered}
+
+
+def calibrated_space() -> CoveredSpace:
+    """The layouts the shipped calibration runs cover."""
+    return covered_space(shipped_training_runs().runs)
+
+
+def _layout_fields(row: dict[str, Any]) -> dict[str, int]:
+    """What a result row's `parallel` block says of its scheme, as Layout fields."""
+    return {k: int(row["parallel"][k]) for k in ("tp", "pp", "dp", "ep", "cp", "zero")}
 
 
 def compute_basis(hw: ClusterSpec, precision: Precision) -> dict[str, Any]:
@@ -165,7 +188,9 @@ def in_this_process(share: Callable[[int], SweepResult], parts: Sequence[int]) -
 def sweep_scenario(scenario: Scenario, specs: tuple[Any, list[FigureUsed]], top: int,
                    dataset_version: int | None, *, parts: int = 1,
                    map_shares: ShareMap = in_this_process,
-                   max_layouts: int = DEFAULT_LIMITS.sweep_max_layouts) -> dict[str, Any]:
+                   max_layouts: int = DEFAULT_LIMITS.sweep_max_layouts,
+                   fixed: dict[str, int | bool] | None = None,
+                   limit: ChoiceLimit | None = None) -> dict[str, Any]:
     """Search every layout on cluster.gpus GPUs, keeping the scenario's fixed choices. The
     search is cut into `parts` shares that `map_shares` runs (one after the other here; as
     Prefect tasks in the c2c-sweep flow) and merged; the result does not depend on `parts`.
@@ -176,15 +201,16 @@ def sweep_scenario(scenario: Scenario, specs: tuple[Any, list[FigureUsed]], top:
         raise ScenarioError(scenario.path, scenario.lines.get("cluster.gpus"), "cluster.gpus",
                             "sweep needs the GPU count to search on")
     hw, used = specs
-    fixed = {k: v for k, v in scenario.fixed.items() if k != "global_batch"}
+    chosen = scenario.fixed if fixed is None else fixed
+    held = {k: v for k, v in chosen.items() if k != "global_batch"}
     global_batch = int(scenario.fixed["global_batch"])
-    check_sweep_size(scenario, gpus, global_batch, fixed, max_layouts)
+    check_sweep_size(scenario, gpus, global_batch, held, max_layouts, limit)
 
     def share(part: int) -> SweepResult:
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # check_finite says
             return sweep_share(scenario.model, hw, scenario.framework, gpus, global_batch,
-                               fixed=fixed, top=top, tokens=scenario.tokens, part=part,
-                               parts=parts, max_layouts=max_layouts)
+                               fixed=held, top=top, tokens=scenario.tokens, part=part,
+                               parts=parts, max_layouts=max_layouts, limit=limit)
     started = time.perf_counter()
     try:
         found = merge_shares(map_shares(share, range(parts)), hw, top)
@@ -203,10 +229,12 @@ def sweep_scenario(scenario: Scenario, specs: tuple[Any, list[FigureUsed]], top:
 
 
 def check_sweep_size(scenario: Scenario, gpus: int, global_batch: int,
-                     fixed: dict[str, int | bool], max_layouts: int) -> None:
+                     fixed: dict[str, int | bool], max_layouts: int,
+                     limit: ChoiceLimit | None = None) -> None:
     """Count the search's candidate layouts (no array yet) and refuse more than `max_layouts`,
     saying which parallel choices to fix to narrow it."""
-    choices = layout_choices(scenario.model, scenario.framework, gpus, global_batch, fixed)
+    choices = layout_choices(scenario.model, scenario.framework, gpus, global_batch, fixed,
+                             limit)
     try:
         check_layout_count(choices, max_layouts)
     except TooManyLayouts as exc:
@@ -219,10 +247,39 @@ def check_sweep_size(scenario: Scenario, gpus: int, global_batch: int,
 
 
 def inputs_sha256(scenario: Scenario, used: list[FigureUsed], code_version: str) -> str:
-    """What a result depends on: the scenario, every figure it read, the code."""
-    return inputs_digest(scenario.definition,
+    """What a result depends on: the scenario (with its layout mode, whether written or by
+    default), every figure it read, the code."""
+    return inputs_digest({**scenario.definition, "layout": scenario.layout_mode},
                          [(s.name, s.value, s.origin, s.observation_id) for s in used],
                          code_version)
+
+
+def best_layout(scenario: Scenario, specs: tuple[Any, list[FigureUsed]],
+                dataset_version: int | None) -> dict[str, Any]:
+    """The scenario at its fastest layout that fits, searched in the space the calibration
+    covers under the file's model, global batch and tokens: the JSON object `estimate` gives,
+    plus `layout_choice` (how it was chosen, and the file's own layout for reference)."""
+    hw = specs[0]
+    space = calibrated_space()
+    searched = sweep_scenario(scenario, specs, 1, dataset_version,
+                              fixed={"global_batch": scenario.fixed["global_batch"]},
+                              limit=covered_choices(space, hw, scenario.cluster.gpus or 0))
+    best = searched["best"][0]
+    return {**best, "compute": compute_basis(hw, scenario.framework.precision),
+            "specs": searched["specs"],
+            "layout_choice": {"mode": "search", "space": space.describe(),
+                              "evaluated": searched["evaluated"], "fit": searched["valid"],
+                              "written": _written_layout(scenario, specs)}}
+
+
+def _written_layout(scenario: Scenario, specs: tuple[Any, list[FigureUsed]]) -> dict[str, Any]:
+    """The file's own layout beside a searched one: its time and band, or why it has none."""
+    try:
+        row = estimate(scenario, specs, None)
+    except ScenarioError as exc:
+        return {"error": exc.reason}
+    return {k: row[k] for k in ("t_iter_s", "time_to_train_days", "fits", "mfu", "parallel",
+                                "band")}
 
 
 def recompute(target: Engine | Session, scenarios_dir: Path, dataset_version: int, *, on: date,
@@ -256,7 +313,11 @@ def _recompute_one(session: Session, scenario: Scenario, version_id: int, known:
                                estimate={}, inputs_sha256=digest, code_version=code_version,
                                computed_at=now, reused_from=earlier)
         return "reused"
-    payload = estimate(scenario, specs, version_id)
+    if scenario.layout_mode == "pinned":
+        payload = estimate(scenario, specs, version_id)
+        payload["layout_choice"] = {"mode": "pinned"}
+    else:
+        payload = best_layout(scenario, specs, version_id)
     if not np.isfinite(payload["t_iter_s"]):
         raise ValueError(f"{scenario.name}: the model produced no finite iteration time")
     results.add_c2c_result(session, scenario=row, dataset_version_id=version_id,

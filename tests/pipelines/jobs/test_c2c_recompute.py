@@ -193,3 +193,21 @@ def test_each_result_lists_the_figures_it_used_with_their_origins(ledger, refere
             "scaleup_latency": "default"}
         from_ledger = [s for s in result["specs"] if s["origin"] in ("ledger", "measured")]
         assert all(s["source"] and s["as_of"] and s["observation_id"] for s in from_ledger)
+
+
+def test_each_scenario_is_stored_at_its_best_covered_layout(ledger, reference, run, scenarios):
+    broken_copy(scenarios, "pinned", "name: pinned", "name: pinned\nlayout: pinned")
+    run(reference.dataset_version)
+    results = stored(ledger).set_index("scenario")
+    searched = json.loads(results.loc["gpt3-175b-tp8-hgx-ndr", "result_json"])
+    pinned = json.loads(results.loc["pinned", "result_json"])
+
+    choice = searched["layout_choice"]
+    assert choice["mode"] == "search" and choice["fit"] > 1
+    assert searched["band"]["covered"] and searched["band"]["scheme"].startswith("TP")
+    # The file's own layout is kept beside, and the search found one at least as fast.
+    assert choice["written"]["parallel"] == pinned["parallel"]
+    assert searched["t_iter_s"] <= choice["written"]["t_iter_s"] == pinned["t_iter_s"]
+    assert searched["parallel"]["global_batch"] == pinned["parallel"]["global_batch"]
+    assert pinned["layout_choice"] == {"mode": "pinned"}
+    assert pinned["parallel"]["tp"] == 8
