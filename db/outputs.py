@@ -3,8 +3,8 @@ their deliveries.
 
 All are append-only. Flags are computed once per dataset version (a later computation for the
 same version is refused by the unique constraint, so re-rendering reads the stored ones); every
-rendering of a briefing is recorded with the sha256 of its bytes, and every delivery of it (an
-e-mail, a folder copy) with how it went.
+rendering of a briefing is recorded with the sha256 of its bytes (once: the same bytes again
+are the same row), and every delivery of it (an e-mail, a folder copy) with how it went.
 """
 
 from __future__ import annotations
@@ -64,6 +64,15 @@ def flags_of(session: Session, dataset_version: int) -> list[dict[str, Any]]:
 def record_briefing(session: Session, *, dataset_version: int, as_of: date, path: str,
                     sha256: str, size_bytes: int, pages: int | None, code_version: str,
                     rendered_at: datetime) -> Briefing:
+    """Record a rendering; a re-render giving the same bytes at the same place from the same
+    version and code is the row recorded already (returned as it is): the table holds what
+    was made, not how often."""
+    same = session.scalar(select(Briefing).where(
+        Briefing.dataset_version_id == dataset_version, Briefing.as_of == as_of,
+        Briefing.path == path, Briefing.sha256 == sha256,
+        Briefing.code_version == code_version).order_by(Briefing.id).limit(1))
+    if same is not None:
+        return same
     row = Briefing(dataset_version_id=dataset_version, as_of=as_of, path=path, sha256=sha256,
                    size_bytes=size_bytes, pages=pages, code_version=code_version,
                    rendered_at=rendered_at)
@@ -136,6 +145,25 @@ def record_delivery(session: Session, *, briefing_id: int, channel: str, target:
     session.add(row)
     session.flush()
     return row
+
+
+def emailed_readers(session: Session, briefing_id: int) -> dict[str, str | None]:
+    """The readers e-mailed the dataset version of `briefing_id` (by any rendering of it, on
+    record as delivered), each with the Message-ID they got it under: who must not get the
+    same version again."""
+    version = select(Briefing.dataset_version_id).where(Briefing.id == briefing_id)
+    rows = session.execute(
+        select(BriefingDelivery.target, BriefingDelivery.message_id)
+        .join(Briefing, Briefing.id == BriefingDelivery.briefing_id)
+        .where(Briefing.dataset_version_id == version.scalar_subquery(),
+               BriefingDelivery.channel == "email", BriefingDelivery.status == "delivered")
+        .order_by(BriefingDelivery.id))
+    readers: dict[str, str | None] = {}
+    for target, message_id in rows:
+        for reader in target.split(","):
+            if reader.strip():
+                readers.setdefault(reader.strip(), message_id)
+    return readers
 
 
 def deliveries_of(session: Session, briefing_id: int) -> list[BriefingDelivery]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import fields
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -12,6 +13,15 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from pipelines.inputs.limits import DEFAULT_LIMITS, InputLimits
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+
+def _no_control_characters(text: str) -> None:
+    """A header value is one line of printable text: CR or LF would start another header
+    (and Python's e-mail package refuses them only when the message is made, mid-run)."""
+    bad = sorted({f"U+{ord(c):04X}" for c in text if unicodedata.category(c) == "Cc"})
+    if bad:
+        raise ValueError(f"holds control characters ({', '.join(bad)}); give it on one line "
+                         "without them")
 
 
 class Settings(BaseSettings):
@@ -61,7 +71,9 @@ class Settings(BaseSettings):
     # smtp_host (None: no e-mail) to mail_to (comma-separated in the environment; empty: no
     # e-mail), from mail_from; smtp_security is "none", "starttls" (upgrade a plain connection)
     # or "ssl" (TLS from the start, usually port 465); smtp_user / smtp_password log in when a
-    # user is set. Each SMTP operation may take smtp_timeout_seconds.
+    # user is set. A whole SMTP exchange (connect to the last reply) may take
+    # smtp_timeout_seconds. An address holding a control character (CR, LF, ...) is refused
+    # when the settings are read: it would end a mail header early.
     smtp_host: str | None = None
     smtp_port: int = Field(25, gt=0, le=65535)
     smtp_user: str | None = None
@@ -82,7 +94,16 @@ class Settings(BaseSettings):
     def _addresses(cls, value: Any) -> Any:
         """`a@example.com, b@example.com` (the environment's form) as a list of addresses."""
         if isinstance(value, str):
+            _no_control_characters(value)
             return [address.strip() for address in value.split(",") if address.strip()]
+        return value
+
+    @field_validator("mail_to", "mail_from", "smtp_host", "smtp_user")
+    @classmethod
+    def _one_line(cls, value: Any) -> Any:
+        for text in value if isinstance(value, list) else [value]:
+            if isinstance(text, str):
+                _no_control_characters(text)
         return value
 
     @property

@@ -4,93 +4,30 @@ briefing or showing the SMTP password."""
 
 from __future__ import annotations
 
-import hashlib
 import logging
-from collections.abc import Iterator
-from datetime import UTC, date, datetime
+from datetime import date
 from pathlib import Path
 
 import pytest
-from aiosmtpd.smtp import AuthResult
 
-from db import outputs
-from db.engine import Session, write_session
 from pipelines.delivery.deliver import (
     DeliveryReport,
     briefing_body,
     briefing_id_of,
     briefing_subject,
-    deliver_briefing,
 )
-from pipelines.ledger.connection import connect_ledger
-from pipelines.settings import Settings
-from tests.pipelines.delivery.smtp_server import Mailbox, free_port, smtp_server
-
-AT = datetime(2026, 11, 23, 6, 0, tzinfo=UTC)
-PDF = b"%PDF-1.7 a tiny briefing\n%%EOF\n"
-APPENDIX = b"%PDF-1.7 its appendix\n%%EOF\n"
-READERS = ["cfo@example.com", "infra@example.com"]
-PASSWORD = "correct horse battery staple"
-
-
-def check_password(server, session, envelope, mechanism, auth_data) -> AuthResult:
-    ok = (auth_data.login, auth_data.password) == (b"specledger", PASSWORD.encode())
-    return AuthResult(success=ok, handled=False)
-
-
-@pytest.fixture
-def mailbox() -> Iterator[tuple[Mailbox, int]]:
-    """A local SMTP server on 127.0.0.1 that takes a login (without TLS, on loopback only)."""
-    with smtp_server(authenticator=check_password) as served:
-        yield served
-
-
-@pytest.fixture
-def briefing(tmp_path: Path, ledger_url: str, ingest, nvlink_pack) -> tuple[int, Path, Path]:
-    """A briefing recorded in a ledger (SQLite, PostgreSQL) with its PDF and appendix."""
-    version = ingest(nvlink_pack).dataset_version
-    folder = tmp_path / "home" / "briefings"
-    folder.mkdir(parents=True)
-    pdf, appendix = folder / "briefing-2026-11-23.pdf", folder / "briefing-2026-11-23-appendix.pdf"
-    pdf.write_bytes(PDF)
-    appendix.write_bytes(APPENDIX)
-    settings = Settings(home=tmp_path / "home", database_url=ledger_url)
-    engine = connect_ledger(settings)
-    with write_session(engine) as session:
-        outputs.record_briefing(session, dataset_version=version, as_of=date(2026, 11, 23),
-                                path=str(pdf), sha256="0" * 64, size_bytes=len(PDF), pages=1,
-                                code_version="test", rendered_at=AT)
-    engine.dispose()
-    return briefing_id_of(settings, pdf), pdf, appendix
-
-
-def configured(tmp_path: Path, ledger_url: str, **fields: object) -> Settings:
-    """Two retries without waiting, unless `fields` say otherwise."""
-    return Settings(**{"home": tmp_path / "home", "database_url": ledger_url,
-                       "delivery_retries": 2, "delivery_retry_delay_seconds": 0,
-                       "smtp_timeout_seconds": 5, **fields})
-
-
-def by_mail(port: int, **fields: object) -> dict[str, object]:
-    return {"smtp_host": "127.0.0.1", "smtp_port": port, "mail_to": READERS,
-            "mail_from": "specledger@briefings.example", **fields}
-
-
-def deliver(settings: Settings, briefing: tuple[int, Path, Path], **options) -> DeliveryReport:
-    briefing_id, pdf, appendix = briefing
-    return deliver_briefing(settings, briefing_id, pdf, appendix,
-                            "specledger briefing 2026-11-23 (dataset version 1)",
-                            "Verdicts: scale-up wins.\n\nAttached: two PDFs.\n",
-                            now=lambda: AT, **options)
-
-
-def recorded(settings: Settings, briefing_id: int) -> list[tuple]:
-    engine = connect_ledger(settings)
-    with Session(engine) as session:
-        rows = [(r.channel, r.target, r.status, r.attempts, r.message_id, r.error,
-                 r.delivered_at) for r in outputs.deliveries_of(session, briefing_id)]
-    engine.dispose()
-    return rows
+from tests.pipelines.delivery.conftest import (
+    APPENDIX,
+    AT,
+    PASSWORD,
+    PDF,
+    READERS,
+    by_mail,
+    configured,
+    deliver,
+    recorded,
+)
+from tests.pipelines.delivery.smtp_server import free_port
 
 
 def test_the_briefing_is_mailed_to_its_readers_with_the_pdfs_attached_and_recorded(
@@ -180,8 +117,8 @@ def test_a_login_is_made_and_a_wrong_password_never_shows(tmp_path, ledger_url, 
     assert len(box.messages) == 1
 
     wrong = "hunter2-not-the-password"
-    bad = configured(tmp_path, ledger_url, **by_mail(port), smtp_user="specledger",
-                     smtp_password=wrong, delivery_retries=0)
+    bad = configured(tmp_path, ledger_url, **by_mail(port, mail_to=["ops@example.com"]),
+                     smtp_user="specledger", smtp_password=wrong, delivery_retries=0)
     with caplog.at_level(logging.WARNING, logger="pipelines.delivery.deliver"):
         [outcome] = deliver(bad, briefing).outcomes
     assert (outcome.status, outcome.attempts) == ("failed", 1)
@@ -191,29 +128,24 @@ def test_a_login_is_made_and_a_wrong_password_never_shows(tmp_path, ledger_url, 
     assert "**********" in repr(bad)  # the settings print masked too
 
 
-def test_the_folder_gets_atomic_copies_and_a_different_file_of_that_name_is_kept(
+def test_the_folder_gets_atomic_copies_replacing_an_earlier_file_of_that_name(
         tmp_path, ledger_url, briefing):
     share = tmp_path / "share"
     share.mkdir()
-    (share / "briefing-2026-11-23.pdf").write_bytes(b"%PDF-1.7 someone else's file\n")
+    (share / "briefing-2026-11-23.pdf").write_bytes(b"%PDF-1.7 an earlier render\n")
     settings = configured(tmp_path, ledger_url, delivery_dir=share)
     [outcome] = deliver(settings, briefing).outcomes
 
     assert (outcome.channel, outcome.target, outcome.status) == ("folder", str(share),
                                                                  "delivered")
     copies = {p.name: p.read_bytes() for p in share.iterdir()}
-    assert copies == {"briefing-2026-11-23.pdf": b"%PDF-1.7 someone else's file\n",
-                      f"briefing-2026-11-23-{sha12(PDF)}.pdf": PDF,
+    assert copies == {"briefing-2026-11-23.pdf": PDF,  # replaced, no -<sha> copy beside it
                       "briefing-2026-11-23-appendix.pdf": APPENDIX}  # no temporary file left
     again = deliver(settings, briefing)  # the copies are there already: nothing new
-    assert again.failed == () and len(list(share.iterdir())) == 3
+    assert again.failed == () and len(list(share.iterdir())) == 2
     assert briefing[1].read_bytes() == PDF  # the briefing itself stays where it was
     assert [row[:4] for row in recorded(settings, briefing[0])] == [
         ("folder", str(share), "delivered", 1)] * 2
-
-
-def sha12(content: bytes) -> str:
-    return hashlib.sha256(content).hexdigest()[:12]
 
 
 def test_a_missing_folder_is_a_failed_delivery_not_a_new_folder(tmp_path, ledger_url, briefing):
