@@ -1,5 +1,6 @@
-"""`specledger export DIR`: every table and mart of the published warehouse as Parquet or CSV
-files, for tools that do not read DuckDB."""
+"""`specledger export DIR`: every table, mart and view of the published warehouse as Parquet or
+CSV files, for tools that do not read DuckDB. DIR is taken as written (no `~` expanded); files
+already there are refused unless --force."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import typer
 from rich import box
 from rich.table import Table
 
-from db.warehouse_export import FORMATS, export_warehouse
+from db.warehouse_export import FORMATS, ExportExists, export_warehouse
 from pipelines.cli.ledger import settings_for
 from pipelines.cli.terminal import label, plain_console, write_json
 
@@ -25,16 +26,23 @@ def export_command(
         home: Annotated[Path | None, typer.Option(
             "--home", envvar="SPECLEDGER_HOME",
             help="Folder holding warehouse.duckdb [default: ./var]")] = None,
+        force: Annotated[bool, typer.Option(
+            "--force", help="Replace files of the same names already in DIR.")] = False,
         as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead.")]
         = False) -> None:
-    """Write every table and mart of warehouse.duckdb to DIR, a file each (Parquet or CSV)."""
+    """Write every table, mart and view of warehouse.duckdb to DIR, a file each (Parquet or
+    CSV), each written whole or not at all."""
     if file_format not in FORMATS:
         errors.print(label("error:", "red", f"--format {file_format!r}: expected one of "
                                              f"{', '.join(FORMATS)}"), highlight=False)
         raise typer.Exit(2)
     warehouse = settings_for(home).warehouse_path
     try:
-        written = export_warehouse(warehouse, folder, file_format)
+        written = export_warehouse(warehouse, folder, file_format, force=force)
+    except ExportExists as exc:
+        errors.print(label("error:", "red", f"{exc}; nothing written (give --force to "
+                                             "replace them)"), highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from None
     except FileNotFoundError:
         errors.print(label("error:", "red", f"no warehouse at {warehouse} yet: run "
                                              "`specledger run` or `specledger ingest` first"),
