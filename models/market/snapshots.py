@@ -39,6 +39,7 @@ from models.market.frames import (
     VERSION,
     VERSION_DATE,
 )
+from models.market.valid_time import OFFER
 
 # The history frame's columns (db.queries.offer_history): one row per observation.
 HISTORY_COLUMNS = ("observation_id", "item", "source", "value", "as_of", "valid_to",
@@ -56,15 +57,16 @@ class VersionCut:
 
 
 def offers_at_versions(history: pd.DataFrame, versions: Sequence[VersionCut]) -> pd.DataFrame:
-    """The offers frame (models.market.frames.OFFER_COLUMNS): for each version, every offer
-    with a GPU and a price-list term that it knew, at its newest price."""
+    """The offers frame (models.market.frames.OFFER_COLUMNS, and `offer`: the offer's ledger
+    item): for each version, every offer with a GPU and a price-list term that it knew, valid
+    on the cut's date (`on`, the version_date of its rows), at its newest price."""
     missing = [c for c in HISTORY_COLUMNS if c not in history.columns]
     if missing:
         raise ValueError(f"offer history is missing column(s) {', '.join(missing)}")
     usable = history[history["offer_gpu"].notna()
                      & history["offer_term"].isin(PRICE_LIST_TERMS)]
     if usable.empty or not versions:
-        return pd.DataFrame(columns=list(OFFER_COLUMNS))
+        return pd.DataFrame(columns=[*OFFER_COLUMNS, OFFER])
     recorded = pd.to_datetime(usable["recorded_at"], utc=True)
     superseded = pd.to_datetime(usable["superseded_at"], utc=True)
     as_of = day_stamps(usable["as_of"])
@@ -81,8 +83,8 @@ def offers_at_versions(history: pd.DataFrame, versions: Sequence[VersionCut]) ->
             REGION: newest["offer_region"], TERM: newest["offer_term"], GPU: newest["offer_gpu"],
             GPUS_PER_INSTANCE: newest["offer_units"], PRICE: newest["value"],
             AS_OF: newest["as_of"], SOURCE: newest["source"],
-            OBSERVATION_ID: newest["observation_id"]}))
-    return pd.concat(frames, ignore_index=True)[list(OFFER_COLUMNS)]
+            OBSERVATION_ID: newest["observation_id"], OFFER: newest["item"]}))
+    return pd.concat(frames, ignore_index=True)[[*OFFER_COLUMNS, OFFER]]
 
 
 QUOTE_HISTORY_COLUMNS = ("observation_id", "item", "metric", "source", "value", "as_of",

@@ -1,63 +1,68 @@
 """The price-index stage of the recompute graph: each dataset version's GPU-hour price index,
 computed once from the offers that version knew and stored (db.price_index). Every later
-stage (TCO, serving, flags), the briefing and the warehouse read the stored rows."""
+stage (TCO, serving, flags), the briefing and the warehouse read the stored rows.
+
+Dates are price dates (models.market.valid_time): a version's index is its market on its
+date, without the offers priced more than `max_age_days` before it (stale); its
+week-over-week and 90-day changes compare that market with the same version's knowledge of
+the market 7 and 90 days earlier, over the offers priced on both dates."""
 
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import pandas as pd
 
 from db import price_index as stored
 from db import queries
 from db.engine import Session
-from models.market import index_changes, price_index
-from models.market.frames import OBSERVATION_ID, PRICE, VERSION
-from models.market.index import INDEX_COLUMNS
+from models.market import HORIZONS, price_index
+from models.market.frames import GPU, OBSERVATION_ID, PRICE, TERM, VERSION
 from models.market.snapshots import VersionCut, offers_at_versions
+from models.market.valid_time import CHANGE, fresh_offers, matched_changes
 
 STAGE = "price_index"
-_CHANGES = ("wow_change", "d90_change")
 
 
 def store_price_index(session: Session, dataset_version: int, *, code_version: str,
-                      now: datetime) -> list[int]:
+                      now: datetime, max_age_days: int | None = None) -> list[int]:
     """Give every version up to `dataset_version` that lacks one its stored price index
     (versions recorded before the stage existed are caught up, oldest first); the versions
-    computed. The changes of a new version compare with the stored index of earlier ones."""
+    computed. `max_age_days`: offers priced longer ago than this on a version's date leave
+    its index (models.market.valid_time.MAX_OFFER_AGE_DAYS is the documented default; None,
+    no limit)."""
     missing = stored.versions_without(session, STAGE, dataset_version)
     if not missing:
         return []
+    history = queries.offer_history(session)
     cuts = [VersionCut(v, cutoff, cutoff.date()) for v, cutoff in missing]
-    offers = offers_at_versions(queries.offer_history(session), cuts)
-    fresh = price_index(offers)
-    earlier = stored.stored_index(session, up_to=dataset_version)
-    with_changes = _with_changes(fresh, earlier)
+    offers = offers_at_versions(history, cuts)
+    current = fresh_offers(offers, max_age_days)
+    index = price_index(current)
+    earlier = [offers]
+    for prefix, days in HORIZONS:
+        back = offers_at_versions(history, [VersionCut(c.version, c.cutoff_at,
+                                                       c.on - timedelta(days=days))
+                                            for c in cuts])
+        earlier.append(back)
+        moved = matched_changes(current, fresh_offers(back, max_age_days))
+        index = index.merge(moved[[VERSION, GPU, TERM, CHANGE]].rename(
+            columns={CHANGE: f"{prefix}_change"}), on=[VERSION, GPU, TERM], how="left")
+    read = pd.concat(earlier, ignore_index=True)
     for version, _ in missing:
-        rows = with_changes[with_changes[VERSION] == version]
+        rows = index[index[VERSION] == version]
         count = stored.add_index_rows(session, rows.to_dict("records"))
         stored.record_stage(session, dataset_version=version, stage=STAGE,
-                            inputs_sha256=offers_digest(offers[offers[VERSION] == version]),
+                            inputs_sha256=offers_digest(read[read[VERSION] == version],
+                                                        max_age_days),
                             code_version=code_version, computed_at=now, rows=count)
     return [version for version, _ in missing]
 
 
-def _with_changes(fresh: pd.DataFrame, earlier: pd.DataFrame) -> pd.DataFrame:
-    """The fresh rows with their week-over-week and 90-day changes, against the fresh and
-    the earlier (stored) versions alike."""
-    if fresh.empty:
-        return fresh.assign(**{c: pd.Series(dtype=float) for c in _CHANGES})
-    base = list(INDEX_COLUMNS)
-    parts = [earlier[base], fresh[base]] if not earlier.empty else [fresh[base]]
-    combined = pd.concat(parts, ignore_index=True)
-    changes = index_changes(combined)
-    keys = [VERSION, "gpu", "term"]
-    return fresh.merge(changes[keys + list(_CHANGES)], on=keys, how="left")
-
-
-def offers_digest(offers: pd.DataFrame) -> str:
-    """What a version's index read: its offers' observation ids and prices, in order."""
-    pairs = sorted(zip(offers[OBSERVATION_ID].astype(int), offers[PRICE].astype(float),
-                       strict=True))
-    return hashlib.sha256(repr(pairs).encode()).hexdigest()
+def offers_digest(offers: pd.DataFrame, max_age_days: int | None = None) -> str:
+    """What a version's index read: its offers' observation ids and prices (on its date and
+    the dates its changes compare with), in order, and the age limit."""
+    pairs = sorted(set(zip(offers[OBSERVATION_ID].astype(int), offers[PRICE].astype(float),
+                           strict=True)))
+    return hashlib.sha256(repr((pairs, max_age_days)).encode()).hexdigest()

@@ -1,0 +1,66 @@
+"""The price-index stage in valid time (issue 27, cases 4, 5 and 6): two weekly catalogs loaded
+on one day give a week-over-week change, measured over the offers priced on both dates; an age
+limit keeps old offers out of the index."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy import delete
+
+from db.engine import Session
+from db.schema import PriceIndexEntry, StageRun
+from pipelines.jobs.price_index import store_price_index
+from pipelines.ledger.market import index_row, market_index
+
+HEADER = ("InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,GpuInfo,"
+          "SpotPrice\n")
+GPU_INFO = ('"{\'Gpus\': [{\'Name\': \'H100\', \'Manufacturer\': \'NVIDIA\', \'Count\': 8.0, '
+            '\'MemoryInfo\': {\'SizeInMiB\': 81920}}], \'TotalGpuMemoryInMiB\': 81920}"')
+
+
+def catalog(folder: Path, name: str, prices: dict[str, float]) -> Path:
+    """A Lambda vms.csv (the real file's columns) with one gpu_8x_h100_sxm5 line per region."""
+    lines = [f"gpu_8x_h100_sxm5,H100,8.0,208.0,1800.0,{price},{region},{GPU_INFO},\n"
+             for region, price in prices.items()]
+    path = folder / name
+    path.write_text(HEADER + "".join(lines))
+    return path
+
+
+@pytest.fixture
+def weekly(tmp_path: Path) -> list[Path]:
+    """Two weekly Lambda catalogs: 23.92 USD an 8-GPU instance in us-east-1 on 2026-10-25,
+    21.52 on 2026-11-01, when two more regions appear at 16.00."""
+    return [catalog(tmp_path, "lambda_vms_2026-10-25.csv", {"us-east-1": 23.92}),
+            catalog(tmp_path, "lambda_vms_2026-11-01.csv",
+                    {"us-east-1": 21.52, "us-west-1": 16.00, "us-south-1": 16.00})]
+
+
+def test_two_weekly_catalogs_loaded_on_one_day_give_the_change_of_the_matched_offer(
+        ingest, ledger, weekly):
+    version = ingest(*weekly).dataset_version  # both on the clock's day, 2026-11-01
+    with Session(ledger) as session:
+        row = index_row(session, version, "h100-sxm5", "on_demand")
+    assert row is not None
+    assert row["n_offers"] == 3
+    # us-east-1 went from 23.92 to 21.52; the two new regions at 16.00 are composition.
+    assert row["wow_change"] == pytest.approx(21.52 / 23.92 - 1)
+    assert row["d90_change"] != row["d90_change"]  # NaN: nothing priced 90 days before
+
+
+def test_an_age_limit_leaves_out_offers_priced_too_long_before_the_versions_date(
+        ingest, ledger, weekly):
+    version = ingest(weekly[0]).dataset_version  # priced 2026-10-25, known 2026-11-01
+    with Session(ledger) as session:
+        assert not market_index(session, up_to=version).empty
+    # The version indexed again with a 5-day limit: its offers are 7 days old, out.
+    with Session(ledger) as session, session.begin():
+        session.execute(delete(PriceIndexEntry))
+        session.execute(delete(StageRun))
+        store_price_index(session, version, code_version="test",
+                          now=datetime(2026, 11, 1, 12, tzinfo=UTC), max_age_days=5)
+    with Session(ledger) as session:
+        assert index_row(session, version, "h100-sxm5", "on_demand") is None
