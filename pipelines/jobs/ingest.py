@@ -127,7 +127,8 @@ def ingest_paths(
     `now` is the knowledge clock: every observation of the run is recorded at its first tick.
     `options` is what the user said about the files (--item, --as-of) and the item aliases.
     """
-    options = options or AdapterOptions()
+    # The reader of a price list dated by its data counts what is in force on `today`.
+    options = dataclasses.replace(options or AdapterOptions(), today=today)
     files = expand_paths(paths)
     with writing(target, lock_timeout_seconds) as session:
         recorded_at = now()

@@ -19,9 +19,12 @@ Terms: Consumption is on-demand, or spot when skuName ends in " Spot"; a Reserva
 over 8,760 hours (1 Year) or 26,280 hours (3 Years). The value is USD per GPU-hour: the
 instance's hourly price divided by its GPUs (data/instances.yaml).
 
-Dated by --as-of, else by the newest effectiveStartDate in the file (the response carries no
-retrieval date; every price it lists holds from its effectiveStartDate on). Items carry their
-JSON path (`Items[17]`, or `[1].Items[17]` in a list of pages) and the line they start on.
+Dated by --as-of, else by the newest effectiveStartDate in the file that is in force on the day
+it is read (the response carries no retrieval date; every price it lists holds from its
+effectiveStartDate on). An item whose effectiveStartDate is after the file's date (a price Azure
+has scheduled) is rejected on its own: the file gives the prices in force on its date. Items
+carry their JSON path (`Items[17]`, or `[1].Items[17]` in a list of pages) and the line they
+start on.
 """
 
 from __future__ import annotations
@@ -97,7 +100,10 @@ def parse(name: str, data: bytes, options: AdapterOptions) -> Parsed:
         raise AdapterError(problem[0], f"the Azure price list: {problem[1]}")
     sink = OfferSink(Parsed(FORMAT, Pack()), options.limits)
     table = instance_table(options)
-    pending: list[tuple[_Item, Offer]] = []
+    pending: list[tuple[_Item, Offer, date | None]] = []
+    # The file is dated by its data: the newest effectiveStartDate in force on the day it is
+    # read (a price Azure schedules for a later day does not date the file).
+    in_force_on = options.as_of or options.today or date.today()
     newest: date | None = None
     pages: list[_Page] = []
     for event in _JsonPages(text, len(data)).events():
@@ -106,21 +112,36 @@ def parse(name: str, data: bytes, options: AdapterOptions) -> Parsed:
             continue
         started = _day(event.value.get("effectiveStartDate")) if isinstance(
             event.value, dict) else None
-        if started is not None and (newest is None or started > newest):
+        if started is not None and started <= in_force_on and (newest is None
+                                                               or started > newest):
             newest = started
         offer = _read_item(event, table, sink)
         if offer is not None:
-            pending.append((event, offer))
+            pending.append((event, offer, started))
     if not pages:
         raise AdapterError(None, "no price list page in the file")
     as_of = _as_of(options, newest, bool(pending))
     _page_notes(pages, sink.parsed)
-    if pending:
+    in_force = [(item, offer) for item, offer, started in pending
+                if not _scheduled(item, started, as_of, sink)]
+    if in_force:
         sink.use_source(_source(as_of, options.as_of is not None))
-    for item, offer in pending:
+    for item, offer in in_force:
         sink.add(offer, line=item.line, raw_text=item.text, column=f"{item.path}.retailPrice",
                  as_of=as_of)
     return sink.finish("item(s)")
+
+
+def _scheduled(item: _Item, started: date | None, as_of: date, sink: OfferSink) -> bool:
+    """Whether the item is a price scheduled after the file's date (rejected: the file gives
+    the prices in force on its date, and this one is not yet)."""
+    if started is None or started <= as_of:
+        return False
+    sink.reject(item.line, f"{item.path}.effectiveStartDate", (
+        f"a scheduled price: in force from {started.isoformat()}, after the file's date "
+        f"{as_of.isoformat()}; the file's prices are those in force on its date (give "
+        f"--as-of {started.isoformat()} or later to read it)"), item.text)
+    return True
 
 
 def _read_item(item: _Item, table: InstanceTable, sink: OfferSink) -> Offer | None:

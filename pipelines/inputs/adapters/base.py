@@ -64,6 +64,9 @@ class AdapterOptions:
     # Instance type -> GPU item and count for the price lists (data/instances.yaml); None: the
     # packaged table. Like the aliases, not part of the identity.
     instances: InstanceTable | None = None
+    # The day the file is read (the ingest's `today`): what a price list dated by its data
+    # counts as in force. None: the reader's clock. Not part of the identity.
+    today: date | None = None
 
 
 @dataclass(frozen=True)

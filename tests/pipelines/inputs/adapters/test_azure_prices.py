@@ -301,3 +301,28 @@ def test_arbitrary_bytes_are_read_or_refused(data):
     except AdapterError:
         return
     assert parsed.read == len(parsed.pack.rows) + len(parsed.rejected)
+
+
+# --- a price scheduled after the file's date (issue 30, case 4) ------------------------------
+
+def test_a_scheduled_price_is_rejected_on_its_own_and_the_rest_is_read_as_of_today():
+    # The H100 price in force since 2024-04-01, and the same VM's price Azure has scheduled
+    # for 2027-01-01: read on 2026-11-26, the file is dated by the first, not by the second.
+    in_force = first_item(effectiveStartDate="2024-04-01T00:00:00Z")
+    scheduled = first_item(effectiveStartDate="2027-01-01T00:00:00Z", retailPrice=90.0,
+                           unitPrice=90.0, armRegionName="westus3")
+    parsed = read(page_with(in_force, scheduled), today=date(2026, 11, 26))
+    rows = by_item(parsed)
+    assert {row["as_of"] for row in rows.values()} == {"2024-04-01"}
+    assert H100 + "-on-demand" in rows
+    [rejected] = parsed.rejected
+    assert rejected.field == "Items[1].effectiveStartDate"
+    assert "in force from 2027-01-01, after the file's date 2024-04-01" in rejected.reason
+    assert parsed.read == len(parsed.pack.rows) + len(parsed.rejected)
+
+
+def test_given_a_later_as_of_the_scheduled_price_is_read():
+    scheduled = first_item(effectiveStartDate="2027-01-01T00:00:00Z")
+    parsed = read(page_with(scheduled), as_of=date(2027, 1, 4))
+    assert parsed.rejected == []
+    assert {row["as_of"] for row in by_item(parsed).values()} == {"2027-01-04"}
