@@ -7,11 +7,12 @@ validates them. A file that cannot be read at all raises PackError with the line
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import PurePath
 from typing import Any
 
+from models.item_text import normal, text_problem
 from models.observations import RowError, parse_partial_date
 from models.resolve import SOURCE_KIND_RANK
 from pipelines.inputs.csv_records import CsvDamage, csv_records
@@ -89,7 +90,41 @@ def parse_pack(name: str, data: bytes, limits: InputLimits = DEFAULT_LIMITS) -> 
     else:
         raise PackError(None, f"unsupported file type {suffix or '(none)'!r}: "
                               "expected .yaml or .csv")
+    return guard_items(pack)
+
+
+def guard_items(pack: Pack) -> Pack:
+    """`pack` with its item keys and names NFC-normalised, and text that does not print as
+    itself refused (models/item_text.py): an item declared with such a key or name is
+    dropped, and every row naming it, or naming any key holding such characters, becomes a
+    rejected row saying why. One bad declaration never creates a second item that prints as
+    the first, and never refuses the whole file. In place; returned for chaining."""
+    refused: dict[str, str] = {}
+    kept = []
+    for item in pack.items:
+        key, name = normal(item.key), normal(item.name)
+        why = text_problem(key, "item key") or text_problem(name, "item name")
+        if why is not None:
+            refused[key] = why
+            continue
+        kept.append(item if (key, name) == (item.key, item.name)
+                    else replace(item, key=key, name=name))
+    pack.items[:] = kept
+    pack.rows[:] = [_guarded_row(row, refused) for row in pack.rows]
     return pack
+
+
+def _guarded_row(row: PackRow, refused: dict[str, str]) -> PackRow:
+    item = row.fields.get("item")
+    if not isinstance(item, str) or MALFORMED in row.fields:
+        return row
+    if item.isascii() and item.isprintable() and item not in refused:
+        return row  # the price lists' 100,000 rows: no Unicode lookups
+    key = normal(item)
+    why = refused.get(key) or text_problem(key, "item")
+    if why is not None:
+        return PackRow(row.line, {MALFORMED: why}, row.shown(), row.column, row.whole_line)
+    return row if key == item else replace(row, fields={**row.fields, "item": key})
 
 
 def decode_text(data: bytes, error: type[PackError] = PackError) -> str:

@@ -23,7 +23,7 @@ from pipelines.inputs.adapters import (
 )
 from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, Parsed
 from pipelines.inputs.adapters.guards import storable
-from pipelines.inputs.packs import parse_pack
+from pipelines.inputs.packs import guard_items, parse_pack
 from pipelines.inputs.yaml_lines import YamlError, load_yaml
 
 PACK_SUFFIXES = (".yaml", ".yml", ".csv")
@@ -92,7 +92,9 @@ def read_file(name: str, data: bytes, options: AdapterOptions) -> Parsed:
     file_format = detect_format(name, data)
     if file_format == SOURCE_PACK:
         return Parsed(SOURCE_PACK, parse_pack(name, data, options.limits))
-    return storable(_PARSERS[file_format](name, data, options), data)
+    parsed = storable(_PARSERS[file_format](name, data, options), data)
+    guard_items(parsed.pack)  # item keys NFC, hidden characters refused (packs.guard_items)
+    return parsed
 
 
 def load_aliases(text: str) -> dict[str, str]:
