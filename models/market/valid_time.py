@@ -13,8 +13,6 @@ the composition, reported apart, never the change.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pandas as pd
 
 from models.market.frames import (
@@ -73,47 +71,51 @@ def matched_changes(now: pd.DataFrame, then: pd.DataFrame) -> pd.DataFrame:
     provider's matched offers give one price, their median, and the change is that of the
     median over providers. NaN when no offer is priced on both dates. Spot prices at or above
     on-demand are left out of both sides first."""
-    now_offers, then_offers = without_false_spot(now), without_false_spot(then)
-    now_keyed, then_keyed = _keyed(now_offers), _keyed(then_offers)
-    rows = []
-    for (version, gpu, term), current in now_keyed.groupby([VERSION, GPU, TERM], sort=True):
-        before = then_keyed[(then_keyed[VERSION] == version) & (then_keyed[GPU] == gpu)
-                            & (then_keyed[TERM] == term)]
-        shared = set(current["_key"]) & set(before["_key"])
-        matched_now = current[current["_key"].isin(shared)]
-        matched_then = before[before["_key"].isin(shared)]
-        change = (_voice_median(matched_now) / _voice_median(matched_then) - 1
-                  if shared else float("nan"))
-        rows.append({VERSION: version, GPU: gpu, TERM: term, CHANGE: change,
-                     MATCHED: len(shared), COMPOSITION: _composition(current, before)})
-    return pd.DataFrame(rows, columns=[VERSION, GPU, TERM, CHANGE, MATCHED, COMPOSITION])
+    group = [VERSION, GPU, TERM]
+    current, before = _keyed(without_false_spot(now)), _keyed(without_false_spot(then))
+    current["_matched"] = current["_key"].isin(before["_key"].to_numpy())
+    before["_matched"] = before["_key"].isin(current["_key"].to_numpy())
+    groups = current.groupby(group, sort=True).size().index
+    medians_now = _voice_medians(current[current["_matched"]], group).reindex(groups)
+    medians_then = _voice_medians(before[before["_matched"]], group).reindex(groups)
+    added = current[~current["_matched"]].groupby([*group, PROVIDER]).size()
+    dropped = before[~before["_matched"]].groupby([*group, PROVIDER]).size()
+    out = pd.DataFrame(index=groups).reset_index()
+    out[CHANGE] = (medians_now / medians_then - 1).to_numpy()
+    out[MATCHED] = current.groupby(group, sort=True)["_matched"].sum().reindex(
+        groups).to_numpy().astype("int64")
+    out[COMPOSITION] = [_composition(key, added, dropped) for key in groups]
+    return out[[VERSION, GPU, TERM, CHANGE, MATCHED, COMPOSITION]]
 
 
 def _keyed(offers: pd.DataFrame) -> pd.DataFrame:
-    """The offers with `_key`: the offer's identity across dates."""
+    """The offers with `_key`: the offer's identity across dates, within its version, GPU and
+    term."""
     if OFFER in offers.columns:
-        key = offers[OFFER].astype(str)
+        offer = offers[OFFER].astype(str)
     else:
-        key = (offers[PROVIDER].astype(str) + "|" + offers[REGION].astype(str) + "|"
-               + offers[GPU].astype(str) + "|" + offers[GPUS_PER_INSTANCE].astype(str))
-    return offers.assign(_key=key)
+        offer = (offers[PROVIDER].astype(str) + "|" + offers[REGION].astype(str) + "|"
+                 + offers[GPUS_PER_INSTANCE].astype(str))
+    key = (offers[VERSION].astype(str) + "|" + offers[GPU].astype(str) + "|"
+           + offers[TERM].astype(str) + "|" + offer)
+    return offers.assign(_key=key.to_numpy(dtype=object))  # object: isin hashes it quickly
 
 
-def _voice_median(offers: pd.DataFrame) -> float:
-    """The median over providers of each provider's median price."""
-    return float(offers.groupby(PROVIDER)[PRICE].median().median())
+def _voice_medians(offers: pd.DataFrame, group: list[str]) -> pd.Series:
+    """Per group: the median over providers of each provider's median price."""
+    return offers.groupby([*group, PROVIDER])[PRICE].median().groupby(level=group).median()
 
 
-def _composition(current: pd.DataFrame, before: pd.DataFrame) -> str:
+def _composition(key: tuple, added: pd.Series, dropped: pd.Series) -> str:
     """"gcp added 11 offers; aws dropped 2 offers", by provider; "" when the same offers."""
-    words: list[str] = []
-    providers: Sequence[str] = sorted(set(current[PROVIDER]) | set(before[PROVIDER]))
-    for provider in providers:
-        now_keys = set(current.loc[current[PROVIDER] == provider, "_key"])
-        then_keys = set(before.loc[before[PROVIDER] == provider, "_key"])
-        added, dropped = len(now_keys - then_keys), len(then_keys - now_keys)
+    counts: dict[str, dict[str, int]] = {}
+    for verb, series in (("added", added), ("dropped", dropped)):
+        if key in series.index.droplevel(-1):
+            for provider, n in series.loc[key].items():
+                counts.setdefault(str(provider), {})[verb] = int(n)
+    words = []
+    for provider in sorted(counts):
         parts = [f"{verb} {n} offer{'s' if n != 1 else ''}"
-                 for verb, n in (("added", added), ("dropped", dropped)) if n]
-        if parts:
-            words.append(f"{provider} {' and '.join(parts)}")
+                 for verb in ("added", "dropped") if (n := counts[provider].get(verb, 0))]
+        words.append(f"{provider} {' and '.join(parts)}")
     return "; ".join(words)

@@ -18,7 +18,7 @@ from db import price_index as stored
 from db import queries
 from db.engine import Session
 from models.market import HORIZONS, price_index
-from models.market.frames import GPU, OBSERVATION_ID, PRICE, TERM, VERSION
+from models.market.frames import GPU, OBSERVATION_ID, PRICE, TERM, VERSION, VERSION_DATE
 from models.market.snapshots import VersionCut, offers_at_versions
 from models.market.valid_time import CHANGE, fresh_offers, matched_changes
 
@@ -35,21 +35,19 @@ def store_price_index(session: Session, dataset_version: int, *, code_version: s
     missing = stored.versions_without(session, STAGE, dataset_version)
     if not missing:
         return []
-    history = queries.offer_history(session)
     cuts = [VersionCut(v, cutoff, cutoff.date()) for v, cutoff in missing]
-    offers = offers_at_versions(history, cuts)
-    current = fresh_offers(offers, max_age_days)
+    earlier = {prefix: [VersionCut(c.version, c.cutoff_at, c.on - timedelta(days=days))
+                        for c in cuts] for prefix, days in HORIZONS}
+    # One pass over the history for every date read (the version's own and its changes').
+    read = offers_at_versions(queries.offer_history(session),
+                              cuts + [cut for group in earlier.values() for cut in group])
+    current = fresh_offers(_on(read, cuts), max_age_days)
     index = price_index(current)
-    earlier = [offers]
-    for prefix, days in HORIZONS:
-        back = offers_at_versions(history, [VersionCut(c.version, c.cutoff_at,
-                                                       c.on - timedelta(days=days))
-                                            for c in cuts])
-        earlier.append(back)
-        moved = matched_changes(current, fresh_offers(back, max_age_days))
+    for prefix, _ in HORIZONS:
+        back = fresh_offers(_on(read, earlier[prefix]), max_age_days)
+        moved = matched_changes(current, back)
         index = index.merge(moved[[VERSION, GPU, TERM, CHANGE]].rename(
             columns={CHANGE: f"{prefix}_change"}), on=[VERSION, GPU, TERM], how="left")
-    read = pd.concat(earlier, ignore_index=True)
     for version, _ in missing:
         rows = index[index[VERSION] == version]
         count = stored.add_index_rows(session, rows.to_dict("records"))
@@ -58,6 +56,14 @@ def store_price_index(session: Session, dataset_version: int, *, code_version: s
                                                         max_age_days),
                             code_version=code_version, computed_at=now, rows=count)
     return [version for version, _ in missing]
+
+
+def _on(offers: pd.DataFrame, cuts: list[VersionCut]) -> pd.DataFrame:
+    """The offers of each cut's version on that cut's date."""
+    wanted = pd.DataFrame({VERSION: [c.version for c in cuts],
+                           "_on": pd.to_datetime([c.on for c in cuts])})
+    keyed = offers.assign(_on=pd.to_datetime(offers[VERSION_DATE]))
+    return keyed.merge(wanted, on=[VERSION, "_on"]).drop(columns="_on")
 
 
 def offers_digest(offers: pd.DataFrame, max_age_days: int | None = None) -> str:
