@@ -42,6 +42,18 @@ MARTS: tuple[Mart, ...] = (
         "relationships": [("observation_id", "observation", "observation_id"),
                           ("offer", "item", "key")],
         "expression_is_true": ["usd_per_gpu_hour > 0", "live = (superseded_at is null)"]}),
+    Mart("market_offer", {
+        "unique": [("offer",)],
+        "not_null": ["provider", "term", "gpu", "usd_per_gpu_hour", "price_date", "age_days",
+                     "stale", "false_spot", "outlier", "source", "market_date", "flags"],
+        "accepted_values": {"term": PRICE_TERMS},
+        "relationships": [("observation_id", "gpu_hour_price", "observation_id"),
+                          ("offer", "item", "key"), ("gpu", "item", "key")],
+        "expression_is_true": ["usd_per_gpu_hour > 0", "age_days >= 0",
+                               "price_date <= market_date",
+                               "not (outlier and (stale or false_spot))",
+                               "usd_per_instance_hour is null or gpus is not null",
+                               "stale = (age_days > 120)"]}),
 )
 # The price index comes from Python (models/market), its table in warehouse.sql.
 PRICE_INDEX_CHECKS: TableChecks = {

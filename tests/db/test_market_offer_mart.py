@@ -1,0 +1,103 @@
+"""The market_offer mart (issue 27): the market on the build's date, one row per current offer
+with its price date, age and flags: stale past the age limit, spot that is not spot, and a
+robust outlier naming the offer."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from db.engine import Session
+from db.marts import MARTS
+from db.queries import dataset_version
+from db.warehouse import WarehouseMeta, publish_warehouse
+from models.market.valid_time import MAX_OFFER_AGE_DAYS
+from models.resolve import SOURCE_KIND_RANK
+from pipelines.ledger.market import market_index, price_index_rows
+
+ON = date(2026, 11, 22)
+
+
+def offer(key: str, price: float, as_of: str, *, provider: str, term: str = "on_demand",
+          region: str = "us", units: int = 8) -> str:
+    return (f"  - {{item: {key}, metric: gpu_hour_price, value: {price}, unit: USD/hour, "
+            f"as_of: {as_of}, status: C, offer: {{provider: {provider}, term: {term}, "
+            f"gpu: h100-sxm5, region: {region}, units: {units}}}}}\n")
+
+
+OFFERS = {  # key: (price per GPU-hour, as_of, provider, term)
+    "a-od": (3.0, "2026-11-01", "a", "on_demand"),
+    "b-od": (3.2, "2026-11-01", "b", "on_demand"),
+    "c-od": (2.9, "2026-10-20", "c", "on_demand"),
+    "d-od": (3.1, "2026-11-10", "d", "on_demand"),
+    "e-od": (12.0, "2026-11-01", "e", "on_demand"),    # four times the others
+    "f-od": (2.0, "2025-03-01", "f", "on_demand"),     # 631 days old
+    "a-spot": (3.0, "2026-11-01", "a", "spot"),        # = a's on-demand: not spot
+    "b-spot": (1.1, "2026-11-01", "b", "spot"),
+}
+PACK = ("source: {key: cloud-prices, title: Cloud price lists, kind: vendor_datasheet}\n"
+        "items:\n  - {key: h100-sxm5, name: H100 SXM5, kind: gpu}\n"
+        + "".join(f"  - {{key: {k}, name: {k}, kind: cloud_offer}}\n" for k in OFFERS)
+        + "observations:\n"
+        + "".join(offer(k, p, d, provider=v, term=t) for k, (p, d, v, t) in OFFERS.items()))
+
+
+@pytest.fixture
+def warehouse(ledger, ingest, write_pack, clock, tmp_path) -> Path:
+    report = ingest(write_pack("prices.yaml", PACK))
+    with Session(ledger) as session:
+        version = dataset_version(session, report.dataset_version)
+        index = price_index_rows(market_index(session, up_to=version.id))
+        meta = WarehouseMeta(version.id, version.content_hash, version.cutoff_at, ON,
+                             clock.tick(), "test")
+    return publish_warehouse(ledger, tmp_path / "warehouse.duckdb", meta, SOURCE_KIND_RANK,
+                             price_index=index)
+
+
+def rows(path: Path) -> dict[str, dict]:
+    with duckdb.connect(str(path), read_only=True) as con:
+        cursor = con.execute("select * from market_offer")
+        names = [d[0] for d in cursor.description]
+        return {row[names.index("offer")]: dict(zip(names, row, strict=True))
+                for row in cursor.fetchall()}
+
+
+def test_one_row_per_current_offer_with_its_price_date_and_age(warehouse):
+    found = rows(warehouse)
+    assert set(found) == set(OFFERS)
+    d = found["d-od"]
+    assert (d["provider"], d["term"], d["gpu"], d["gpus"]) == ("d", "on_demand", "h100-sxm5", 8)
+    assert d["price_date"] == date(2026, 11, 10) and d["age_days"] == 12
+    assert d["usd_per_instance_hour"] == pytest.approx(3.1 * 8)
+    assert d["flags"] == ""
+
+
+def test_an_offer_past_the_age_limit_is_stale(warehouse):
+    found = rows(warehouse)
+    assert found["f-od"]["stale"] and found["f-od"]["flags"] == "stale"
+    assert found["f-od"]["age_days"] == (ON - date(2025, 3, 1)).days
+    assert not found["c-od"]["stale"]
+
+
+def test_spot_at_on_demand_is_flagged_and_a_cheaper_spot_is_not(warehouse):
+    found = rows(warehouse)
+    assert found["a-spot"]["false_spot"] and found["a-spot"]["flags"] == "false spot"
+    assert not found["b-spot"]["false_spot"]
+
+
+def test_a_price_far_from_its_gpu_and_terms_median_is_an_outlier(warehouse):
+    found = rows(warehouse)
+    # Fresh on-demand: 2.9, 3.0, 3.1, 3.2, 12.0; median 3.1, MAD 0.1, scaled 0.148.
+    assert found["e-od"]["outlier"] and found["e-od"]["flags"] == "outlier"
+    assert found["e-od"]["market_median_usd"] == pytest.approx(3.1)
+    assert [k for k, r in found.items() if r["outlier"]] == ["e-od"]
+
+
+def test_the_marts_age_limit_is_the_markets():
+    sql = next(m for m in MARTS if m.name == "market_offer").sql.read_text()
+    limits = set(re.findall(r"age_days > (\d+)", sql))
+    assert limits == {str(MAX_OFFER_AGE_DAYS)}
