@@ -3,17 +3,12 @@ price index by GPU and term."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import date, timedelta
-
 from markupsafe import Markup
-from matplotlib.axes import Axes
-from matplotlib.dates import AutoDateLocator, DateFormatter
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from reports.chart_base import COLORS, MARKERS, WIDTH, log_axis, log_ticks, style, svg
-from reports.context import DecisionLine, MarketSeries, ServingLine
+from reports.chart_base import COLORS, MARKERS, WIDTH, log_axis, style, svg
+from reports.context import DecisionLine, ServingLine
 
 
 def tornado_chart(line: DecisionLine, label: object = str) -> Markup:
@@ -43,27 +38,6 @@ def tornado_chart(line: DecisionLine, label: object = str) -> Markup:
         return svg(figure)
 
 
-def market_chart(history: Sequence[MarketSeries]) -> Markup:
-    """Median USD per GPU-hour at each dataset version, one line per GPU and term."""
-    with style("market"):
-        figure = Figure(figsize=(WIDTH, 2.8))
-        axis = figure.add_subplot()
-        handles = []
-        for n, series in enumerate(history):
-            days, prices = zip(*series.points, strict=True)
-            # the marker shifts each time the colours come round, so no two lines look alike
-            marker = MARKERS[(n + n // len(COLORS)) % len(MARKERS)]
-            handles += axis.plot(days, prices, marker=marker,
-                                 color=COLORS[n % len(COLORS)], linewidth=1.2, markersize=4,
-                                 label=f"{series.gpu}, {series.term.replace('_', ' ')}")
-        log_axis(axis)
-        log_ticks(axis)
-        _date_ticks(axis, sorted({day for s in history for day, _ in s.points}))
-        axis.set_ylabel("USD per GPU-hour")
-        legend_rows(figure, handles, left=0.09, axis_labels=0.4)
-        return svg(figure)
-
-
 def legend_rows(figure: Figure, handles: list[Line2D], left: float,
                 axis_labels: float) -> None:
     """The legend under the plot, three entries a line, so many lines keep the plot tall;
@@ -74,18 +48,6 @@ def legend_rows(figure: Figure, handles: list[Line2D], left: float,
                            bottom=(axis_labels + 0.15 * lines) / height)
     figure.legend(handles=handles, loc="lower left", bbox_to_anchor=(left - 0.01, 0.0),
                   ncol=3, handlelength=2.5, fontsize=6.5)
-
-
-def _date_ticks(axis: Axes, days: list[date]) -> None:
-    """A tick at each version date while they are few (matplotlib's date locator cannot
-    place ticks on a single day), a locator's choice beyond."""
-    if len(days) == 1:
-        axis.set_xlim(days[0] - timedelta(days=30), days[0] + timedelta(days=30))
-    if len(days) <= 6:
-        axis.set_xticks(days)
-    else:
-        axis.xaxis.set_major_locator(AutoDateLocator(maxticks=6))
-    axis.xaxis.set_major_formatter(DateFormatter("%Y-%m-%d"))
 
 
 def serving_chart(line: ServingLine) -> Markup:

@@ -16,7 +16,7 @@ from markupsafe import Markup
 
 from models.trends.types import Flag, Series, TrendPoint
 from reports import charts as trend_charts
-from reports import decision_charts, views
+from reports import decision_charts, market_charts, views
 from reports.context import (
     BriefingContext,
     Cited,
@@ -237,7 +237,7 @@ def chart_svgs(context: BriefingContext, document: str = "briefing") -> dict[str
     if context.tco:
         svgs["tco"] = trend_charts.tco_chart(context.tco)
     if any(len(s.points) for s in context.market_history):
-        svgs["market"] = decision_charts.market_chart(context.market_history)
+        svgs["market"] = market_charts.market_chart(context.market_history)
     svgs["tornado"] = {d.name: decision_charts.tornado_chart(d, input_label)
                        for d in context.decisions if d.swings and not d.illustrative}
     svgs["serving"] = {s.name: decision_charts.serving_chart(s) for s in context.serving

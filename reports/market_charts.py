@@ -1,0 +1,76 @@
+"""The market chapter's chart: the GPU-hour price index over time as small multiples, one
+panel per GPU with a line per term, so each panel holds a few lines instead of every GPU and
+term on one axis."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date, timedelta
+
+from markupsafe import Markup
+from matplotlib.axes import Axes
+from matplotlib.dates import AutoDateLocator, DateFormatter
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+
+from reports.chart_base import COLORS, MARKERS, WIDTH, log_axis, log_ticks, style, svg
+from reports.context import MarketSeries
+
+COLUMNS = 3
+PANEL_HEIGHT = 1.7  # inches
+# One colour and marker per term, the same in every panel (the legend is shared).
+TERMS = ("on_demand", "spot", "reserved_1y", "reserved_3y", "capacity_block", "contract")
+
+
+def market_chart(history: Sequence[MarketSeries]) -> Markup:
+    """Median USD per GPU-hour at each dataset version: a panel per GPU (log scale, shared),
+    a line per term, one legend of the terms under the panels."""
+    gpus = sorted({series.gpu for series in history})
+    rows = -(-len(gpus) // COLUMNS)
+    columns = min(COLUMNS, len(gpus))
+    terms = sorted({series.term for series in history}, key=_term_order)
+    with style("market"):
+        figure = Figure(figsize=(WIDTH, PANEL_HEIGHT * rows + 0.5))
+        axes = figure.subplots(rows, columns, sharey=True, squeeze=False)
+        days = sorted({day for series in history for day, _ in series.points})
+        for n, gpu in enumerate(gpus):
+            axis = axes[n // columns][n % columns]
+            for series in (s for s in history if s.gpu == gpu):
+                on, prices = zip(*series.points, strict=True)
+                k = terms.index(series.term)
+                axis.plot(on, prices, marker=MARKERS[k % len(MARKERS)],
+                          color=COLORS[k % len(COLORS)], linewidth=1.2, markersize=3.5)
+            axis.set_title(gpu, fontsize=7.5)
+            log_axis(axis)
+            log_ticks(axis)
+            _date_ticks(axis, days)
+            axis.tick_params(axis="x", labelsize=6, labelrotation=30)
+        for n in range(len(gpus), rows * columns):
+            axes[n // columns][n % columns].set_visible(False)
+        for row in axes:
+            row[0].set_ylabel("USD/GPU-hour", fontsize=7)
+        handles = [Line2D([], [], color=COLORS[k % len(COLORS)],
+                          marker=MARKERS[k % len(MARKERS)], linewidth=1.2, markersize=3.5,
+                          label=term.replace("_", " ")) for k, term in enumerate(terms)]
+        height = figure.get_figheight()
+        figure.subplots_adjust(left=0.09, right=0.98, top=1 - 0.25 / height,
+                               bottom=0.75 / height, hspace=0.75, wspace=0.12)
+        figure.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=6.5,
+                      handlelength=2.5)
+        return svg(figure)
+
+
+def _term_order(term: str) -> int:
+    return TERMS.index(term) if term in TERMS else len(TERMS)
+
+
+def _date_ticks(axis: Axes, days: list[date]) -> None:
+    """A tick at each version date while they are few (matplotlib's date locator cannot
+    place ticks on a single day), a locator's choice beyond."""
+    if len(days) == 1:
+        axis.set_xlim(days[0] - timedelta(days=30), days[0] + timedelta(days=30))
+    if len(days) <= 4:
+        axis.set_xticks(days)
+    else:
+        axis.xaxis.set_major_locator(AutoDateLocator(maxticks=4))
+    axis.xaxis.set_major_formatter(DateFormatter("%Y-%m-%d"))
