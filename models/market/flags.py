@@ -45,6 +45,7 @@ from models.trends.types import Flag, by_severity
 
 PRICE_METRIC = "gpu_hour_price"    # the catalogue's metric of a GPU-hour price
 UNIT = "USD/GPU-hour"
+WOW_CHANGE = "wow_change"  # the stored index's week-over-week change over matched offers
 MOVE_THRESHOLD = 0.10
 EXPIRING_WITHIN_DAYS = 14
 # Slack on "beyond the threshold", relative to the price: 2.00 -> 2.10 USD is 5 % exactly,
@@ -70,23 +71,40 @@ class MarketParams:
 def price_move_flags(index: pd.DataFrame, *, previous_version: int, current_version: int,
                      threshold: float = MOVE_THRESHOLD,
                      labels: Mapping[str, str] | None = None) -> list[Flag]:
-    """A `price_move` flag per (GPU, term) priced at both versions whose index median moved
-    by more than `threshold` of the previous median (exactly the threshold is not a move):
-    info, or a warning beyond twice the threshold. It cites the cheapest offer of each
-    version. `labels` maps GPU keys to printed names (default: the key in capitals)."""
+    """A `price_move` flag per (GPU, term) priced at both versions whose price moved by more
+    than `threshold` (exactly the threshold is not a move): info, or a warning beyond twice
+    the threshold. It cites the cheapest offer of each version. `labels` maps GPU keys to
+    printed names (default: the key in capitals).
+
+    The move is the current version's week-over-week change (`wow_change`, the stored
+    index's: over the offers priced on both dates, models.market.valid_time), so offers
+    added or dropped never make one; an index without that column (a frame straight from
+    price_index) is compared median to median."""
     before, now = index_rows(index, previous_version), index_rows(index, current_version)
     both = _pair(now, before)
+    matched = WOW_CHANGE in index.columns
     flags = []
     for (gpu, term), row in both.sort_index().iterrows():
         old, new = row[f"{MEDIAN}_before"], row[MEDIAN]
-        if not _beyond(old, new, threshold):
-            continue
-        change = new / old - 1
-        severity = "warning" if _beyond(old, new, 2 * threshold) else "info"
+        if matched:  # the change over the offers priced a week apart, composition aside
+            change = row[WOW_CHANGE]
+            if change != change or not _beyond(1.0, 1.0 + change, threshold):
+                continue
+            severity = "warning" if _beyond(1.0, 1.0 + change, 2 * threshold) else "info"
+            moved = (f"median {'rose' if change > 0 else 'fell'} {abs(change) * 100:.1f} % "
+                     f"(beyond {threshold * 100:.0f} %) over the offers priced a week apart "
+                     "(same provider, region, instance and term); the index median went "
+                     f"from {old:.2f} to {new:.2f} {UNIT} between")
+        else:
+            if not _beyond(old, new, threshold):
+                continue
+            change = new / old - 1
+            severity = "warning" if _beyond(old, new, 2 * threshold) else "info"
+            moved = (f"median {'rose' if change > 0 else 'fell'} {abs(change) * 100:.1f} % "
+                     f"(beyond {threshold * 100:.0f} %) from {old:.2f} to {new:.2f} {UNIT} "
+                     "between")
         message = (
-            f"{gpu_label(gpu, labels)} {term_label(term)} median "
-            f"{'rose' if change > 0 else 'fell'} {abs(change) * 100:.1f} % "
-            f"(beyond {threshold * 100:.0f} %) from {old:.2f} to {new:.2f} {UNIT} between "
+            f"{gpu_label(gpu, labels)} {term_label(term)} {moved} "
             f"{_day(row[f'{VERSION_DATE}_before'])} (version {previous_version}, "
             f"{_count(row[f'{N_OFFERS}_before'], row[f'{N_PROVIDERS}_before'])}) and "
             f"{_day(row[VERSION_DATE])} (version {current_version}, "

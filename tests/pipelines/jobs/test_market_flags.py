@@ -23,8 +23,9 @@ def test_a_price_move_and_a_new_cheapest_provider_are_flagged(ledger, ingest, wr
         earlier = flags_for_version(session, first.dataset_version, TrendParams())
     market = {f.kind: f for f in flags if f.kind in ("price_move", "new_cheapest")}
     assert set(market) == {"price_move", "new_cheapest"}
-    assert "median fell 25.0 % (beyond 10 %) from 4.00 to 3.00 USD/GPU-hour" in market[
-        "price_move"].message
+    assert ("median fell 25.0 % (beyond 10 %) over the offers priced a week apart (same "
+            "provider, region, instance and term); the index median went from 4.00 to 3.00 "
+            "USD/GPU-hour") in market["price_move"].message
     assert market["new_cheapest"].subject == "h100-sxm5 / reserved_1y"
     assert not [f for f in earlier if f.kind in ("price_move", "new_cheapest")]
 

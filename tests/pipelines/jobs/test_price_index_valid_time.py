@@ -64,3 +64,33 @@ def test_an_age_limit_leaves_out_offers_priced_too_long_before_the_versions_date
                           now=datetime(2026, 11, 1, 12, tzinfo=UTC), max_age_days=5)
     with Session(ledger) as session:
         assert index_row(session, version, "h100-sxm5", "on_demand") is None
+
+
+def test_a_provider_joining_the_market_moves_the_median_but_flags_no_price_move(
+        ingest, ledger, weekly, clock, write_pack):
+    from models.trends import TrendParams
+    from pipelines.jobs.flags import flags_for_version
+
+    first = ingest(weekly[0]).dataset_version  # lambda 23.92 / 8 = 2.99 on 2026-10-25
+    clock.tick(days=7)
+    # A week later: lambda's price unchanged (the same file), and a cheaper provider appears.
+    second = ingest(write_pack("newcomer.yaml", NEWCOMER)).dataset_version
+    with Session(ledger) as session:
+        before = index_row(session, first, "h100-sxm5", "on_demand")
+        after = index_row(session, second, "h100-sxm5", "on_demand")
+        flags = flags_for_version(session, second, TrendParams())
+    assert after["median"] < 0.8 * before["median"]  # the median of two voices fell
+    assert after["wow_change"] == pytest.approx(0.0)  # lambda's matched price did not
+    assert not [f for f in flags if f.kind == "price_move"]
+
+
+NEWCOMER = """
+source: {key: newcloud-prices, title: Newcloud price list, kind: vendor_datasheet,
+         published_on: 2026-11-08}
+items:
+  - {key: h100-sxm5, name: H100 SXM5, kind: gpu}
+  - {key: newcloud-h100, name: Newcloud H100, kind: cloud_offer}
+observations:
+  - {item: newcloud-h100, metric: gpu_hour_price, value: 1.5, unit: USD/hour,
+     as_of: 2026-11-08, status: C, offer: {provider: newcloud, term: on_demand, gpu: h100-sxm5}}
+"""
