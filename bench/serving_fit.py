@@ -31,9 +31,10 @@ def main() -> int:
     for arch, k in report.constants.items():
         print(f"  {arch:10s} decode_hbm_efficiency {k.decode_hbm_efficiency:.2f}  "
               f"prefill_efficiency {k.prefill_efficiency:.2f}  "
+              f"decode_compute_efficiency {k.decode_compute_efficiency:.2f}  "
               f"layer_overhead_s {k.layer_overhead_s * 1e6:.0f}e-6")
     print("\nerror, mean / max |predicted - measured| % of measured: in sample | each "
-          "engine x sequence-shape set left out")
+          "model x GPU x engine set left out")
     for arch in report.constants:
         inside, outside = report.in_sample[arch], report.left_out[arch]
         unreached = sum(not e.reached for e in inside)
@@ -55,6 +56,23 @@ def main() -> int:
     print("\nband of measured / predicted tokens/s per GPU (P10, P90), left out:")
     for arch, (low, high, n) in report.bands.items():
         print(f"  {arch:10s} {n:3d} points  {low:.3f} {high:.3f}  basis: {basis(report, arch)}")
+    if report.family_out:
+        print("\neach architecture left out whole (constants fitted on the others' points):")
+        for arch, errs in report.family_out.items():
+            ratios = [e.ratio for e in errs]
+            low, high, _ = report.bands[arch]
+            held = sum(low <= r <= high for r in ratios)
+            print(f"  {arch:10s} {len(errs):3d} points {_summary(errs)}   "
+                  f"(its own band holds {held} of them)")
+    if report.uncalibrated is not None:
+        low, high, n = report.uncalibrated
+        print(f"  pooled band (the uncalibrated families'): {low:.3f} {high:.3f} over {n} points")
+    if report.pooled is not None:
+        k = report.pooled
+        print(f"  pooled constants (every architecture's points): decode_hbm_efficiency "
+              f"{k.decode_hbm_efficiency:.2f}  prefill_efficiency {k.prefill_efficiency:.2f}  "
+              f"decode_compute_efficiency {k.decode_compute_efficiency:.2f}  "
+              f"layer_overhead_s {k.layer_overhead_s * 1e6:.0f}e-6")
     if report.skipped:
         print("\nmemory misses (the model's HBM budget does not hold the weights), left out:")
         for name in report.skipped:

@@ -15,60 +15,78 @@ from typing import Final
 class ServingConstants:
     """decode_hbm_efficiency: the share of HBM bandwidth a decode step streams weights and
     KV cache at; prefill_efficiency: the share of the weight precision's dense peak a
-    prefill achieves; layer_overhead_s: the fixed cost per layer per decode step (kernel
-    launches, scheduling, sampling spread over the layers), which dominates at batch 1."""
+    prefill achieves; decode_compute_efficiency: the share of that peak a decode step's
+    FLOPs run at (its own: a large decode batch's GEMMs are not a prefill's);
+    layer_overhead_s: the fixed cost per layer per decode step (kernel launches, scheduling,
+    sampling spread over the layers), which dominates at batch 1."""
 
     decode_hbm_efficiency: float
     prefill_efficiency: float
     layer_overhead_s: float
+    decode_compute_efficiency: float
 
 
 # Priors: what a well-tuned engine reaches in public profiles (decode streams at about
-# 70 % of HBM bandwidth, prefill at about half the peak, a few tens of microseconds per
-# layer and step). Used where no family fit exists.
+# 70 % of HBM bandwidth, prefill at about half the peak, a large decode batch's GEMMs at
+# about 40 % of it -- the 35-55 % the engines' decode kernels reach at batch 256 and more --,
+# a few tens of microseconds per layer and step). Used where no family fit exists, and the
+# fit's starting point.
 PRIOR: Final = ServingConstants(decode_hbm_efficiency=0.70, prefill_efficiency=0.50,
-                                layer_overhead_s=40e-6)
+                                layer_overhead_s=40e-6, decode_compute_efficiency=0.40)
 # Fitted by bench/serving_fit.py on the InferenceX points of data/measurements/serving_points.yaml
-# (DeepSeek-R1, aggregated serving, no speculative decoding; SGLang and TensorRT-LLM; 1k/1k,
-# 1k/8k and 8k/1k), with the measured GPUs' ledger figures (models/serving/validation.py
-# HARDWARE). They are effective values of this model, not measurements of the hardware: the
-# model's tensor-parallel all-reduces pay NCCL ring latencies (2 (tp - 1) steps of 3.4 us per
-# all-reduce) that the engines' one-shot kernels beat, so the fit drives the per-layer overhead
-# to (nearly) zero to reach the fastest measured points; and decode's FLOPs run at the
-# prefill efficiency, which the fit lowers to make decode steps grow with the batch as fast as
-# the measured ones do.
+# (DeepSeek-R1 on H200 and B200, SGLang and TensorRT-LLM; gpt-oss-120b on H100, H200 and B200,
+# vLLM and TensorRT-LLM; aggregated serving, no speculative decoding; 1k/1k, 1k/8k and 8k/1k),
+# with the measured GPUs' ledger figures (models/serving/validation.py HARDWARE). They are
+# effective values of this model, not measurements of the hardware: the fit drives the decode
+# compute share to its floor (0.05) on both families, because the measured decode steps grow
+# with the batch faster than streaming and FLOPs at a realistic share explain (the model has no
+# per-sequence scheduling or attention-kernel cost), and the per-layer overhead stands for the
+# kernel launches and syncs a batch-1 step pays beyond the all-reduce latencies.
 _FIT: Final = "fitted by bench/serving_fit.py on"
 _POINTS: Final = "(data/measurements/serving_points.yaml)"
 CONSTANTS: Final[dict[str, ServingConstants]] = {
-    "hopper": ServingConstants(decode_hbm_efficiency=0.70, prefill_efficiency=0.13,
-                               layer_overhead_s=5e-6),
-    "blackwell": ServingConstants(decode_hbm_efficiency=0.58, prefill_efficiency=0.09,
-                                  layer_overhead_s=0.0),
+    "hopper": ServingConstants(decode_hbm_efficiency=0.69, prefill_efficiency=0.11,
+                               layer_overhead_s=76e-6, decode_compute_efficiency=0.05),
+    "blackwell": ServingConstants(decode_hbm_efficiency=0.61, prefill_efficiency=0.17,
+                                  layer_overhead_s=40e-6, decode_compute_efficiency=0.05),
 }
 SOURCE: Final[dict[str, str]] = {
-    "hopper": f"{_FIT} 33 InferenceX H200 DeepSeek-R1 FP8 serving points {_POINTS}",
-    "blackwell": f"{_FIT} 76 InferenceX B200 DeepSeek-R1 FP8 and FP4 serving points {_POINTS}",
+    "hopper": f"{_FIT} 127 InferenceX H100 / H200 DeepSeek-R1 FP8 and gpt-oss-120b serving "
+              f"points {_POINTS}",
+    "blackwell": f"{_FIT} 197 InferenceX B200 DeepSeek-R1 FP8 / FP4 and gpt-oss-120b serving "
+                 f"points {_POINTS}",
 }
+# A family without measured points of its own runs on the constants fitted on every measured
+# family's points together (bench/serving_fit.py prints them), not on the prior.
+POOLED: Final = ServingConstants(decode_hbm_efficiency=0.56, prefill_efficiency=0.12,
+                                 layer_overhead_s=42e-6, decode_compute_efficiency=0.05)
+POOLED_SOURCE: Final = (f"{_FIT} every measured family's points together (324 InferenceX "
+                        f"points of H100, H200 and B200) {_POINTS}: this family has none")
 
 # The model's error: measured / predicted tokens/s per GPU at a matched interactivity stays
 # within [low, high] on 80 % of a family's points (the P10 and P90 of the left-out points,
 # taken outward to measured ratios and rounded outward: bench/serving_fit.py prints them).
-# Without points of its own, a family gets the uncalibrated band.
-_LEFT_OUT: Final = ("(aggregated, no speculative decoding), each engine x sequence-shape set "
-                    "left out of the fit in turn")
+_LEFT_OUT: Final = ("points (aggregated, no speculative decoding), each model x GPU x engine "
+                    "set left out of the fit in turn")
 BAND: Final[dict[str, tuple[float, float, str]]] = {
-    "hopper": (0.500, 1.677, f"33 InferenceX H200 DeepSeek-R1 points {_LEFT_OUT}"),
-    "blackwell": (0.456, 1.498, f"76 InferenceX B200 DeepSeek-R1 points {_LEFT_OUT}"),
+    "hopper": (0.679, 1.414,
+               f"127 InferenceX H100 / H200 DeepSeek-R1 and gpt-oss-120b {_LEFT_OUT}"),
+    "blackwell": (0.308, 3.730,
+                  f"197 InferenceX B200 DeepSeek-R1 and gpt-oss-120b {_LEFT_OUT}"),
 }
-UNCALIBRATED_BAND: Final = (0.6, 1.5, "no measured serving point of this architecture: the "
-                                      "priors, not a fit; the band is a deliberate guess")
+# A family with no measured point of its own (or too few to fit: fewer than 10) carries the
+# band of the measured families each left out whole and predicted with the other's constants:
+# the error a family the fit never saw has (P10-P90 of those 324 points, rounded outward).
+UNCALIBRATED_BAND: Final = (0.439, 4.858, "no fit of this family's own (no or too few "
+                            "measured points): the band of 324 InferenceX points of the measured "
+                            "families, each family left out of the fit whole")
 
 
 def constants(arch: str) -> tuple[ServingConstants, str]:
     """The constants for `arch` and where they come from."""
     if arch in CONSTANTS:
         return CONSTANTS[arch], SOURCE.get(arch, "fitted")
-    return PRIOR, "prior (no measured serving point of this architecture)"
+    return POOLED, POOLED_SOURCE
 
 
 def band(arch: str) -> tuple[float, float, str]:

@@ -4,12 +4,17 @@ One instance of the model serves `concurrency` requests at once with continuous 
 Each request is a prefill of its input (compute: FLOPs over the calibrated share of the
 peak) and then one token per decode step; a decode step streams the weights it touches and
 the batch's KV cache from HBM (memory: bytes over the calibrated share of HBM bandwidth),
-does its FLOPs, all-reduces twice per layer across tensor parallelism and, for a MoE,
-dispatches and combines each token's top-k copies across expert parallelism, each on the
-tier its group lands on (the NVLink domain, or the NICs once the group is wider). In steady
-state the instance cycles through every request once per `output_tokens` steps, so a
-user's time per output token is the decode step plus the other users' prefills spread over
-it. The KV cache that fits in HBM beside the weights bounds the concurrency.
+does its FLOPs (at the decode share of the peak, fitted apart from prefill's: small-batch
+decode GEMMs run nearer the peak than a prefill's share suggests), all-reduces twice per layer
+across tensor parallelism (one-shot for the small messages of a decode step, as the engines'
+custom all-reduce kernels do: the latency a batch-1 decode sees) and, with expert parallelism,
+dispatches and combines each token's top-k copies across the expert group, each on the tier
+its group lands on (the NVLink domain, or the NICs once the group is wider). In steady state
+the instance cycles through every request once per `output_tokens` steps, so a user's time
+per output token is the decode step plus the other users' prefills spread over it (for a
+disaggregated deployment, prefill runs on GPUs of its own and the decode GPUs only decode).
+The KV cache that fits in HBM beside the weights, and the engine's batch limit, bound the
+concurrency.
 """
 
 from __future__ import annotations
@@ -24,6 +29,11 @@ from models.serving.spec import Deployment, RequestShape, ServingLLM
 ACTIVATION_BYTES = 2.0            # BF16 activations on the wire
 USABLE_HBM_FRACTION = 0.90        # the engine's memory fraction (vLLM / SGLang default ~0.9)
 RESERVED_BYTES = 4 * 2**30        # activations, CUDA graphs, the runtime
+# The ledger stores a datasheet's "80 GB" of HBM as 80 x 10^9 bytes; HBM stacks come in binary
+# sizes and the datasheets round them: the drivers report about 79.6 GiB on an "80 GB" H100,
+# 140.4 GiB on a "141 GB" H200 and 179 GiB on a "180 GB" B200. The serving model reads the
+# figure as GiB, the memory the engines actually have.
+HBM_BYTES_PER_DATASHEET_BYTE = 2**30 / 1e9
 
 
 @dataclass(frozen=True)
@@ -35,22 +45,28 @@ class StepTimes:
     tensor_parallel: float
     expert_parallel: float
     overhead: float
+    pipeline: float = 0.0
 
     @property
     def total(self) -> float:
         return max(self.memory, self.compute) + self.tensor_parallel + \
-            self.expert_parallel + self.overhead
+            self.expert_parallel + self.overhead + self.pipeline
 
 
 @dataclass(frozen=True)
 class CurvePoint:
     concurrency: int
-    tok_s_per_gpu: float          # output tokens/s per GPU
+    tok_s_per_gpu: float          # output tokens/s per GPU (every GPU of the deployment)
     tok_s_per_user: float         # 1 / time per output token
     ttft_s: float
     tpot_s: float
-    prefill_s: float              # one request's prefill on the instance
+    prefill_s: float              # one request's prefill on one replica
     step: StepTimes
+
+
+def usable_hbm(hw: ClusterSpec) -> float:
+    """HBM bytes the engine may use: the datasheet's GB read as GiB, times its fraction."""
+    return hw.hbm_bytes * HBM_BYTES_PER_DATASHEET_BYTE * USABLE_HBM_FRACTION - RESERVED_BYTES
 
 
 def _tier(group: int, hw: ClusterSpec) -> tuple[float, float]:
@@ -61,25 +77,33 @@ def _tier(group: int, hw: ClusterSpec) -> tuple[float, float]:
     return hw.scaleout_bw * hw.scaleout_efficiency, hw.scaleout_latency
 
 
-def _tp_seconds(tokens: float, llm: ServingLLM, dep: Deployment, hw: ClusterSpec) -> float:
-    """Two ring all-reduces per layer of the tokens' activations across the TP group."""
-    if dep.tp == 1:
+def all_reduce_seconds(size: float, group: int, hw: ClusterSpec) -> float:
+    """One all-reduce of `size` bytes over `group` GPUs: the faster of a one-shot exchange
+    (every GPU reads its peers' buffers: one hop's latency each way, (group - 1) x size bytes)
+    and a ring (2 (group - 1) steps of latency, 2 (group - 1) / group x size bytes)."""
+    if group == 1:
         return 0.0
-    bandwidth, latency = _tier(dep.tp, hw)
-    size = tokens * llm.hidden * ACTIVATION_BYTES
-    per_reduce = 2 * (dep.tp - 1) * latency + 2 * (dep.tp - 1) / dep.tp * size / bandwidth
-    return 2 * llm.layers * per_reduce
+    bandwidth, latency = _tier(group, hw)
+    one_shot = 2 * latency + (group - 1) * size / bandwidth
+    ring = 2 * (group - 1) * latency + 2 * (group - 1) / group * size / bandwidth
+    return min(one_shot, ring)
 
 
-def _ep_seconds(tokens_per_gpu: float, llm: ServingLLM, dep: Deployment,
+def _tp_seconds(tokens: float, layers: float, llm: ServingLLM, dep: Deployment,
                 hw: ClusterSpec) -> float:
+    """Two all-reduces per layer of the tokens' activations across the TP group."""
+    return 2 * layers * all_reduce_seconds(tokens * llm.hidden * ACTIVATION_BYTES, dep.tp, hw)
+
+
+def _ep_seconds(tokens_per_gpu: float, routed_layers: float, llm: ServingLLM,
+                dep: Deployment, hw: ClusterSpec) -> float:
     """Dispatch and combine per MoE layer: each token's top-k copies, the share bound for
-    other GPUs of the expert group, over the group's tier."""
-    if not llm.is_moe or dep.ep == 1:
+    other GPUs of the expert group, over the group's tier. None without expert parallelism."""
+    if not llm.is_moe or dep.ep is None or dep.ep == 1:
         return 0.0
-    bandwidth, latency = _tier(dep.gpus, hw)
+    bandwidth, latency = _tier(dep.tp * dep.dp, hw)
     size = tokens_per_gpu * llm.top_k * llm.hidden * ACTIVATION_BYTES * (dep.ep - 1) / dep.ep
-    return 2 * llm.routed_layers * (latency + size / bandwidth)
+    return 2 * routed_layers * (latency + size / bandwidth)
 
 
 def _kv_shards(llm: ServingLLM, dep: Deployment) -> int:
@@ -88,66 +112,110 @@ def _kv_shards(llm: ServingLLM, dep: Deployment) -> int:
 
 
 def weight_bytes_per_gpu(llm: ServingLLM, dep: Deployment) -> float:
-    """Weights resident on one GPU: the shared ones split by TP, the experts by EP."""
+    """Weights resident on one GPU: the shared ones split by TP, the experts over their
+    shards, each stage's layers by PP."""
     per_param = dep.weights.bytes_per_param
-    return (llm.shared_params / dep.tp + llm.expert_params / dep.ep) * per_param
+    return (llm.shared_params / dep.tp + llm.expert_params / dep.expert_shards) \
+        / dep.pp * per_param
 
 
-def kv_bytes_per_sequence(llm: ServingLLM, dep: Deployment, tokens: int) -> float:
-    """One sequence's KV cache of `tokens` tokens on each GPU of its attention replica."""
-    return tokens * llm.layers * llm.kv_per_token_layer * dep.kv_bytes / _kv_shards(llm, dep)
+def kv_bytes_per_sequence(llm: ServingLLM, dep: Deployment, tokens: float) -> float:
+    """One sequence's KV cache at `tokens` tokens on each GPU of its attention replica (a
+    sliding-window layer keeps only its window)."""
+    return (llm.cached_tokens(tokens) * llm.kv_per_token_layer * dep.kv_bytes
+            / _kv_shards(llm, dep) / dep.pp)
 
 
 def max_concurrency(llm: ServingLLM, dep: Deployment, hw: ClusterSpec,
                     request: RequestShape) -> int:
     """The most requests the instance holds at once: KV caches at full length beside the
-    weights in the engine's share of HBM (0: the weights alone do not fit)."""
-    free = hw.hbm_bytes * USABLE_HBM_FRACTION - RESERVED_BYTES - weight_bytes_per_gpu(llm, dep)
+    weights in the engine's share of HBM, and at most the engine's batch limit per attention
+    replica (0: the weights alone do not fit)."""
+    free = usable_hbm(hw) - weight_bytes_per_gpu(llm, dep)
     if free <= 0:
         return 0
     per_sequence = kv_bytes_per_sequence(llm, dep, request.input_tokens + request.output_tokens)
-    return int(dep.dp * (free // per_sequence))
+    return int(dep.dp * min(free // per_sequence, dep.max_batch))
+
+
+def _attention_flops(llm: ServingLLM, context: float) -> float:
+    """FLOPs of one new token's attention at `context` tokens (QK and PV, over the layers)."""
+    return 4 * llm.cached_tokens(context) * llm.heads * llm.head_dim
 
 
 def decode_step(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: RequestShape,
                 concurrency: int, k: ServingConstants, peak: float) -> StepTimes:
-    """One decode step with `concurrency` sequences in the batch (mid-output on average)."""
-    per_replica = concurrency / dep.dp
+    """One decode step with `concurrency` sequences in the batch (mid-output on average).
+    With pipeline parallelism the batch moves through the pp stages in pp micro-batches:
+    each stage streams its weights once per micro-batch, and a token's step is the pp stages
+    one after another."""
+    micro = concurrency / dep.pp
+    per_replica = micro / dep.dp
     context = request.input_tokens + request.output_tokens / 2
     touched = 1.0
     if llm.is_moe:  # the share of a GPU's experts at least one of the batch's tokens picks
-        touched = 1 - (1 - llm.top_k / llm.experts) ** concurrency
+        touched = 1 - (1 - llm.top_k / llm.experts) ** micro
     per_param = dep.weights.bytes_per_param
-    weights = (llm.shared_params / dep.tp + llm.expert_params / dep.ep * touched) * per_param
-    kv = per_replica * kv_bytes_per_sequence(llm, dep, round(context))
+    weights = (llm.shared_params / dep.tp + llm.expert_params / dep.expert_shards * touched) \
+        / dep.pp * per_param
+    kv = per_replica * kv_bytes_per_sequence(llm, dep, context)
     memory = (weights + kv) / (hw.hbm_bw * k.decode_hbm_efficiency)
-    attention = 4 * llm.layers * context * llm.heads * llm.head_dim
-    flops = concurrency * (2 * llm.active_params + attention) / dep.gpus
-    compute = flops / (peak * k.prefill_efficiency)
-    return StepTimes(memory=memory, compute=compute,
-                     tensor_parallel=_tp_seconds(per_replica, llm, dep, hw),
-                     expert_parallel=_ep_seconds(concurrency / dep.gpus, llm, dep, hw),
-                     overhead=llm.layers * k.layer_overhead_s)
+    flops = micro * (2 * llm.active_params + _attention_flops(llm, context)) / dep.gpus
+    compute = flops / (peak * k.decode_compute_efficiency)
+    layers = llm.layers / dep.pp
+    stages = dep.pp  # each stage's share, once per micro-batch: pp x (its layers) = all layers
+    pipeline = 0.0
+    if dep.pp > 1:  # the activations handed from stage to stage
+        bandwidth, latency = _tier(dep.gpus, hw)
+        pipeline = (dep.pp - 1) * (latency + per_replica * llm.hidden * ACTIVATION_BYTES
+                                   / bandwidth)
+    return StepTimes(memory=memory * stages, compute=compute * stages,
+                     tensor_parallel=_tp_seconds(per_replica, layers, llm, dep, hw) * stages,
+                     expert_parallel=_ep_seconds(micro / (dep.tp * dep.dp),
+                                                 llm.routed_layers / dep.pp, llm, dep, hw)
+                     * stages,
+                     overhead=llm.layers * k.layer_overhead_s, pipeline=pipeline)
 
 
 def prefill_seconds(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: RequestShape,
                     k: ServingConstants, peak: float) -> float:
-    """One request's prefill on its attention replica (tp GPUs; the experts' share spread
-    over the instance): FLOPs over the calibrated peak, plus its collectives."""
+    """One request's prefill on one tp-wide replica (through its pp stages; the experts'
+    share spread over the instance): FLOPs over the calibrated peak, plus its collectives."""
     n = request.input_tokens
-    attention = 2 * llm.layers * n * n * llm.heads * llm.head_dim   # causal: half of 4 n^2
+    # Causal attention: on average each token attends to half the prompt (or its window).
+    attention = 2 * n * llm.cached_tokens(n / 2) * llm.heads * llm.head_dim
     flops = 2 * llm.active_params * n + attention
     compute = flops / (dep.tp * peak * k.prefill_efficiency)
-    return compute + _tp_seconds(n, llm, dep, hw) + _ep_seconds(n / dep.tp, llm, dep, hw)
+    return compute + _tp_seconds(n, llm.layers, llm, dep, hw) + \
+        _ep_seconds(n / dep.tp, llm.routed_layers, llm, dep, hw)
+
+
+def kv_transfer_seconds(llm: ServingLLM, dep: Deployment, hw: ClusterSpec,
+                        request: RequestShape) -> float:
+    """A disaggregated request's KV cache from its prefill GPUs to its decode GPUs, over the
+    tier the whole deployment spans."""
+    bandwidth, latency = _tier(dep.total_gpus, hw)
+    size = llm.cached_tokens(request.input_tokens) * llm.kv_per_token_layer * dep.kv_bytes
+    return latency + size / (bandwidth * _kv_shards(llm, dep))
 
 
 def curve_point(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: RequestShape,
                 concurrency: int, k: ServingConstants, peak: float) -> CurvePoint:
     step = decode_step(llm, dep, hw, request, concurrency, k, peak)
     prefill = prefill_seconds(llm, dep, hw, request, k, peak)
-    # A cycle serves every request once: its prefill (on one replica of dp) and its share
-    # of output_tokens decode steps of the whole batch.
-    cycle = concurrency * prefill / dep.dp + request.output_tokens * step.total
+    if dep.disaggregated:
+        # Decode GPUs only decode; the prefill pool serves prefill_gpus / tp requests at once.
+        decode_rate = concurrency / step.total
+        prefill_rate = dep.prefill_gpus / dep.tp / prefill * request.output_tokens
+        rate = min(decode_rate, prefill_rate)
+        return CurvePoint(
+            concurrency=concurrency, tok_s_per_gpu=rate / dep.total_gpus,
+            tok_s_per_user=1 / step.total,
+            ttft_s=prefill + kv_transfer_seconds(llm, dep, hw, request) + step.total,
+            tpot_s=step.total, prefill_s=prefill, step=step)
+    # A cycle serves every request once: its prefill (on one replica of dp x pp) and its
+    # share of output_tokens decode steps of the whole batch.
+    cycle = concurrency * prefill / (dep.dp * dep.pp) + request.output_tokens * step.total
     tpot = (cycle - prefill) / request.output_tokens if concurrency > 1 else step.total
     return CurvePoint(
         concurrency=concurrency,
@@ -165,11 +233,8 @@ def concurrencies(limit: int) -> list[int]:
 
 
 def serving_curve(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: RequestShape,
-                  k: ServingConstants, peak: float,
-                  cap: int | None = None) -> list[CurvePoint]:
-    """The curve as concurrency doubles up to what the KV cache allows (and at most `cap`);
-    empty when the weights alone do not fit."""
+                  k: ServingConstants, peak: float) -> list[CurvePoint]:
+    """The curve as concurrency doubles up to what the KV cache and the engine's batch limit
+    allow; empty when the weights alone do not fit."""
     limit = max_concurrency(llm, dep, hw, request)
-    if cap is not None:
-        limit = min(limit, cap)
     return [curve_point(llm, dep, hw, request, c, k, peak) for c in concurrencies(limit)]

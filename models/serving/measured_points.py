@@ -37,7 +37,7 @@ class MeasuredPoint:
     arch: str               # ARCH_OF_ITEM of the hardware
     model: str              # key in models.serving.presets.PRESETS
     precision: str          # weights: "fp8" | "fp4"
-    engine: str             # "sglang" | "trt" (TensorRT-LLM)
+    engine: str             # "sglang" | "trt" (TensorRT-LLM) | "vllm"
     tp: int
     ep: int
     dp_attention: bool
@@ -68,6 +68,6 @@ class ServingPoints:
         return next(s for s in self.sources if s.key == key)
 
 
-# The ledger's GPU items -> the architecture their family maps to (gpus.yaml: H200 SXM is
-# Hopper, B200 is Blackwell; models.c2c.calibration.ARCH_OF_FAMILY).
-ARCH_OF_ITEM: Final = {"h200-sxm": "hopper", "b200": "blackwell"}
+# The ledger's GPU items -> the architecture their family maps to (gpus.yaml: H100 SXM5 and H200
+# SXM are Hopper, B200 is Blackwell; models.c2c.calibration.ARCH_OF_FAMILY).
+ARCH_OF_ITEM: Final = {"h100-sxm5": "hopper", "h200-sxm": "hopper", "b200": "blackwell"}

@@ -22,9 +22,11 @@ PRESETS: Final[dict[str, ServingLLM]] = {
         kv_elements=576, latent_kv=True,
         source="huggingface.co/deepseek-ai/DeepSeek-R1 config.json; DeepSeek-V3 report"),
     # openai/gpt-oss-120b model card: 36 layers, hidden 2880, 64 query heads and 8 KV heads
-    # of 64, 128 experts top-4; 116.8 B parameters, 5.1 B active.
+    # of 64, 128 experts top-4; 116.8 B parameters, 5.1 B active. config.json layer_types:
+    # sliding_attention and full_attention alternate (18 each), sliding_window 128.
     "gpt-oss-120b": ServingLLM(
         "gpt-oss-120b", layers=36, hidden=2880, heads=64, kv_heads=8, head_dim=64,
         total_params=116.8e9, active_params=5.13e9, experts=128, top_k=4,
+        sliding_window=128, sliding_layers=18,
         source="huggingface.co/openai/gpt-oss-120b model card and config.json"),
 }

@@ -43,6 +43,8 @@ class ServingLLM:
     moe_layers: int = 0
     kv_elements: int | None = None      # None: 2 x kv_heads x head_dim
     latent_kv: bool = False             # MLA: the cache is one latent, replicated across TP
+    sliding_window: int = 0             # tokens a sliding-window layer attends to (0: none)
+    sliding_layers: int = 0             # how many of the layers use the sliding window
     source: str = ""                    # where the shape comes from (a model card, a config)
 
     def __post_init__(self) -> None:
@@ -53,6 +55,11 @@ class ServingLLM:
             raise ValueError(f"{self.name}: active_params must be in (0, total_params]")
         if self.experts and not 0 < self.top_k <= self.experts:
             raise ValueError(f"{self.name}: top_k must be in 1..experts")
+        if not 0 <= self.sliding_layers <= self.layers or self.sliding_window < 0:
+            raise ValueError(f"{self.name}: sliding_layers must be in 0..layers and "
+                             "sliding_window at least 0")
+        if self.sliding_layers and not self.sliding_window:
+            raise ValueError(f"{self.name}: sliding_layers given without a sliding_window")
 
     @property
     def is_moe(self) -> bool:
@@ -80,30 +87,76 @@ class ServingLLM:
     def routed_layers(self) -> int:
         return self.moe_layers or (self.layers if self.is_moe else 0)
 
+    def cached_tokens(self, context: float) -> float:
+        """Token-layers of KV cache a sequence of `context` tokens holds: every token on the
+        full-attention layers, at most `sliding_window` on the sliding ones (gpt-oss
+        alternates 128-token windows with full layers, and the engines keep only the window)."""
+        full = self.layers - self.sliding_layers
+        return full * context + self.sliding_layers * min(context, self.sliding_window)
+
+
+# The engine's limit on the sequences one attention replica runs at once when a scenario
+# does not set it: TensorRT-LLM's default max_batch_size (2,048); vLLM's max_num_seqs and
+# SGLang's max_running_requests are set as high in the published high-throughput runs. The KV
+# cache that fits usually binds first.
+DEFAULT_MAX_BATCH = 2048
+
 
 @dataclass(frozen=True)
 class Deployment:
     """One model instance: tensor parallelism within each attention replica, `dp` attention
-    replicas (data-parallel attention), experts spread over `ep` GPUs (MoE only). The
-    instance has tp x dp GPUs; ep may not exceed it."""
+    replicas (data-parallel attention), `pp` pipeline stages, and for a MoE the experts.
+
+    `ep` None (the default of vLLM, SGLang and TensorRT-LLM): the experts are split across the
+    instance's GPUs by tensor parallelism: each GPU holds a slice of every expert, and the
+    tensor-parallel all-reduce combines them (no all-to-all). `ep` given: whole experts are
+    spread over `ep` GPUs and each token's top-k copies are dispatched and combined across
+    them. `max_batch` is the engine's limit on running sequences per attention replica.
+    `prefill_gpus` > 0 is a disaggregated deployment: prefill runs on that many GPUs of its
+    own (in tp-wide replicas), the instance's GPUs only decode, and each request's KV cache
+    crosses the fabric once. The instance has tp x dp x pp GPUs (plus the prefill GPUs)."""
 
     tp: int = 1
     dp: int = 1
-    ep: int = 1
+    ep: int | None = None
+    pp: int = 1
     weights: WeightFormat = WeightFormat.FP8
     kv_bytes: float = 1.0           # FP8 KV cache; 2 for BF16
+    max_batch: int = DEFAULT_MAX_BATCH
+    prefill_gpus: int = 0
 
     def __post_init__(self) -> None:
-        if min(self.tp, self.dp, self.ep) < 1:
-            raise ValueError("tp, dp and ep must be at least 1")
-        if self.ep > self.gpus:
-            raise ValueError(f"ep {self.ep} exceeds the instance's {self.gpus} GPUs (tp x dp)")
+        if min(self.tp, self.dp, self.pp, self.max_batch) < 1:
+            raise ValueError("tp, dp, pp and max_batch must be at least 1")
+        if self.ep is not None and self.ep < 1:
+            raise ValueError("ep must be at least 1")
+        if self.ep is not None and self.ep > self.tp * self.dp:
+            raise ValueError(f"ep {self.ep} exceeds the instance's {self.tp * self.dp} GPUs "
+                             "(tp x dp)")
         if self.kv_bytes <= 0:
             raise ValueError("kv_bytes must be positive")
+        if self.prefill_gpus < 0 or self.prefill_gpus % self.tp:
+            raise ValueError(f"prefill_gpus must be 0 or a multiple of tp ({self.tp})")
 
     @property
     def gpus(self) -> int:
-        return self.tp * self.dp
+        """The decode instance's GPUs (all of them for aggregated serving)."""
+        return self.tp * self.dp * self.pp
+
+    @property
+    def total_gpus(self) -> int:
+        """Every GPU the deployment takes: the instance and its prefill GPUs."""
+        return self.gpus + self.prefill_gpus
+
+    @property
+    def expert_shards(self) -> int:
+        """How many ways each stage's routed experts are split: over ep GPUs, else (the
+        engines' default) over every GPU of the stage by tensor parallelism."""
+        return self.ep if self.ep is not None else self.tp * self.dp
+
+    @property
+    def disaggregated(self) -> bool:
+        return self.prefill_gpus > 0
 
 
 @dataclass(frozen=True)

@@ -40,10 +40,6 @@ from models.serving.measured_points import MeasuredPoint, ServingPoints
 from models.serving.presets import PRESETS
 from models.serving.spec import Deployment, RequestShape, ServingLLM, WeightFormat
 
-# The most sequences a curve batches per GPU of the instance: the cap a serving scenario's
-# modelled curve has (pipelines/jobs/serving.py MAX_SEQUENCES_PER_GPU).
-CURVE_CAP_PER_GPU: Final = 512
-
 _NDR_NIC_BYTES_S: Final = 400e9 / 8  # infiniband.yaml ib-ndr port_rate 400 Gb/s
 
 
@@ -60,6 +56,9 @@ def _node(peak_bf16: float, hbm: float, hbm_bw: float, nvlink_bidir: float,
 
 
 # The ledger's figures for the measured GPUs (data/sources/):
+# - H100 SXM5: gpu_compute.yaml h100-sxm5 (nvidia-h100-page): peak_dense_bf16 989.5 TFLOP/s,
+#   peak_dense_fp8 1,979 TFLOP/s, hbm_capacity 80 GB, hbm_bandwidth 3.35 TB/s; gpus.yaml family
+#   Hopper; 8 GPUs a node (hgx-h100-8gpu); NVLink 4 (nvlink.yaml nvlink-4 900 GB/s).
 # - H200 SXM: gpu_compute.yaml h200-sxm (nvidia-h200-page): peak_dense_bf16 989.5 TFLOP/s,
 #   peak_dense_fp8 1,979 TFLOP/s, hbm_capacity 141 GB, hbm_bandwidth 4.8 TB/s; gpus.yaml
 #   family Hopper; 8 GPUs a node (gpu_compute.yaml hgx-h100-8gpu gpus_per_system, the HGX
@@ -69,12 +68,18 @@ def _node(peak_bf16: float, hbm: float, hbm_bw: float, nvlink_bidir: float,
 #   family Blackwell; gpu_compute.yaml dgx-b200 gpus_per_system 8; NVLink 5, nvlink.yaml
 #   nvlink-5 scaleup_bw_per_gpu_bidir 1.8 TB/s.
 HARDWARE: Final[dict[str, ClusterSpec]] = {
+    "h100-sxm5": _node(989.5e12, 80e9, 3.35e12, 900e9, "hopper"),
     "h200-sxm": _node(989.5e12, 141e9, 4.8e12, 900e9, "hopper"),
     "b200": _node(2250e12, 180e9, 8e12, 1.8e12, "blackwell"),
 }
 # Dense peak of the weights' precision (the GEMMs run in it): the metric the ledger resolves.
+# FP4 weights on Hopper (no FP4 peak) run at its FP8 peak, as a serving scenario resolves them
+# (pipelines/jobs/serving.py option_hardware).
 PEAKS: Final[dict[tuple[str, str], float]] = {
+    ("h100-sxm5", "fp8"): 1979e12,
+    ("h100-sxm5", "fp4"): 1979e12,
     ("h200-sxm", "fp8"): 1979e12,
+    ("h200-sxm", "fp4"): 1979e12,
     ("b200", "fp8"): 4500e12,
     ("b200", "fp4"): 9000e12,
 }
@@ -85,14 +90,14 @@ QUANTITY: Final = "output tokens/s per GPU at the measured tokens/s per user"
 
 def deployment(point: MeasuredPoint) -> Deployment:
     """The model's instance for a point's layout. With DP attention, each of the tp GPUs is its
-    own attention replica and the experts are spread over ep GPUs. Without it, attention is
-    split tp ways and the experts are split over the same tp GPUs, by expert parallelism or (ep
-    1) by tensor parallelism: either way each GPU holds 1/tp of them, and the model's expert
-    dispatch stands in for the tensor-parallel experts' reduction."""
+    own attention replica; without it, attention is split tp ways. The experts are spread over
+    ep GPUs when ep > 1, else (ep 1) split across the instance's GPUs by tensor parallelism
+    (Deployment.ep None). The engines' batch limit is the model's default."""
     weights = WeightFormat(point.precision)
+    ep = point.ep if point.ep > 1 else None
     if point.dp_attention:
-        return Deployment(tp=1, dp=point.tp, ep=point.ep, weights=weights)
-    return Deployment(tp=point.tp, dp=1, ep=point.tp, weights=weights)
+        return Deployment(tp=1, dp=point.tp, ep=ep, weights=weights)
+    return Deployment(tp=point.tp, dp=1, ep=ep, weights=weights)
 
 
 @dataclass(frozen=True)
@@ -119,8 +124,7 @@ class Configuration:
     def curve(self, k: ServingConstants) -> list[Point]:
         return [Point(c.concurrency, c.tok_s_per_gpu, c.tok_s_per_user, c.ttft_s)
                 for c in serving_curve(self.llm, self.deployment, self.hw, self.request, k,
-                                       self.hw.gemm_peak,
-                                       cap=CURVE_CAP_PER_GPU * self.deployment.gpus)]
+                                       self.hw.gemm_peak)]
 
 
 def _config_key(p: MeasuredPoint) -> tuple[object, ...]:
@@ -273,10 +277,12 @@ def fidelity_report(table: ServingPoints) -> tuple[SetReport, ...]:
         # (a set's iteration order would change with the process's hash seed).
         used = {e.point.source for e in errors}
         latest = max((s for s in table.sources if s.key in used), key=lambda s: s.published_on)
+        low, high, basis = calibration.band(family)
         published = PublishedSet(
             f"InferenceX serving points, {models} on {gpus} ({family}): aggregated, no "
-            "speculative decoding", latest.url, latest.published_on, QUANTITY, "%",
-            f"inferencex-serving-{family}")
+            f"speculative decoding; {len(errors)} points; the family's band "
+            f"{low:.2f}-{high:.2f} (measured / predicted) rests on {basis}",
+            latest.url, latest.published_on, QUANTITY, "%", f"inferencex-serving-{family}")
         reports.append(SetReport(published, tuple(
             ValidationResult(published, f"{e.configuration} conc {e.point.concurrency}",
                              e.point.tok_s_per_gpu, e.predicted, e.error)
@@ -288,9 +294,10 @@ def fidelity_report(table: ServingPoints) -> tuple[SetReport, ...]:
 def dp_attention_band(points: tuple[MeasuredPoint, ...], min_points: int = 5
                       ) -> tuple[float, float, str] | None:
     """The band of data-parallel-attention deployments, pooled over every family (their
-    points are few): measured / predicted throughput, P10-P90, in sample. The model
-    overpredicts this layout, so a serving option that uses it carries this band as well as
-    its family's. None with fewer than `min_points` points."""
+    points are few): measured / predicted throughput, P10-P90, in sample. The model is least
+    sure of this layout (it has no load imbalance across the replicas), so a serving option
+    that uses it carries this band as well as its family's. None with fewer than `min_points`
+    points."""
     ratios = [e.point.tok_s_per_gpu / e.predicted for e in _point_errors(points)
               if e.point.dp_attention and e.predicted]
     if len(ratios) < min_points:
@@ -298,4 +305,4 @@ def dp_attention_band(points: tuple[MeasuredPoint, ...], min_points: int = 5
     low, high = (float(np.percentile(ratios, q)) for q in (10, 90))
     return (round(low, 3), round(high, 3),
             f"{len(ratios)} InferenceX data-parallel-attention points over every family, in "
-            "sample (the model overpredicts this layout)")
+            "sample (the model's least certain layout)")

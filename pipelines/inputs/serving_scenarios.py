@@ -43,7 +43,13 @@ from pydantic import (
 from models.c2c.spec import Precision
 from models.parallel_limits import serving_refusals
 from models.serving.presets import PRESETS
-from models.serving.spec import Deployment, RequestShape, ServingLLM, WeightFormat
+from models.serving.spec import (
+    DEFAULT_MAX_BATCH,
+    Deployment,
+    RequestShape,
+    ServingLLM,
+    WeightFormat,
+)
 from pipelines.inputs.limits import DEFAULT_LIMITS, InputLimits
 from pipelines.inputs.scenario_models import (
     ERROR_TYPE,
@@ -162,6 +168,8 @@ class _ModelShape(Section):
     moe_layers: CountFromZero = 0
     kv_elements: Count | None = Field(None, validate_default=False)
     latent_kv: Annotated[bool, BeforeValidator(bool)] = False
+    sliding_window: CountFromZero = 0
+    sliding_layers: CountFromZero = 0
     source: Text = "scenario"
 
     def spec(self, scenario_name: Any) -> ServingLLM:
@@ -173,7 +181,9 @@ class _ModelShape(Section):
             total_params=self.total_params, active_params=self.active_params
             if self.active_params is not None else self.total_params,
             experts=self.experts, top_k=self.top_k, moe_layers=self.moe_layers,
-            kv_elements=self.kv_elements, latent_kv=self.latent_kv, source=self.source)
+            kv_elements=self.kv_elements, latent_kv=self.latent_kv,
+            sliding_window=self.sliding_window, sliding_layers=self.sliding_layers,
+            source=self.source)
 
     @model_validator(mode="after")
     def _consistent(self, info: ValidationInfo) -> _ModelShape:
@@ -224,14 +234,22 @@ class _Request(Section):
 
 
 class _Deployment(Section):
-    """tp per attention replica, dp replicas, ep GPUs for the experts; each 1 when left out."""
+    """tp per attention replica, dp replicas, pp stages (each 1 when left out); ep GPUs for
+    whole experts (left out: the experts split across the GPUs by TP, the engines' default);
+    max_batch, the engine's limit on running sequences per replica; prefill_gpus, GPUs of a
+    disaggregated prefill pool (0: aggregated)."""
 
     tp: Count = 1
     dp: Count = 1
-    ep: Count = 1
+    ep: Count | None = Field(None, validate_default=False)
+    pp: Count = 1
+    max_batch: Count = DEFAULT_MAX_BATCH
+    prefill_gpus: CountFromZero = 0
 
     def spec(self, weights: WeightFormat = WeightFormat.FP8, kv: float = 1.0) -> Deployment:
-        return Deployment(tp=self.tp, dp=self.dp, ep=self.ep, weights=weights, kv_bytes=kv)
+        return Deployment(tp=self.tp, dp=self.dp, ep=self.ep, pp=self.pp, weights=weights,
+                          kv_bytes=kv, max_batch=self.max_batch,
+                          prefill_gpus=self.prefill_gpus)
 
     @model_validator(mode="after")
     def _fits(self) -> _Deployment:
@@ -282,6 +300,9 @@ class _Option(Section):
     name: Annotated[str, BeforeValidator(_name)] = None  # type: ignore[assignment]
     cluster: ClusterRequest = None  # type: ignore[assignment]
     deployment: _Deployment = Field(default_factory=dict)  # type: ignore[arg-type]
+    # The option's KV-cache format; left out, the scenario's.
+    kv_cache: Annotated[float, BeforeValidator(_choice(KV_BYTES))] | None = Field(
+        None, validate_default=False)
     price: _Price = None  # type: ignore[assignment]
 
     @field_validator("cluster", mode="before")
@@ -297,6 +318,7 @@ class _Option(Section):
 
     def option(self, weights: WeightFormat, kv: float) -> ServingOption:
         # The cluster asks for the peak of the weights' precision (FP8 GEMMs on FP8 weights).
+        kv = self.kv_cache if self.kv_cache is not None else kv
         return ServingOption(self.name, replace(self.cluster, precision=PEAK_OF[weights]),
                              self.deployment.spec(weights, kv), self.price.price())
 
@@ -357,7 +379,7 @@ class _ServingFile(Section):
         model = PRESETS[self.model] if isinstance(self.model, str) else self.model.spec(self.name)
         for n, option in enumerate(self.options):
             dep = option.deployment
-            for refusal in serving_refusals(dep.tp, dep.ep, model.heads, model.kv_heads,
+            for refusal in serving_refusals(dep.tp, dep.ep or 1, model.heads, model.kv_heads,
                                             model.latent_kv, model.experts):
                 raise fail(refusal.reason, "options", n, "deployment", refusal.key)
         return self

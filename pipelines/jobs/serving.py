@@ -1,7 +1,8 @@
 """Answer a `kind: serving` scenario: each option's curve (measured when the ledger has points
-for the same hardware, model and precision, else the serving model's), its cost per million
-tokens at its price per GPU-hour, and at the target interactivity the cheaper option with its
-margin and band."""
+for the same hardware, model, precision, request shape and the option's whole deployment --
+tensor, data-attention, expert and pipeline parallelism, aggregated or not --, else the serving
+model's), its cost per million tokens at its price per GPU-hour, and at the target
+interactivity the cheaper option with its margin and band."""
 
 from __future__ import annotations
 
@@ -49,9 +50,6 @@ from pipelines.jobs.recompute import (
 from pipelines.ledger.cluster_specs import MissingSpec, resolve_cluster
 from pipelines.ledger.figures import FigureUsed
 
-# The most sequences a modelled curve batches per GPU of the instance (the engines' running-
-# request limits sit around a few hundred per GPU; the KV cache usually binds first).
-MAX_SEQUENCES_PER_GPU = 512
 # A measured curve needs at least this many points of one shape.
 MIN_MEASURED_POINTS = 2
 MEASURED_BAND = (1.0, 1.0, "measured points: the band covers the model's error only")
@@ -118,14 +116,12 @@ def _option(scenario: ServingScenario, option: ServingOption, session: Session |
         source = "model"
         curve = [Point(p.concurrency, p.tok_s_per_gpu, p.tok_s_per_user, p.ttft_s)
                  for p in serving_curve(scenario.model, option.deployment, hw,
-                                        scenario.request, constants, hw.gemm_peak,
-                                        cap=MAX_SEQUENCES_PER_GPU * option.deployment.gpus)]
+                                        scenario.request, constants, hw.gemm_peak)]
     target = at_target(curve, scenario.target_tok_s_per_user)
     return {
         "name": option.name, "source": source, "gpu": option.cluster.gpu, "arch": hw.arch,
-        "gpus_per_instance": option.deployment.gpus,
-        "deployment": {"tp": option.deployment.tp, "dp": option.deployment.dp,
-                       "ep": option.deployment.ep},
+        "gpus_per_instance": option.deployment.total_gpus,
+        "deployment": deployment_json(option.deployment),
         "usd_per_gpu_hour": price, "price_source": price_note,
         "constants": constants_note,
         "band": {"low": low, "high": high, "basis": basis},
@@ -136,9 +132,16 @@ def _option(scenario: ServingScenario, option: ServingOption, session: Session |
     }
 
 
+def deployment_json(dep: Deployment) -> dict[str, Any]:
+    """The option's deployment as the answer prints it (ep null: experts split by TP)."""
+    return {"tp": dep.tp, "dp": dep.dp, "ep": dep.ep, "pp": dep.pp,
+            "max_batch": dep.max_batch, "prefill_gpus": dep.prefill_gpus,
+            "kv_cache": "bf16" if dep.kv_bytes == 2 else "fp8"}
+
+
 def deployment_band(arch: str, deployment: Deployment) -> tuple[float, float, str]:
     """The family's band, widened by the data-parallel-attention band when the deployment
-    replicates attention (the model overpredicts that layout)."""
+    replicates attention (the model's least certain layout)."""
     low, high, basis = calibration.band(arch)
     scheme = dp_attention_band(shipped_serving_points().points) if deployment.dp > 1 else None
     if scheme is None:
@@ -168,10 +171,37 @@ def _row(point: Point, price: float) -> dict[str, Any]:
             "usd_per_mtok_out": usd_per_mtok(price, point.tok_s_per_gpu)}
 
 
+def _same_deployment(row: Any, dep: Deployment, moe: bool) -> bool:
+    """Whether a measured point ran the option's deployment: as many GPUs, DP attention or not
+    as the option, the same tensor parallelism per attention replica, the same expert layout
+    (ep 1 or none: experts split by TP), aggregated unless the option is disaggregated with
+    as many prefill GPUs. InferenceX writes tp = the instance's GPUs and dp = tp under DP
+    attention; the model's deployment has tp 1 and dp GPUs then."""
+    def whole(value: Any) -> int | None:
+        return None if value is None or pd.isna(value) else int(value)
+
+    dp = whole(row.dp) or 1
+    if bool(row.disaggregated) != dep.disaggregated:
+        return False
+    if dep.disaggregated:
+        return (whole(row.decode_gpus) == dep.gpus
+                and whole(row.prefill_gpus) == dep.prefill_gpus and (dp > 1) == (dep.dp > 1))
+    if whole(row.gpus) != dep.gpus or (dp > 1) != (dep.dp > 1):
+        return False
+    if dp == 1 and whole(row.tp) != dep.tp:
+        return False
+    if dp > 1 and whole(row.tp) != dep.dp:
+        return False
+    return not moe or (whole(row.ep) or 1) == (dep.ep or 1)
+
+
 def measured_points(measured: pd.DataFrame | None, option: ServingOption,
                     scenario: ServingScenario) -> list[Point]:
     """The ledger's measured points for the option's hardware, the scenario's model,
-    precision and request shape (aggregated, not disaggregated, serving), by concurrency."""
+    precision and request shape, and the option's whole deployment (_same_deployment), by
+    concurrency: of one framework (the one with the most such points; a TP1 point never
+    answers for a TP8 option, nor one engine's curve for another's), the latest run at each
+    concurrency."""
     if measured is None or measured.empty or option.cluster.gpu is None:
         return []
     rows = measured[(measured["hardware"] == option.cluster.gpu)
@@ -179,14 +209,25 @@ def measured_points(measured: pd.DataFrame | None, option: ServingOption,
                     & (measured["precision"] == scenario.weights.value)
                     & (measured["input_tokens"] == scenario.request.input_tokens)
                     & (measured["output_tokens"] == scenario.request.output_tokens)
-                    & ~measured["disaggregated"].astype(bool)
                     & measured["tok_s_per_user"].notna()
                     & measured["concurrency"].notna()]
     if "spec_decoding" in rows:   # speculative decoding is another curve: not this one
         rows = rows[rows["spec_decoding"].fillna("none").isin(["none", ""])]
+    if rows.empty:
+        return []
+    same = [_same_deployment(r, option.deployment, scenario.model.is_moe)
+            for r in rows.itertuples()]
+    rows = rows[same]
+    if rows.empty:
+        return []
+    frameworks = rows["framework"].fillna("").value_counts()
+    framework = sorted(frameworks[frameworks == frameworks.max()].index)[0]
+    rows = rows[rows["framework"].fillna("") == framework]
+    rows = rows.sort_values(["concurrency", "as_of", "id"]).drop_duplicates(
+        "concurrency", keep="last")
     return [Point(float(r.concurrency), float(r.tok_s_per_gpu), float(r.tok_s_per_user),
                   None if pd.isna(r.ttft_s) else float(r.ttft_s))
-            for r in rows.sort_values("concurrency").itertuples()]
+            for r in rows.itertuples()]
 
 
 def option_price(price: Price, session: Session | None, *, on: date, known: datetime,

@@ -2,17 +2,18 @@
 measure its error.
 
 For each architecture with at least MIN_POINTS points (data/measurements/serving_points.yaml), the
-three ServingConstants are chosen by coordinate descent within BOUNDS (a coarse grid, then a
+four ServingConstants are chosen by coordinate descent within BOUNDS (a coarse grid, then a
 fine one around its best; from the prior every time, so the fit is reproducible) to minimise
 the mean |log(measured / predicted)| of the throughput per GPU at each point's tokens/s per
 user (models/serving/validation.py: the quantity a serving scenario reads off the curve at its
 target interactivity; a point faster per user than the model reaches also counts its
-interactivity shortfall). Then each set of points sharing an engine and a sequence shape is
+interactivity shortfall). Then each set of points sharing a model, a GPU and an engine is
 left out in turn, the constants refitted on the others and the left-out set's errors kept:
 those residuals are the model's error on configurations it was not fitted to, and give the band
 (P10-P90 of measured / predicted, taken outward so that it holds at least 80 % of them) that
-calibration.BAND stores. (The points are of one model, DeepSeek-R1, on one GPU per
-architecture: a model or a GPU cannot be left out, an engine x sequence-shape set can.)
+calibration.BAND stores. Last, each architecture is left out whole: its points against the
+constants fitted on the other architectures' points, the error a GPU family without measured
+points of its own would have; pooled, they give calibration.UNCALIBRATED_BAND.
 
 `python -m bench.serving_fit` prints the fitted constants, the error per architecture and per
 model and precision, in sample and left out, and the bands; paste the values into
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -39,17 +40,21 @@ from models.serving.validation import (
 from pipelines.inputs.measurements import shipped_serving_points
 
 # (low, high, coarse step, fine step) of each constant: decode streams at 30-95 % of HBM
-# bandwidth; prefill (and decode's FLOPs) at 5-90 % of the precision's dense peak; 0-200 us of
+# bandwidth; prefill and decode's FLOPs at 5-90 % of the precision's dense peak; 0-200 us of
 # fixed cost per layer and decode step.
 BOUNDS: dict[str, tuple[float, float, float, float]] = {
     "decode_hbm_efficiency": (0.30, 0.95, 0.05, 0.01),
     "prefill_efficiency": (0.05, 0.90, 0.05, 0.01),
+    "decode_compute_efficiency": (0.05, 0.90, 0.05, 0.01),
     "layer_overhead_s": (0.0, 200e-6, 10e-6, 1e-6),
 }
-ROUNDS = 3
+# Rounds of coordinate descent at most; it stops as soon as a round moves no constant.
+ROUNDS = 8
 # An architecture is fitted on at least this many points; else it keeps the prior.
 MIN_POINTS = 10
-GPU_NAMES = {"h200-sxm": "H200", "b200": "B200"}
+GPU_NAMES = {"h100-sxm5": "H100", "h200-sxm": "H200", "b200": "B200"}
+MODEL_NAMES = {"deepseek-r1": "DeepSeek-R1", "gpt-oss-120b": "gpt-oss-120b",
+               "llama-3.3-70b": "Llama 3.3 70B"}
 
 
 def errors(configs: Sequence[Configuration], k: ServingConstants) -> list[PointError]:
@@ -72,19 +77,23 @@ def _search(cost: Callable[[float], float], low: float, high: float, coarse: flo
 
 
 def fit(configs: Sequence[Configuration], rounds: int = ROUNDS) -> ServingConstants:
-    """Coordinate descent from the prior, each constant in turn within its bounds."""
+    """Coordinate descent from the prior, each constant in turn within its bounds, until a
+    round changes nothing (a minimum on the fine grid along every constant)."""
     k = PRIOR
     for _ in range(rounds):
+        start = k
         for name, (low, high, coarse, fine) in BOUNDS.items():
             def cost(value: float, name: str = name, k: ServingConstants = k) -> float:
                 return objective(configs, replace(k, **{name: value}))
             k = replace(k, **{name: _search(cost, low, high, coarse, fine)})
+        if k == start:
+            break
     return k
 
 
 def point_fold(p: MeasuredPoint) -> str:
-    """The set a point is left out with: its engine and sequence shape."""
-    return f"{p.engine} {p.input_tokens // 1024}k/{p.output_tokens // 1024}k"
+    """The set a point is left out with: its model, GPU and engine."""
+    return f"{p.model} {GPU_NAMES.get(p.hardware, p.hardware)} {p.engine}"
 
 
 def fold(config: Configuration) -> str:
@@ -107,6 +116,11 @@ class FitReport:
     folds: dict[str, list[str]]                   # arch -> the left-out sets
     gpus: dict[str, list[str]]                    # arch -> the measured GPUs
     skipped: list[str]                            # configurations the model cannot place
+    models: dict[str, list[str]] = field(default_factory=dict)   # arch -> the measured models
+    # arch -> its errors with the constants fitted on the other architectures alone
+    family_out: dict[str, list[PointError]] = field(default_factory=dict)
+    uncalibrated: tuple[float, float, int] | None = None   # pooled band of family_out
+    pooled: ServingConstants | None = None        # fitted on every architecture's points
 
 
 def fit_all() -> FitReport:
@@ -128,18 +142,28 @@ def fit_all() -> FitReport:
         sets = sorted({fold(c) for c in configs})
         report.folds[arch] = sets
         report.gpus[arch] = sorted({c.points[0].hardware for c in configs})
+        report.models[arch] = sorted({c.points[0].model for c in configs})
         left_out = []
         for name in sets:
             refitted = fit([c for c in configs if fold(c) != name])
             left_out += errors([c for c in configs if fold(c) == name], refitted)
         report.left_out[arch] = left_out
         report.bands[arch] = (*band([e.ratio for e in left_out]), len(left_out))
+    fitted = list(report.constants)
+    if len(fitted) > 1:
+        for arch in fitted:
+            others = fit([c for a in fitted if a != arch for c in by_arch[a]])
+            report.family_out[arch] = errors(by_arch[arch], others)
+        pooled = [e.ratio for errs in report.family_out.values() for e in errs]
+        report.uncalibrated = (*band(pooled), len(pooled))
+        report.pooled = fit([c for a in fitted for c in by_arch[a]])
     return report
 
 
 def basis(report: FitReport, arch: str) -> str:
     """The BAND basis string calibration.py stores."""
     gpus = " / ".join(GPU_NAMES.get(g, g) for g in report.gpus[arch])
+    models = " and ".join(MODEL_NAMES.get(m, m) for m in report.models[arch])
     n = len(report.left_out[arch])
-    return (f"{n} InferenceX {gpus} DeepSeek-R1 points (aggregated, no speculative decoding), "
-            "each engine x sequence-shape set left out of the fit in turn")
+    return (f"{n} InferenceX {gpus} {models} points (aggregated, no speculative decoding), "
+            "each model x GPU x engine set left out of the fit in turn")

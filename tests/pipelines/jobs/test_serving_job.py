@@ -1,5 +1,6 @@
 """Answering a serving scenario: each option's curve and cost, the cheaper one at the target,
-and a measured curve preferred to the model's when the ledger has one."""
+and a measured curve preferred to the model's when the ledger has one for the option's whole
+deployment."""
 
 from __future__ import annotations
 
@@ -47,15 +48,25 @@ def test_each_option_has_a_curve_its_point_at_the_target_and_a_cost(tmp_path):
     cheaper = min((fast, slow), key=lambda o: o["at_target"]["usd_per_mtok_out"])
     assert result["cheaper_option"] == cheaper["name"]
     assert result["band"]["p10"] <= result["margin"] <= result["band"]["p90"]
-    assert fast["band"]["basis"].startswith("no measured serving point")
+    assert fast["band"]["basis"].startswith("no fit of this family's own")
+    assert fast["deployment"] == {"tp": 8, "dp": 1, "ep": None, "pp": 1, "max_batch": 2048,
+                                  "prefill_gpus": 0, "kv_cache": "fp8"}
+
+
+def measured(**columns) -> pd.DataFrame:
+    """Inference points as the ledger returns them (db.queries.inference_points): three
+    concurrencies of llama-3.3-70b FP8 on the `slow` option's GPU at TP8, 1k/256, vLLM."""
+    return pd.DataFrame({
+        "id": [1, 2, 3], "hardware": "slow-gpu", "model": "llama-3.3-70b", "precision": "fp8",
+        "framework": "vllm", "as_of": date(2026, 1, 2), "input_tokens": 1024,
+        "output_tokens": 256, "disaggregated": False, "gpus": 8, "tp": 8, "ep": 1, "dp": 1,
+        "prefill_gpus": None, "decode_gpus": None,
+        "concurrency": [4, 16, 64], "tok_s_per_gpu": [100.0, 300.0, 700.0],
+        "tok_s_per_user": [60.0, 45.0, 20.0], "ttft_s": [0.1, 0.2, None]} | columns)
 
 
 def test_a_measured_curve_for_the_same_hardware_model_and_precision_is_preferred(tmp_path):
-    points = pd.DataFrame({
-        "hardware": "slow-gpu", "model": "llama-3.3-70b", "precision": "fp8",
-        "input_tokens": 1024, "output_tokens": 256, "disaggregated": False,
-        "concurrency": [4, 16, 64], "tok_s_per_gpu": [100.0, 300.0, 700.0],
-        "tok_s_per_user": [60.0, 45.0, 20.0], "ttft_s": [0.1, 0.2, None]})
+    points = measured()
     result = answer(tmp_path, INLINE + SECOND, measured=points)
     fast, slow = result["options"]
     assert (fast["source"], slow["source"]) == ("model", "measured")
@@ -63,6 +74,27 @@ def test_a_measured_curve_for_the_same_hardware_model_and_precision_is_preferred
     assert 300 < slow["at_target"]["tok_s_per_gpu"] < 700
     other_shape = points.assign(output_tokens=1024)   # another request shape: not this one
     assert answer(tmp_path, INLINE + SECOND, other_shape)["options"][1]["source"] == "model"
+
+
+@pytest.mark.parametrize("layout", [
+    {"gpus": 1, "tp": 1},                       # a TP1 point never answers for a TP8 option
+    {"gpus": 8, "tp": 8, "dp": 8},              # DP attention is another deployment
+    {"disaggregated": True, "prefill_gpus": 8, "decode_gpus": 8},
+])
+def test_a_measured_curve_of_another_deployment_is_not_the_options(tmp_path, layout):
+    """Issue 30, case 5: the same GPU, model, precision and shape, another layout."""
+    result = answer(tmp_path, INLINE + SECOND, measured(**layout))
+    assert result["options"][1]["source"] == "model"
+
+
+def test_a_measured_curve_is_one_frameworks_latest_runs(tmp_path):
+    newer = measured(id=[4, 5, 6], as_of=date(2026, 3, 1), tok_s_per_gpu=[110.0, 330.0, 770.0])
+    other = measured(id=[7, 8], framework="sglang", concurrency=[4, 16],
+                     tok_s_per_gpu=[1.0, 2.0], tok_s_per_user=[60.0, 45.0], ttft_s=[0.1, 0.2])
+    result = answer(tmp_path, INLINE + SECOND, pd.concat([measured(), newer, other]))
+    slow = result["options"][1]
+    assert slow["source"] == "measured"
+    assert [p["tok_s_per_gpu"] for p in slow["curve"]] == [110.0, 330.0, 770.0]
 
 
 def test_an_option_that_cannot_reach_the_target_is_named_and_left_out_of_the_verdict(tmp_path):
@@ -81,7 +113,7 @@ def test_a_data_parallel_attention_deployment_carries_the_wider_band(tmp_path):
     fast = answer(tmp_path, replicated)["options"][0]
     family = band("generic")
     scheme = dp_attention_band(shipped_serving_points().points)
-    assert scheme is not None and scheme[0] < family[0]
+    assert scheme is not None and scheme[2].startswith("24 InferenceX")
     assert (fast["band"]["low"], fast["band"]["high"]) == (min(family[0], scheme[0]),
                                                            max(family[1], scheme[1]))
     assert "data-parallel-attention" in fast["band"]["basis"]
