@@ -81,7 +81,8 @@ def print_result(result: dict[str, Any]) -> None:
                       *cells, f"{band['low']:.2f}–{band['high']:.2f}")
     console.print(table)
     for option in result["options"]:
-        console.print(f"  {option['name']}: price from {option['price_source']}; "
+        console.print(f"  {option['name']}: {layout(option['deployment'])}; "
+                      f"price from {option['price_source']}; "
                       f"{option['source']} curve ({option['constants']}); band "
                       f"{option['band']['basis']}")
     if result["cheaper_option"] is None:
@@ -93,6 +94,18 @@ def print_result(result: dict[str, Any]) -> None:
     if result["call"] == "too close to call":
         verdict = f"too close to call: {verdict}"
     console.print(verdict)
+
+
+def layout(deployment: dict[str, Any]) -> str:
+    """An option's deployment in a few words: tp, dp, pp, the experts, the batch limit, the
+    KV cache and a prefill pool."""
+    experts = "experts split by TP" if deployment["ep"] is None else f"ep {deployment['ep']}"
+    words = (f"tp {deployment['tp']} x dp {deployment['dp']} x pp {deployment['pp']}, "
+             f"{experts}, at most {deployment['max_batch']:,} sequences a replica, "
+             f"{deployment['kv_cache']} KV cache")
+    if deployment["prefill_gpus"]:
+        words += f", {deployment['prefill_gpus']} prefill GPUs"
+    return words
 
 
 def register(app: typer.Typer) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from pipelines.settings import PROJECT_ROOT
 from tests.pipelines.conftest import SHIPPED_SCENARIOS, SOURCES
 
 LLAMA = str(SHIPPED_SCENARIOS / "serving-llama-3.3-70b-fp8.yaml")
@@ -38,6 +39,8 @@ def test_serving_prints_each_option_at_the_target_and_the_verdict(cli):
     assert "target 50 tokens/s per user" in shown
     assert "h100-tp8" in shown and "b200-tp8" in shown
     assert "cheaper per million output tokens (P10–P90" in shown
+    assert ("h100-tp8: tp 8 x dp 1 x pp 1, experts split by TP, at most 2,048 sequences a "
+            "replica, fp8 KV cache" in shown)
 
 
 def test_a_bad_serving_scenario_exits_2_naming_file_line_and_field(cli, tmp_path):
@@ -58,3 +61,51 @@ def test_a_price_the_ledger_does_not_have_exits_2_naming_it(cli, tmp_path):
     result = cli("serving", str(path))
     assert result.exit_code == 2
     assert "price.market: the ledger has no spot offer for 'h100-sxm5'" in result.output
+
+
+GPT_OSS_RUN = PROJECT_ROOT / "data" / "inference" / "inferencemax_gpt-oss-120b_2026-01-02.json"
+GPT_OSS_1K = """\
+name: gpt-oss-1k1k
+kind: serving
+model: gpt-oss-120b
+precision: fp4
+request: {input_tokens: 1024, output_tokens: 1024}
+target_tok_s_per_user: 100
+options:
+  - name: h100-tp2
+    cluster:
+      gpu: h100-sxm5
+      scale_up: {item: nvlink-4, system: dgx-h100}
+      scale_out: {item: ib-ndr}
+    deployment: {tp: 2}
+    price: {usd_per_gpu_hour: 2.5}
+  - name: h100-tp4
+    cluster:
+      gpu: h100-sxm5
+      scale_up: {item: nvlink-4, system: dgx-h100}
+      scale_out: {item: ib-ndr}
+    deployment: {tp: 4, ep: 4}
+    price: {usd_per_gpu_hour: 2.5}
+"""
+
+
+def test_shipped_inference_points_ingested_alone_give_the_matching_option_its_curve(cli,
+                                                                                  tmp_path):
+    """Issue 30, case 5, end to end: InferenceMAX's gpt-oss-120b run ingested on its own cuts a
+    version that `serving` reads; the TP2 option (experts split by TP, as measured) gets the
+    measured TP2 curve, the TP4 option with whole experts over 4 GPUs (not measured) the
+    model's."""
+    cli("ingest", str(SOURCES), "--json")
+    ingested = cli("ingest", str(GPT_OSS_RUN), "--as-of", "2026-01-02", "--json")
+    assert ingested.exit_code == 0, ingested.output
+    assert json.loads(ingested.stdout)["dataset_changed"]
+    path = tmp_path / "gpt-oss.yaml"
+    path.write_text(GPT_OSS_1K)
+    result = cli("serving", str(path), "--json")
+    assert result.exit_code == 0, result.output
+    tp2, tp4 = json.loads(result.stdout)["options"]
+    assert (tp2["source"], tp4["source"]) == ("measured", "model")
+    rows = [r for r in json.loads(GPT_OSS_RUN.read_text())
+            if r["hw"] == "h100" and r["tp"] == 2 and (r["isl"], r["osl"]) == (1024, 1024)]
+    assert sorted(p["tok_s_per_gpu"] for p in tp2["curve"]) == sorted(
+        r["output_tput_per_gpu"] for r in rows)
