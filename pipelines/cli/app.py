@@ -24,7 +24,7 @@ from pipelines.cli import export as cli_export
 from pipelines.cli import ledger as cli_ledger
 from pipelines.cli import serving as cli_serving
 from pipelines.cli import tco as cli_tco
-from pipelines.cli.terminal import label, plain_console, write_json
+from pipelines.cli.terminal import label, plain_console, plain_help, write_json
 from pipelines.flows.serve_checks import (
     NO_SERVER_HELP,
     WEEKLY_CRON,
@@ -47,6 +47,7 @@ EXIT_REJECTED, EXIT_NO_VALUE = 1, 3
 
 app = typer.Typer(help="specledger: a dated, source-tagged ledger of AI-infrastructure specs.",
                   no_args_is_help=True, add_completion=False)
+plain_help()
 # Markup off: ledger text, paths and messages print as written (pipelines/cli/terminal.py).
 console = plain_console()
 errors = plain_console(stderr=True)
@@ -370,12 +371,15 @@ def value(item: str, metric: str, home: HomeOption = None,
     engine = open_ledger(settings)
     with Session(engine) as session:
         resolved = resolved_value(session, item, metric, on=day, known=moment)
+        missing = None if resolved is not None else _why_no_value(session, item, metric,
+                                                                  moment)
     engine.dispose()
     if resolved is None:
         if as_json:
             write_json({"item": item, "metric": metric, "value": None}, indent=None)
         errors.print(f"no value for {item} {metric} valid on {day} as known at "
-                     f"{moment.isoformat()}")
+                     f"{moment.isoformat()}" + (f": {missing}" if missing else ""),
+                     highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_NO_VALUE)
     payload = value_json(resolved)
     if as_json:
@@ -389,6 +393,25 @@ def value(item: str, metric: str, home: HomeOption = None,
     for alternative in payload["alternatives"]:
         console.print(f"  alt: {_shown(alternative)} {alternative['unit']} "
                       f"(as of {alternative['as_of']}, {alternative['source']})", style="dim")
+
+
+def _why_no_value(session: Any, item: str, metric: str, moment: datetime) -> str | None:
+    """Why ITEM METRIC has no value at all (not only none on that date): the item or the
+    metric does not exist, or the item has no value of that metric; with what it does have.
+    None when the ledger knows the pair (then only the dates are wrong)."""
+    from db import queries
+
+    known = queries.observations_frame(session, known=moment, item=item)
+    if metric in set(known["metric"]):
+        return None
+    if known.empty:
+        return f"the ledger knew no item {item!r} then (`specledger list items` lists them)"
+    has = sorted(set(known["metric"]))
+    catalogue = queries.metrics_by_key(session)
+    said = (f"{item} has no {metric}" if metric in catalogue
+            else f"no metric {metric!r} exists")
+    return (f"{said}; {item}'s metrics are {', '.join(has)} "
+            "(`specledger list metrics` lists every metric)")
 
 
 def _shown(row: dict[str, Any]) -> str:
@@ -410,6 +433,49 @@ def value_json(resolved: ResolvedValue) -> dict[str, Any]:
     return {"item": winner["item"], "metric": winner["metric"], **_observation_json(winner),
             "reason": resolved.resolution.reason,
             "alternatives": [_observation_json(a) for a in resolved.alternatives]}
+
+
+@app.command(name="list")
+def list_command(
+        what: Annotated[str, typer.Argument(metavar="items|metrics",
+                                            help="What to list: items or metrics.")],
+        item: Annotated[str | None, typer.Option(
+            "--item", help="Only the metrics this item has values of.")] = None,
+        home: HomeOption = None, as_json: JsonOption = False) -> None:
+    """The ledger's items (key, name, kind, how many metrics and values) or its metrics
+    (key, unit, how many items have a value), as known now."""
+    from db import queries
+    from db.engine import Session
+    from pipelines.ledger.connection import open_ledger, utc_now
+
+    if what not in ("items", "metrics"):
+        raise typer.BadParameter(f"{what!r}: expected items or metrics", param_hint="WHAT")
+    settings = _settings(home)
+    engine = open_ledger(settings)
+    with Session(engine) as session:
+        frame = queries.observations_frame(session, known=utc_now(), item=item)
+    engine.dispose()
+    if what == "items":
+        grouped = frame.groupby("item", sort=True)
+        rows = [{"item": key, "name": group["item_name"].iloc[0],
+                 "kind": group["item_kind"].iloc[0], "metrics": int(group["metric"].nunique()),
+                 "values": len(group)} for key, group in grouped]
+    else:
+        grouped = frame.groupby("metric", sort=True)
+        rows = [{"metric": key, "unit": group["unit"].iloc[0],
+                 "items": int(group["item"].nunique()), "values": len(group)}
+                for key, group in grouped]
+    if as_json:
+        write_json(rows)
+        return
+    table = Table(box=box.SIMPLE, title_justify="left",
+                  title=f"{len(rows)} {what}" + (f" of {item}" if item else ""))
+    for column in (rows[0] if rows else {"(none)": ""}):
+        table.add_column(column, justify="right" if column in ("metrics", "items",
+                                                               "values") else "left")
+    for row in rows:
+        table.add_row(*(f"{v:,}" if isinstance(v, int) else str(v) for v in row.values()))
+    console.print(table)
 
 
 @app.command()

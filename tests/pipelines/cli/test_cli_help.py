@@ -1,0 +1,51 @@
+"""`--help` as a new user reads it: values named as click names them (PATH, TEXT), no typer
+type labels (`<bool>`, `<list[Path]>`), arguments as `PATHS...` (not `{paths}`), each
+command's summary one paragraph; and output to a pipe is not cut to 80 columns."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from pipelines.cli.app import app
+from pipelines.cli.terminal import PIPED_WIDTH, plain_console
+
+COMMANDS = ("run", "report", "ingest", "value", "review", "serve", "migrate", "estimate",
+            "sweep", "validate", "tco", "serving", "export", "list")
+
+
+def help_of(*command: str, columns: int = 100) -> str:
+    result = CliRunner().invoke(app, [*command, "--help"], env={"COLUMNS": str(columns)},
+                                prog_name="specledger")
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+@pytest.mark.parametrize("command", [(), *((c,) for c in COMMANDS)])
+def test_help_shows_no_type_labels_or_braces(command):
+    shown = help_of(*command)
+    assert not re.search(r"<(bool|str|int|float|path|list\[[^]]*\])>", shown, re.I), shown
+    assert "{" not in shown and "}" not in shown
+
+
+def test_options_and_arguments_are_named_as_click_names_them():
+    shown = help_of("ingest")
+    assert "Usage: specledger ingest [OPTIONS] PATHS..." in shown
+    assert re.search(r"--home\s+PATH\s", shown) and re.search(r"--as-of\s+TEXT\s", shown)
+    assert re.search(r"--json\s+Print one JSON object", shown)  # a flag takes no value
+
+
+def test_a_commands_summary_is_one_paragraph_not_the_docstrings_lines():
+    shown = help_of(columns=200)
+    [report] = [line for line in shown.splitlines() if "│ report" in line]
+    assert "same dataset version, same bytes as the briefing of that date" in report
+
+
+def test_output_to_a_pipe_is_laid_out_wide(monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)
+    console = plain_console()
+    assert not console.is_terminal and console.width == PIPED_WIDTH
+    monkeypatch.setenv("COLUMNS", "90")
+    assert plain_console().width == 90  # asked for: as asked
