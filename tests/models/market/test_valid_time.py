@@ -7,6 +7,8 @@ from itertools import count
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from models.market import OFFER_COLUMNS
 from models.market.valid_time import (
@@ -93,3 +95,28 @@ def test_spot_at_on_demand_is_left_out_of_both_dates():
     rows = {r["term"]: r for r in matched_changes(now, then).to_dict("records")}
     assert pd.isna(rows["spot"]["change"])  # last week's "spot" was the on-demand price
     assert rows["on_demand"]["change"] == pytest.approx(0.0)
+
+
+# --- properties ----------------------------------------------------------------------------
+
+_PRICES = st.floats(min_value=0.5, max_value=50, allow_nan=False)
+_MARKET = st.lists(st.tuples(st.sampled_from("abcde"), st.sampled_from(["us", "eu", "ap"]),
+                             _PRICES, _PRICES), min_size=1, max_size=12,
+                   unique_by=lambda t: (t[0], t[1]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(_MARKET, st.lists(st.tuples(st.sampled_from("vwxyz"), _PRICES), max_size=6))
+def test_offers_priced_on_one_date_only_never_change_the_change(pairs, newcomers):
+    week_ago = date(2026, 11, 19)
+    then = frame(*(offer(p0, provider=v, region=r, as_of=week_ago, on=week_ago)
+                   for v, r, p0, _ in pairs))
+    now = frame(*(offer(p1, provider=v, region=r) for v, r, _, p1 in pairs))
+    with_newcomers = frame(*(offer(p1, provider=v, region=r) for v, r, _, p1 in pairs),
+                           *(offer(p, provider=v, region=f"new-{n}")
+                             for n, (v, p) in enumerate(newcomers)))
+    [plain] = matched_changes(now, then).to_dict("records")
+    [grown] = matched_changes(with_newcomers, then).to_dict("records")
+    assert grown["change"] == pytest.approx(plain["change"])
+    assert grown["n_matched"] == plain["n_matched"] == len(pairs)
+    assert (grown["composition"] == "") == (not newcomers)
