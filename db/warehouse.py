@@ -154,7 +154,7 @@ _NUMPY_TYPES: dict[str, type[np.generic]] = {"DOUBLE": np.float64, "BIGINT": np.
                                              "INTEGER": np.int64}
 # Views whose columns take the comments of a table's columns of the same name.
 _COMMENTED_LIKE = {"c2c_latest": "c2c_result", "tco_latest": "tco_result",
-                   "current_value": "resolved_span"}
+                   "current_value": "resolved_span", "changes": "observation"}
 
 
 @dataclass(frozen=True)

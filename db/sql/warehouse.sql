@@ -132,6 +132,35 @@ create table dataset_version (
 );
 comment on table dataset_version is 'Knowledge-time cut-offs with the content hash of the live observations at each.';
 
+-- What changed from one dataset version to the next, read from the two clocks: a row per
+-- observation recorded after the version before's cut-off and by this one's (recorded), and
+-- per observation a later one replaced in that window (superseded).
+create view changes as
+with versions as (
+    select id as dataset_version, cutoff_at,
+           lag(id) over (order by cutoff_at, id) as previous_version,
+           lag(cutoff_at) over (order by cutoff_at, id) as previous_cutoff_at
+    from dataset_version
+)
+select v.dataset_version, v.previous_version, 'recorded' as change, o.item, o.metric,
+       o.source, o.as_of, o.valid_to, o.value, o.low, o.high, o.unit, o.observation_id,
+       o.recorded_at as changed_at
+from versions v join observation o
+  on o.recorded_at <= v.cutoff_at
+ and (v.previous_cutoff_at is null or o.recorded_at > v.previous_cutoff_at)
+union all
+select v.dataset_version, v.previous_version, 'superseded' as change, o.item, o.metric,
+       o.source, o.as_of, o.valid_to, o.value, o.low, o.high, o.unit, o.observation_id,
+       o.superseded_at as changed_at
+from versions v join observation o
+  on o.superseded_at <= v.cutoff_at
+ and (v.previous_cutoff_at is null or o.superseded_at > v.previous_cutoff_at);
+comment on column changes.dataset_version is 'The dataset version the change is part of (dataset_version.id)';
+comment on column changes.previous_version is 'The dataset version before it (by cut-off); NULL for the first';
+comment on column changes.change is 'recorded (the ledger learned the observation in between) or superseded (a later observation of the same source replaced it in between)';
+comment on column changes.changed_at is 'When it changed (UTC): recorded_at for recorded, superseded_at for superseded';
+comment on view changes is 'What changed between a dataset version and the one before it (previous_version; NULL for the first): change = recorded (an observation the ledger learned in between) or superseded (one a later observation of the same source replaced in between). E.g. select * from changes where dataset_version = 7 order by item, metric.';
+
 create table rejected_row (
     ingest_run_id integer not null,
     path varchar not null,
