@@ -178,6 +178,18 @@ def _check_no_nul(row: Mapping[str, Any]) -> None:
             raise _Invalid(str(field), f"{field} contains a NUL character (U+0000)")
 
 
+def _as_the_file_wrote(offer: Any, value_written: str, unit_written: str) -> tuple[str, str]:
+    """A price list's row gives its per-GPU-hour value in `value`/`unit` and what the file
+    wrote (per instance, per term: "98.32" a "1 Hour", "12.266 + 2.933908" an "hour") in its
+    offer's price_written/unit_written: those are the value and unit as written (issue 27)."""
+    if not isinstance(offer, Mapping):
+        return value_written, unit_written
+    price, unit = offer.get("price_written"), offer.get("unit_written")
+    if isinstance(price, str) and price.strip() and isinstance(unit, str) and unit.strip():
+        return price.strip(), unit.strip()
+    return value_written, unit_written
+
+
 def _written_value(row: Mapping[str, Any]) -> tuple[float, float, str]:
     """(low, high, as written) from `value` (number or [low, high]) or `low`/`high`."""
     raw = row.get("value")
@@ -288,6 +300,8 @@ def _validate(
             raise _Invalid("valid_to", f"valid_to {valid_to} is not after as_of {as_of}")
     quote = _text_field(row, "quote")
     offer = _offer(row.get("offer")) if not _blank(row.get("offer")) else None
+    value_written, unit_written = _as_the_file_wrote(row.get("offer"), value_written,
+                                                     unit_written)
     return CleanObservation(
         source=source, item=item, metric=metric.key,
         value=(low + high) / 2, low=low, high=high,

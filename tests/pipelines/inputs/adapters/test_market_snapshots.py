@@ -10,8 +10,12 @@ import shutil
 from datetime import date
 from pathlib import Path
 
+import pytest
+from sqlalchemy import select
+
 from db.engine import Session
 from db.queries import offer_history
+from db.schema import Item, Observation
 from pipelines.inputs.adapters import skypilot_catalog
 from pipelines.inputs.adapters.base import AdapterOptions, date_in_name
 from pipelines.settings import PROJECT_ROOT
@@ -64,3 +68,15 @@ def test_the_same_bytes_under_a_later_date_add_observations_of_that_date(ingest,
         history = offer_history(session)
     days = history.groupby(history["as_of"].astype(str))["observation_id"].count()
     assert days.to_dict() == {"2023-12-04": earlier.accepted, "2023-12-11": earlier.accepted}
+
+
+def test_a_price_lists_value_and_unit_written_are_the_files(ingest, ledger):
+    ingest(MARKET / "aws_vms_2023-12-13.csv")
+    with Session(ledger) as session:
+        written = session.execute(
+            select(Observation.value, Observation.value_written, Observation.unit_written)
+            .join(Item, Observation.item_id == Item.id)
+            .where(Item.key == "aws-p5-48xlarge-us-east-2-on-demand")).one()
+    # The file's Price for the 8-GPU instance, per hour; the value is per GPU-hour.
+    assert (written.value_written, written.unit_written) == ("98.32", "hour")
+    assert written.value == pytest.approx(98.32 / 8)
