@@ -162,13 +162,21 @@ def deliver_briefing(settings: Settings, briefing_id: int, pdf: Path, appendix: 
 
 def _sent_before(settings: Settings, briefing_id: int) -> dict[str, str | None]:
     """The readers the ledger records as e-mailed the dataset version of `briefing_id`
-    (by any rendering of it), with the Message-ID they got it under."""
-    engine = connect_ledger(settings)
+    (by any rendering of it), with the Message-ID they got it under. A ledger that cannot
+    say is logged and taken as none: a reader may get the version twice, never not at all,
+    and the run goes on to publish."""
     try:
-        with Session(engine) as session:
-            return outputs.emailed_readers(session, briefing_id)
-    finally:
-        engine.dispose()
+        engine = connect_ledger(settings)
+        try:
+            with Session(engine) as session:
+                return outputs.emailed_readers(session, briefing_id)
+        finally:
+            engine.dispose()
+    except LEDGER_ERRORS as exc:
+        why = redact(database_error(exc) or _reason(exc), _secrets(settings))[:MAX_ERROR_CHARS]
+        log.error("Delivery: which readers had this version could not be read (%s); "
+                  "e-mailing every reader", why)
+        return {}
 
 
 @dataclass(frozen=True)

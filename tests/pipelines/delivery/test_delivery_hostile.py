@@ -204,3 +204,15 @@ def test_the_same_rendering_recorded_twice_is_one_row(tmp_path, ledger_url, brie
     with Session(engine) as session:
         assert len(outputs.briefings(session)) == 1
     engine.dispose()
+
+
+@pytest.mark.parametrize("ledger_url", ["sqlite"], indirect=True)
+def test_a_ledger_that_cannot_say_who_had_the_version_sends_and_goes_on(tmp_path, briefing,
+                                                                          mailbox):
+    box, port = mailbox
+    unreachable = "postgresql://specledger@127.0.0.1:1/nowhere"  # nothing listens on port 1
+    settings = Settings(home=tmp_path / "home", database_url=unreachable, delivery_retries=0,
+                        smtp_timeout_seconds=5, **by_mail(port))
+    [outcome] = deliver(settings, briefing).outcomes
+    assert outcome.status == "delivered" and len(box.messages) == 1
+    assert outcome.unrecorded  # and it says the ledger did not take the record
