@@ -1,9 +1,12 @@
 """A real SMTP server on 127.0.0.1 for the delivery tests (aiosmtpd): it keeps each message it
-takes, can answer "try again" first or refuse a recipient, and checks a login when given one."""
+takes, can answer "try again" first or refuse a recipient, and checks a login when given one;
+and a hostile one that never ends its greeting."""
 
 from __future__ import annotations
 
 import socket
+import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from email import message_from_bytes, policy
@@ -56,3 +59,36 @@ def smtp_server(authenticator: Callable[..., object] | None = None
         yield box, controller.port
     finally:
         controller.stop()
+
+
+@contextmanager
+def endless_greeting() -> Iterator[tuple[int, list[int]]]:
+    """A server on 127.0.0.1 that greets with `220-` continuation lines, one every 50 ms,
+    and never ends its greeting; yields its port and how many lines it has sent."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop, sent = threading.Event(), [0]
+
+    def serve() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                while not stop.is_set():
+                    try:
+                        conn.sendall(b"220-still greeting you\r\n")
+                    except OSError:
+                        break  # the client hung up
+                    sent[0] += 1
+                    time.sleep(0.05)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield listener.getsockname()[1], sent
+    finally:
+        stop.set()
+        thread.join(5)
+        listener.close()

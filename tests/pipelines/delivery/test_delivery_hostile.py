@@ -5,10 +5,8 @@ earlier render's, and a dataset version is e-mailed once (SQLite and PostgreSQL)
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from datetime import date
@@ -32,39 +30,13 @@ from tests.pipelines.delivery.conftest import (
     deliver,
     recorded,
 )
+from tests.pipelines.delivery.smtp_server import endless_greeting
 
 
 @pytest.fixture
 def chatty_server() -> Iterator[tuple[int, list[int]]]:
-    """A server on 127.0.0.1 that greets with `220-` continuation lines, one every 50 ms,
-    and never ends its greeting; yields its port and how many lines it sent."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    stop, sent = threading.Event(), [0]
-
-    def serve() -> None:
-        listener.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                conn, _ = listener.accept()
-            except TimeoutError:
-                continue
-            with conn:
-                while not stop.is_set():
-                    try:
-                        conn.sendall(b"220-still greeting you\r\n")
-                    except OSError:
-                        break  # the client hung up
-                    sent[0] += 1
-                    time.sleep(0.05)
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    try:
-        yield listener.getsockname()[1], sent
-    finally:
-        stop.set()
-        thread.join(5)
-        listener.close()
+    with endless_greeting() as served:
+        yield served
 
 
 def test_a_server_that_never_ends_its_greeting_is_cut_off_and_the_folder_still_gets_it(

@@ -1,0 +1,75 @@
+"""The weekly run against a hostile mail server, run twice on one version: the server that
+never ends its greeting is cut off at the deadline, the folder still gets its copies (mode
+0644 under umask 022, no -<sha> copies after the re-render) and the warehouse is published;
+a second run of the same version e-mails nobody again."""
+
+from __future__ import annotations
+
+import os
+from datetime import date
+
+import duckdb
+import pytest
+from prefect.testing.utilities import prefect_test_harness
+
+from pipelines.flows.weekly_briefing import weekly_briefing
+from tests.conftest import NVLINK_PACK
+from tests.pipelines.delivery.smtp_server import endless_greeting, smtp_server
+
+pytestmark = pytest.mark.slow(seconds=40)
+
+DAY = date(2026, 11, 22)
+
+
+@pytest.fixture(scope="module")
+def prefect_harness():
+    with prefect_test_harness(server_startup_timeout=90):
+        yield
+
+
+def configure(monkeypatch, port: int, share) -> None:
+    monkeypatch.delenv("SPECLEDGER_DATABASE_URL", raising=False)
+    for name, value in {"SMTP_HOST": "127.0.0.1", "SMTP_PORT": port,
+                        "MAIL_TO": "cfo@example.com", "DELIVERY_DIR": share,
+                        "SMTP_TIMEOUT_SECONDS": 1, "DELIVERY_RETRIES": 0}.items():
+        monkeypatch.setenv(f"SPECLEDGER_{name}", str(value))
+
+
+def test_a_server_that_never_ends_its_greeting_never_stops_the_run(
+        prefect_harness, tmp_path, write_pack, monkeypatch):
+    sources = write_pack("nvlink.yaml", NVLINK_PACK).parent
+    share = tmp_path / "share"
+    share.mkdir()
+    before = os.umask(0o022)
+    try:
+        with endless_greeting() as (port, _):
+            configure(monkeypatch, port, share)
+            result = weekly_briefing(as_of=DAY, home=tmp_path / "home", sources_dir=sources)
+    finally:
+        os.umask(before)
+
+    email, folder = result.delivery.outcomes
+    assert email.status == "failed" and "took longer than 1 s" in email.error
+    assert folder.delivered
+    assert {p.name: p.stat().st_mode & 0o777 for p in share.iterdir()} == {
+        "briefing-2026-11-22.pdf": 0o644, "briefing-2026-11-22-appendix.pdf": 0o644}
+    with duckdb.connect(str(result.warehouse), read_only=True) as con:
+        assert con.execute("select dataset_version from meta").fetchone() == (
+            result.ingest.dataset_version,)
+
+
+def test_a_second_run_of_the_same_version_emails_nobody(prefect_harness, tmp_path, write_pack,
+                                                        monkeypatch):
+    sources = write_pack("nvlink.yaml", NVLINK_PACK).parent
+    share = tmp_path / "share"
+    share.mkdir()
+    with smtp_server() as (box, port):
+        configure(monkeypatch, port, share)
+        first = weekly_briefing(as_of=DAY, home=tmp_path / "home", sources_dir=sources)
+        second = weekly_briefing(as_of=DAY, home=tmp_path / "home", sources_dir=sources)
+
+    assert second.ingest.dataset_version == first.ingest.dataset_version
+    assert len(box.messages) == 1  # the second run sent nothing
+    assert [o.status for o in second.delivery.outcomes] == ["sent before", "delivered"]
+    assert sorted(p.name for p in share.iterdir()) == [
+        "briefing-2026-11-22-appendix.pdf", "briefing-2026-11-22.pdf"]
