@@ -110,18 +110,22 @@ def guard_items(pack: Pack) -> Pack:
         kept.append(item if (key, name) == (item.key, item.name)
                     else replace(item, key=key, name=name))
     pack.items[:] = kept
-    pack.rows[:] = [_guarded_row(row, refused) for row in pack.rows]
+    seen: dict[str, tuple[str, str | None]] = {}  # a key's form and problem, once per key
+    pack.rows[:] = [_guarded_row(row, refused, seen) for row in pack.rows]
     return pack
 
 
-def _guarded_row(row: PackRow, refused: dict[str, str]) -> PackRow:
+def _guarded_row(row: PackRow, refused: dict[str, str],
+                 seen: dict[str, tuple[str, str | None]]) -> PackRow:
     item = row.fields.get("item")
     if not isinstance(item, str) or MALFORMED in row.fields:
         return row
     if item.isascii() and item.isprintable() and item not in refused:
         return row  # the price lists' 100,000 rows: no Unicode lookups
-    key = normal(item)
-    why = refused.get(key) or text_problem(key, "item")
+    if item not in seen:
+        key = normal(item)
+        seen[item] = (key, refused.get(key) or text_problem(key, "item"))
+    key, why = seen[item]
     if why is not None:
         return PackRow(row.line, {MALFORMED: why}, row.shown(), row.column, row.whole_line)
     return row if key == item else replace(row, fields={**row.fields, "item": key})
