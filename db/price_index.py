@@ -22,7 +22,9 @@ INDEX_FIELDS: dict[str, str] = {
     "cheapest_price": "cheapest_price", "cheapest_source": "cheapest_source",
     "cheapest_as_of": "cheapest_as_of", "cheapest_observation_id": "cheapest_observation_id",
     "cheapest_gpus_per_instance": "cheapest_gpus_per_instance",
-    "wow_change": "wow_change", "d90_change": "d90_change"}
+    "wow_change": "wow_change", "d90_change": "d90_change", "price_from": "price_from",
+    "price_to": "price_to", "wow_composition": "wow_composition",
+    "d90_composition": "d90_composition"}
 
 
 def versions_without(session: Session, stage: str,
@@ -70,7 +72,7 @@ def stored_index(session: Session, up_to: int | None = None, only: int | None = 
     rows = [{key: getattr(entry, column) for key, column in INDEX_FIELDS.items()}
             for entry in session.scalars(query)]
     frame = pd.DataFrame(rows, columns=list(INDEX_FIELDS))
-    for column in ("version_date", "cheapest_as_of"):
+    for column in ("version_date", "cheapest_as_of", "price_from", "price_to"):
         frame[column] = pd.to_datetime(frame[column]).astype("datetime64[ns]")
     for column in ("wow_change", "d90_change"):
         frame[column] = frame[column].astype(float)

@@ -520,8 +520,8 @@ class StageRun(Base):
 class PriceIndexEntry(Base):
     """The GPU-hour price index of one dataset version, GPU and term (USD per GPU-hour): the
     spread of the offers the version knew, valid on its date, the cheapest of them, and the
-    change of the median week over week and over 90 days (NULL: no version old enough, or
-    that version had no offer of the GPU and term)."""
+    change week over week and over 90 days over the offers priced on both dates (NULL: none
+    was), the offers added or dropped apart (models/market/valid_time.py)."""
 
     __tablename__ = "price_index"
     __table_args__ = (UniqueConstraint("dataset_version_id", "gpu", "term"),)
@@ -546,6 +546,12 @@ class PriceIndexEntry(Base):
     cheapest_gpus_per_instance: Mapped[int | None] = mapped_column(Integer)
     wow_change: Mapped[float | None] = mapped_column(Float)
     d90_change: Mapped[float | None] = mapped_column(Float)
+    # The oldest and newest price date (as_of) of the offers in the row: its valid time.
+    price_from: Mapped[date | None]
+    price_to: Mapped[date | None]
+    # Offers added or dropped against 7 and 90 days before, in words ("gcp added 11 offers").
+    wow_composition: Mapped[str | None] = mapped_column(Text)
+    d90_composition: Mapped[str | None] = mapped_column(Text)
 
 
 class Flag(Base):

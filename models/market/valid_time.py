@@ -61,6 +61,15 @@ def stale_offers(offers: pd.DataFrame, max_age_days: int | None) -> pd.DataFrame
         ["age_days", PROVIDER, GPU, TERM], ascending=[False, True, True, True])
 
 
+def price_dates(offers: pd.DataFrame) -> pd.DataFrame:
+    """Per (dataset version, GPU, term): the oldest and newest price date (`price_from`,
+    `price_to`) of the offers the index counts (false spot left out)."""
+    counted = without_false_spot(offers)
+    dates = pd.to_datetime(counted[AS_OF])
+    grouped = dates.groupby([counted[VERSION], counted[GPU], counted[TERM]], sort=True)
+    return pd.DataFrame({"price_from": grouped.min(), "price_to": grouped.max()}).reset_index()
+
+
 def matched_changes(now: pd.DataFrame, then: pd.DataFrame) -> pd.DataFrame:
     """Per (dataset version, GPU, term) of `now`: the change of the market median from `then`
     (the same version's offers on an earlier date) over the offers priced on both, as a

@@ -20,7 +20,13 @@ from db.engine import Session
 from models.market import HORIZONS, price_index
 from models.market.frames import GPU, OBSERVATION_ID, PRICE, TERM, VERSION, VERSION_DATE
 from models.market.snapshots import VersionCut, offers_at_versions
-from models.market.valid_time import CHANGE, fresh_offers, matched_changes
+from models.market.valid_time import (
+    CHANGE,
+    COMPOSITION,
+    fresh_offers,
+    matched_changes,
+    price_dates,
+)
 
 STAGE = "price_index"
 
@@ -43,11 +49,13 @@ def store_price_index(session: Session, dataset_version: int, *, code_version: s
                               cuts + [cut for group in earlier.values() for cut in group])
     current = fresh_offers(_on(read, cuts), max_age_days)
     index = price_index(current)
+    index = index.merge(price_dates(current), on=[VERSION, GPU, TERM], how="left")
     for prefix, _ in HORIZONS:
         back = fresh_offers(_on(read, earlier[prefix]), max_age_days)
         moved = matched_changes(current, back)
-        index = index.merge(moved[[VERSION, GPU, TERM, CHANGE]].rename(
-            columns={CHANGE: f"{prefix}_change"}), on=[VERSION, GPU, TERM], how="left")
+        index = index.merge(moved[[VERSION, GPU, TERM, CHANGE, COMPOSITION]].rename(
+            columns={CHANGE: f"{prefix}_change", COMPOSITION: f"{prefix}_composition"}),
+            on=[VERSION, GPU, TERM], how="left")
     for version, _ in missing:
         rows = index[index[VERSION] == version]
         count = stored.add_index_rows(session, rows.to_dict("records"))

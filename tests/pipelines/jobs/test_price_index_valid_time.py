@@ -94,3 +94,14 @@ observations:
   - {item: newcloud-h100, metric: gpu_hour_price, value: 1.5, unit: USD/hour,
      as_of: 2026-11-08, status: C, offer: {provider: newcloud, term: on_demand, gpu: h100-sxm5}}
 """
+
+
+def test_each_row_keeps_its_price_dates_and_its_composition_change(ingest, ledger, weekly):
+    version = ingest(*weekly).dataset_version
+    with Session(ledger) as session:
+        row = index_row(session, version, "h100-sxm5", "on_demand")
+    # The market on 2026-11-01 holds the three offers of that day's catalog.
+    assert (row["price_from"].date().isoformat(), row["price_to"].date().isoformat()) == (
+        "2026-11-01", "2026-11-01")
+    assert row["wow_composition"] == "lambda added 2 offers"
+    assert row["d90_composition"] == "lambda added 3 offers"
