@@ -32,7 +32,8 @@ def main() -> int:
         print(f"  {arch:10s} decode_hbm_efficiency {k.decode_hbm_efficiency:.2f}  "
               f"prefill_efficiency {k.prefill_efficiency:.2f}  "
               f"decode_compute_efficiency {k.decode_compute_efficiency:.2f}  "
-              f"layer_overhead_s {k.layer_overhead_s * 1e6:.0f}e-6")
+              f"layer_overhead_s {k.layer_overhead_s * 1e6:.0f}e-6  "
+              f"token_overhead_s {k.token_overhead_s * 1e6:.2f}e-6")
     print("\nerror, mean / max |predicted - measured| % of measured: in sample | each "
           "model x GPU x engine set left out")
     for arch in report.constants:
@@ -72,7 +73,8 @@ def main() -> int:
         print(f"  pooled constants (every architecture's points): decode_hbm_efficiency "
               f"{k.decode_hbm_efficiency:.2f}  prefill_efficiency {k.prefill_efficiency:.2f}  "
               f"decode_compute_efficiency {k.decode_compute_efficiency:.2f}  "
-              f"layer_overhead_s {k.layer_overhead_s * 1e6:.0f}e-6")
+              f"layer_overhead_s {k.layer_overhead_s * 1e6:.0f}e-6  "
+              f"token_overhead_s {k.token_overhead_s * 1e6:.2f}e-6")
     if report.skipped:
         print("\nmemory misses (the model's HBM budget does not hold the weights), left out:")
         for name in report.skipped:

@@ -138,6 +138,16 @@ def max_concurrency(llm: ServingLLM, dep: Deployment, hw: ClusterSpec,
     return int(dep.dp * min(free // per_sequence, dep.max_batch))
 
 
+def _weights_read(llm: ServingLLM, dep: Deployment, tokens: float) -> float:
+    """Weight bytes one GPU streams for `tokens` tokens at once: its shared weights, and of a
+    MoE's experts the share at least one of the tokens picks, 1 - (1 - top_k/experts)^tokens."""
+    touched = 1.0
+    if llm.is_moe:
+        touched = 1 - (1 - llm.top_k / llm.experts) ** tokens
+    return (llm.shared_params / dep.tp + llm.expert_params / dep.expert_shards * touched) \
+        / dep.pp * dep.weights.bytes_per_param
+
+
 def _attention_flops(llm: ServingLLM, context: float) -> float:
     """FLOPs of one new token's attention at `context` tokens (QK and PV, over the layers)."""
     return 4 * llm.cached_tokens(context) * llm.heads * llm.head_dim
@@ -152,12 +162,7 @@ def decode_step(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: Requ
     micro = concurrency / dep.pp
     per_replica = micro / dep.dp
     context = request.input_tokens + request.output_tokens / 2
-    touched = 1.0
-    if llm.is_moe:  # the share of a GPU's experts at least one of the batch's tokens picks
-        touched = 1 - (1 - llm.top_k / llm.experts) ** micro
-    per_param = dep.weights.bytes_per_param
-    weights = (llm.shared_params / dep.tp + llm.expert_params / dep.expert_shards * touched) \
-        / dep.pp * per_param
+    weights = _weights_read(llm, dep, micro)
     kv = per_replica * kv_bytes_per_sequence(llm, dep, context)
     memory = (weights + kv) / (hw.hbm_bw * k.decode_hbm_efficiency)
     flops = micro * (2 * llm.active_params + _attention_flops(llm, context)) / dep.gpus
@@ -174,7 +179,9 @@ def decode_step(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: Requ
                      expert_parallel=_ep_seconds(micro / (dep.tp * dep.dp),
                                                  llm.routed_layers / dep.pp, llm, dep, hw)
                      * stages,
-                     overhead=llm.layers * k.layer_overhead_s, pipeline=pipeline)
+                     overhead=llm.layers * (k.layer_overhead_s
+                                            + per_replica * k.token_overhead_s),
+                     pipeline=pipeline)
 
 
 def prefill_seconds(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: RequestShape,
@@ -186,7 +193,10 @@ def prefill_seconds(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: 
     attention = 2 * n * llm.cached_tokens(n / 2) * llm.heads * llm.head_dim
     flops = 2 * llm.active_params * n + attention
     compute = flops / (dep.tp * peak * k.prefill_efficiency)
-    return compute + _tp_seconds(n, llm.layers, llm, dep, hw) + \
+    # A prompt's tokens pick (nearly) every expert: a MoE prefill streams all of a GPU's
+    # weights, which for a model of few active parameters takes longer than its FLOPs.
+    memory = _weights_read(llm, dep, n) / (hw.hbm_bw * k.decode_hbm_efficiency)
+    return max(compute, memory) + _tp_seconds(n, llm.layers, llm, dep, hw) + \
         _ep_seconds(n / dep.tp, llm.routed_layers, llm, dep, hw)
 
 

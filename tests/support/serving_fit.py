@@ -40,13 +40,16 @@ from models.serving.validation import (
 from pipelines.inputs.measurements import shipped_serving_points
 
 # (low, high, coarse step, fine step) of each constant: decode streams at 30-95 % of HBM
-# bandwidth; prefill and decode's FLOPs at 5-90 % of the precision's dense peak; 0-200 us of
-# fixed cost per layer and decode step.
+# bandwidth; prefill at 5-90 % of the precision's dense peak; decode's FLOPs at 25-90 % of it
+# (what the engines' decode GEMMs reach at large batches: below that the fit would make FLOPs
+# stand for per-sequence costs, and a dense model's decode would turn compute-bound at absurd
+# batches); 0-200 us of fixed cost per layer and decode step; 0-2 us per sequence and layer.
 BOUNDS: dict[str, tuple[float, float, float, float]] = {
     "decode_hbm_efficiency": (0.30, 0.95, 0.05, 0.01),
     "prefill_efficiency": (0.05, 0.90, 0.05, 0.01),
-    "decode_compute_efficiency": (0.05, 0.90, 0.05, 0.01),
+    "decode_compute_efficiency": (0.25, 0.90, 0.05, 0.01),
     "layer_overhead_s": (0.0, 200e-6, 10e-6, 1e-6),
+    "token_overhead_s": (0.0, 2e-6, 0.1e-6, 0.01e-6),
 }
 # Rounds of coordinate descent at most; it stops as soon as a round moves no constant.
 ROUNDS = 8

@@ -178,3 +178,24 @@ def test_every_curve_point_is_finite_and_positive(tp, inputs, outputs):
 def test_a_deployment_wider_than_its_instance_is_refused():
     with pytest.raises(ValueError, match="ep 16 exceeds the instance's 8 GPUs"):
         Deployment(tp=8, ep=16)
+
+
+def test_a_steps_per_sequence_cost_grows_with_the_batch_per_replica():
+    k = dataclasses.replace(PRIOR, token_overhead_s=0.5e-6)
+    one = decode_step(LLAMA, Deployment(tp=8), HGX, SHORT, 1, k, PEAK)
+    many = decode_step(LLAMA, Deployment(tp=8), HGX, SHORT, 64, k, PEAK)
+    assert many.overhead - one.overhead == pytest.approx(80 * 63 * 0.5e-6)
+    replicated = decode_step(LLAMA, Deployment(tp=1, dp=8), HGX, SHORT, 64, k, PEAK)
+    assert replicated.overhead == pytest.approx(80 * (PRIOR.layer_overhead_s + 8 * 0.5e-6))
+
+
+def test_a_moe_prefill_streams_every_expert_at_least_once():
+    from models.serving.curve import prefill_seconds
+
+    dep = Deployment(tp=1, weights=WeightFormat.FP4)
+    fast_math = dataclasses.replace(PRIOR, prefill_efficiency=0.90)
+    prefill = prefill_seconds(GPT_OSS, dep, NVL72, SHORT, fast_math, PEAK)
+    streaming = weight_bytes_per_gpu(GPT_OSS, dep) / (NVL72.hbm_bw * PRIOR.decode_hbm_efficiency)
+    assert prefill == pytest.approx(streaming, rel=0.01)   # 1,024 tokens pick every expert
+    dense = prefill_seconds(LLAMA, Deployment(tp=8), NVL72, SHORT, fast_math, PEAK)
+    assert dense > weight_bytes_per_gpu(LLAMA, Deployment(tp=8)) / NVL72.hbm_bw   # FLOPs bind
