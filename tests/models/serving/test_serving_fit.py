@@ -1,8 +1,9 @@
 """The serving constants and bands in models/serving/calibration.py are what the fit gives on the
 measured points (tests/support/serving_fit.py; `python -m bench.serving_fit` prints it). The
-full refit (about 2-4 min: each model x GPU x engine set, then each family, left out) runs in
-`./dev trials`; the default run checks that the stored constants are a minimum of the fit's
-objective on its grid, and that the band is built to hold 80 % of the points."""
+full refit (about 10 min on 2 cores: each model x GPU x engine set, then each family, left
+out) runs in `./dev trials`; the default run checks that the stored constants are within 1 % of
+a minimum of the fit's objective on its grid, and that the band is built to hold 80 % of the
+points."""
 
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ def test_the_band_holds_at_least_80_percent_of_the_ratios_by_construction(ratios
 
 
 @pytest.mark.trials
-@pytest.mark.slow(seconds=240)
+@pytest.mark.slow(seconds=660)
 def test_refitting_the_measured_points_gives_the_stored_constants_and_bands():
     report = fit_all()
     assert set(report.constants) == set(calibration.CONSTANTS)
