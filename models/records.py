@@ -69,6 +69,10 @@ class C2CRecord:
     parallel: Mapping[str, Any]            # the layout the result is for (searched or pinned)
     cluster: Mapping[str, Any]
     layout: LayoutChoice | None = None     # how that layout was chosen
+    # What the job is: the model's name (None: the file gives none), its parameters, tokens.
+    model_name: str | None = None
+    parameters: float | None = None
+    tokens: float | None = None
 
     @classmethod
     def from_json(cls, result: Mapping[str, Any], definition: Mapping[str, Any]) -> C2CRecord:
@@ -84,7 +88,11 @@ class C2CRecord:
             specs=tuple(s for s in result.get("specs") or () if isinstance(s, Mapping)),
             model=definition.get("model") or {}, parallel=parallel,
             cluster=definition.get("cluster") or {},
-            layout=LayoutChoice.from_json(result, definition))
+            layout=LayoutChoice.from_json(result, definition),
+            model_name=(result.get("workload") or {}).get("model")
+            or (definition.get("model") or {}).get("name"),
+            parameters=(result.get("workload") or {}).get("parameters"),
+            tokens=(result.get("workload") or {}).get("tokens") or definition.get("tokens"))
 
     def spec(self, name: str) -> Mapping[str, Any] | None:
         """The hardware figure the estimate read under `name` ("domain_gpus", ...)."""
@@ -124,6 +132,17 @@ class TcoOption:
     job_cost_usd: float | None
     rents: Mapping[str, Rent]            # term -> the market's price for the same GPU
     rented_job_cost_usd: float | None    # the same GPU-hours at the on-demand median
+    # A rented option's rent as the TCO stage read it (value, note, source, date); None: owned.
+    rent: Mapping[str, Any] | None = None
+    availability: float = 1.0            # as the stage read them (default 1: never down)
+    goodput: float = 1.0
+    upfront_capex_usd: float | None = None  # the capex items' purchase cost (None: rented)
+    annual_opex_usd: float | None = None
+
+    @property
+    def basis(self) -> str:
+        """How the option is priced: "owned" or "rented"."""
+        return "owned" if self.rent is None else "rented"
 
     @property
     def on_demand(self) -> Rent | None:
@@ -173,7 +192,9 @@ class TcoRecord:
         ranges = result.get("ranges") or {}
         market = result.get("market") or {}
         c2c = result.get("c2c") or {}
-        options = tuple(_option(o, market.get(o["name"]), c2c.get(o["name"]))
+        inputs = {str(i.get("name")): i for i in result.get("inputs") or ()
+                  if isinstance(i, Mapping)}
+        options = tuple(_option(o, market.get(o["name"]), c2c.get(o["name"]), inputs)
                         for o in result.get("options", []))
         links = {str(o["name"]): str(o["c2c_scenario"])
                  for o in (definition or {}).get("options", [])
@@ -198,16 +219,33 @@ def _band(value: float | None, ranges: Mapping[str, float] | None) -> Band | Non
 
 
 def _option(option: Mapping[str, Any], market: Mapping[str, Any] | None,
-            c2c: Mapping[str, Any] | None) -> TcoOption:
+            c2c: Mapping[str, Any] | None, inputs: Mapping[str, Mapping[str, Any]]) -> TcoOption:
     market = market or {}
+    name = str(option["name"])
+
+    def read(key: str) -> float:
+        value = (inputs.get(f"options.{name}.{key}") or {}).get("value")
+        return 1.0 if value is None else float(value)
     rents = {term: Rent.from_json(term, data)
              for term, data in (market.get("usd_per_gpu_hour") or {}).items()}
     gpu = market.get("gpu") or (c2c or {}).get("gpu")
-    return TcoOption(name=str(option["name"]), gpus=option.get("gpus"), gpu=gpu,
+    return TcoOption(name=name, gpus=option.get("gpus"), gpu=gpu,
                      jct_days=option.get("jct_days"),
                      usd_per_gpu_hour=option.get("usd_per_gpu_hour"),
                      job_cost_usd=option.get("job_cost_usd"), rents=rents,
-                     rented_job_cost_usd=market.get("on_demand_job_cost_usd"))
+                     rented_job_cost_usd=market.get("on_demand_job_cost_usd"),
+                     rent=inputs.get(f"options.{name}.rent"),
+                     availability=read("availability"), goodput=read("goodput"),
+                     upfront_capex_usd=_upfront(name, inputs),
+                     annual_opex_usd=option.get("annual_opex_usd"))
+
+
+def _upfront(option: str, inputs: Mapping[str, Mapping[str, Any]]) -> float | None:
+    """What buying the option costs up front: its capex items' costs (None: it buys none)."""
+    prefix = f"options.{option}.capex."
+    costs = [float(i["value"]) for name, i in inputs.items()
+             if name.startswith(prefix) and name.endswith(".cost") and i.get("value") is not None]
+    return sum(costs) if costs else None
 
 
 @dataclass(frozen=True)
@@ -233,6 +271,7 @@ class ServingOption:
     at_target: CurvePoint | None
     band_basis: str
     hardware: tuple[Mapping[str, Any], ...]  # every hardware figure with its source
+    rent_beside: Mapping[str, Any] | None = None  # the same option rented on demand
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ServingOption:
@@ -240,7 +279,7 @@ class ServingOption:
         return cls(str(data["name"]), str(data["source"]), float(data["usd_per_gpu_hour"]),
                    str(data["price_source"]), tuple(_point(p) for p in data["curve"]),
                    None if at is None else _point(at), str(data["band"]["basis"]),
-                   tuple(data.get("hardware") or ()))
+                   tuple(data.get("hardware") or ()), data.get("rent_beside"))
 
 
 @dataclass(frozen=True)
@@ -261,6 +300,8 @@ class ServingRecord:
     margin_p10: float | None
     margin_p90: float | None
     call: str | None
+    price_basis: str = "owned"
+    not_compared: str | None = None
 
     @classmethod
     def from_json(cls, result: Mapping[str, Any]) -> ServingRecord:
@@ -271,7 +312,8 @@ class ServingRecord:
                    float(result["target_tok_s_per_user"]),
                    tuple(ServingOption.from_json(o) for o in result["options"]),
                    result.get("cheaper_option"), result.get("dearer_option"),
-                   result.get("margin"), band.get("p10"), band.get("p90"), result.get("call"))
+                   result.get("margin"), band.get("p10"), band.get("p90"), result.get("call"),
+                   str(result.get("price_basis") or "owned"), result.get("not_compared"))
 
 
 def _point(data: Mapping[str, Any]) -> CurvePoint:

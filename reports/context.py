@@ -84,6 +84,11 @@ class ScenarioLine:
     time_to_train_days: float | None
     inputs: tuple[Cited, ...] = ()   # the hardware figures it read, with source and date
     domain_gpus: int | None = None   # GPUs in the cluster's scale-up (NVLink) domain
+    # The job as a buyer names it ("GPT-3 175B (175B parameters), 300B tokens"), and the
+    # layout the result is for with how it was chosen ("TP8 x PP8 x DP48, best of 1,936").
+    title: str | None = None
+    layout: str | None = None
+    layout_searched: bool = False
 
     @property
     def fabric_reading(self) -> str:
@@ -130,6 +135,16 @@ class OptionLine:
     # at it; None when the ledger has no offer for the GPU.
     market_usd_per_gpu_hour: float | None = None
     market_job_cost_usd: float | None = None
+    layout: str | None = None             # the layout its job time is for, "TP8 x PP8 x DP48"
+    layout_note: str | None = None        # how it was chosen: "best of 222 that fit"
+    layout_searched: bool = False
+    # "owned", or the rent it pays: "rented: reserved_1y median of 1 provider (gcp), 2025-03-01"
+    basis: str = "owned"
+    rented: bool = False
+    availability: float = 1.0
+    goodput: float = 1.0
+    upfront_capex_usd: float | None = None
+    annual_opex_usd: float | None = None
 
 
 @dataclass(frozen=True)
@@ -196,6 +211,10 @@ class ServingOptionLine:
     usd_per_mtok: float | None = None
     band_basis: str = ""
     inputs: tuple[Cited, ...] = ()        # the hardware figures it read, with source and date
+    # The same option rented on demand (the market's median), beside its own price.
+    rent_usd_per_gpu_hour: float | None = None
+    rent_usd_per_mtok: float | None = None
+    rent_source: str | None = None
 
 
 @dataclass(frozen=True)
@@ -216,6 +235,8 @@ class ServingLine:
     saving_p10: float | None = None
     saving_p90: float | None = None
     too_close: bool = False
+    price_basis: str = "owned"            # owned | rented <term> | given | mixed
+    not_compared: str | None = None       # why there is no verdict (the bases differ)
 
 
 @dataclass(frozen=True)

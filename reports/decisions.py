@@ -31,6 +31,13 @@ class Workload:
     title: str
     options: tuple[tuple[str, OptionLine], ...]   # (names, figures)
     decisions: tuple[DecisionView, ...]
+    assumptions: str = ""                         # what cost per job assumes, in words
+
+    @property
+    def headers(self) -> tuple[tuple[str, str], ...]:
+        """Each column's name and, when two comparisons price it alike, its other names."""
+        return tuple((names.split(" / ")[0], ", ".join(names.split(" / ")[1:]))
+                     for names, _ in self.options)
 
 
 @dataclass(frozen=True)
@@ -70,8 +77,22 @@ def workloads(decisions: Sequence[DecisionLine], illustrative: bool = False) -> 
         if line.illustrative == illustrative:
             groups.setdefault(line.workload, []).append(line)
     return [Workload(title, _columns(lines), tuple(DecisionView(d, verdict(d), flip(d))
-                                                   for d in lines))
+                                                   for d in lines),
+                     assumptions(_columns(lines)))
             for title, lines in groups.items()]
+
+
+def assumptions(columns: Sequence[tuple[str, OptionLine]]) -> str:
+    """What every cost per job above assumes, stated: the cost of a year (owning, or a
+    rent held for the year) charged by job time, which treats the cluster as busy all year,
+    and each option's availability and goodput."""
+    shares = sorted({(format_percent(o.availability), format_percent(o.goodput))
+                     for _, o in columns})
+    stated = "; ".join(f"availability {a}, goodput {g}" for a, g in shares)
+    return ("Cost per job is a year's cost (owning, or renting for the year) × job time / 365: "
+            "it assumes the cluster is busy with paid work all year (utilisation 100 %). "
+            f"Job times assume {stated} (set per option in the scenario). Lead time: "
+            "not in the ledger; upfront capex is the options' capex items at purchase.")
 
 
 def _columns(lines: Sequence[DecisionLine]) -> tuple[tuple[str, OptionLine], ...]:
@@ -94,18 +115,41 @@ def input_label(name: str) -> str:
 
 
 def verdict(line: DecisionLine) -> str:
-    """The comparison's answer with its margin and band, in one sentence."""
+    """The comparison's answer in one sentence a buyer can act on: what to buy (or whether to
+    own or rent), by how much per job, the P10-P90, and on what basis the options compare."""
     if line.saving is None or line.cheaper is None:
         cheaper = line.cheaper or "neither option"
         return (f"{cheaper} is cheaper per GPU-hour; cost per job needs both job times, "
                 "which this comparison does not have.")
-    margin = (f"{line.cheaper} is {format_percent(line.saving)} cheaper per job than "
-              f"{line.dearer}, P10–P90 {format_percent(line.saving_p10, signed=True)} to "
-              f"{format_percent(line.saving_p90, signed=True)}")
+    options = {o.name: o for o in line.options}
+    cheaper, dearer = options.get(line.cheaper), options.get(line.dearer or "")
+    band = (f"P10–P90 {format_percent(line.saving_p10, signed=True)} to "
+            f"{format_percent(line.saving_p90, signed=True)}")
+    layouts = _layout_basis(line.options)
+    margin = (f"{format_percent(line.saving)} cheaper per job than {line.dearer}"
+              f"{' ' + layouts if layouts else ''}, {band}")
     if line.too_close:
         settle = f"; {line.settle_with} would settle it" if line.settle_with else ""
-        return f"Too close to call: {margin}{settle}."
-    return f"{margin}."  # option names keep their case: they are keys
+        return (f"Either: too close to call ({line.cheaper} {margin}); decide on lead time "
+                f"and price{settle}.")
+    if cheaper is not None and dearer is not None and cheaper.rented != dearer.rented:
+        rented = cheaper if cheaper.rented else dearer
+        choice = "Rent rather than own" if cheaper.rented else "Own rather than rent"
+        return (f"{choice}: {line.cheaper} is {margin}. {rented.name} is {rented.basis}.")
+    verb = "Rent" if cheaper is not None and cheaper.rented else "Buy"
+    return f"{verb} {line.cheaper}: {margin}."
+
+
+def _layout_basis(options: Sequence[OptionLine]) -> str:
+    """On which layouts the options compare: each at its best, or as the scenarios pin them."""
+    searched = [o.layout_searched for o in options if o.layout is not None]
+    if not searched:  # job times given, not modelled: no layout to speak of
+        return ""
+    if all(searched):
+        return "at each option's best layout"
+    if not any(searched):
+        return "at the layouts the scenarios pin"
+    return "(some options searched for their best layout, some pinned)"
 
 
 def flip(line: DecisionLine) -> str:
@@ -130,6 +174,10 @@ def serving_verdict(line: ServingLine) -> str:
     the target, by how much, and how sure."""
     target = f"at {format_number(line.target_tok_s_per_user, 3)} tokens/s per user"
     reached = [o for o in line.options if o.usd_per_mtok is not None]
+    if line.not_compared:
+        costs = "; ".join(f"{o.name} {format_usd(o.usd_per_mtok)} ({o.price_source})"
+                          for o in reached)
+        return f"Not compared: {line.not_compared}. Per million output tokens {target}: {costs}."
     if line.cheaper is None or line.saving is None:
         if not reached:
             return f"No option reaches {target}."
@@ -142,10 +190,13 @@ def serving_verdict(line: ServingLine) -> str:
             f"({format_usd(costs[line.dearer])}), P10–P90 "
             f"{format_percent(line.saving_p10, signed=True)} to "
             f"{format_percent(line.saving_p90, signed=True)}")
+    basis = {"owned": "each option at its owner's cost per GPU-hour",
+             "given": "each option at the price the scenario gives"}.get(
+        line.price_basis, f"each option {line.price_basis} at the market's median")
     if line.too_close:
-        return (f"Too close to call: {text}; measured serving points for each option (an "
-                "InferenceX or MLPerf Inference run) would settle it.")
-    return f"{text}."
+        return (f"Too close to call: {text} ({basis}); measured serving points for each "
+                "option (an InferenceX or MLPerf Inference run) would settle it.")
+    return f"{text} ({basis})."
 
 
 def digest(context: BriefingContext) -> str:

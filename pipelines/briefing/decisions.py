@@ -4,8 +4,9 @@ few changes since the last briefing that move a decision or a price."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 import pandas as pd
 
@@ -34,19 +35,20 @@ def decision_lines(records: Iterable[TcoRecord],
                    scenarios: Sequence[ScenarioLine]) -> list[DecisionLine]:
     """One decision per TCO comparison of the version, as the TCO stage stored it: its
     verdict and margin, and each option's rent-vs-buy line."""
-    workloads = {s.name: s.workload for s in scenarios}
-    return [decision_line(record, workloads) for record in records
+    by_name = {s.name: s for s in scenarios}
+    return [decision_line(record, by_name) for record in records
             if record.mode == "comparison"]
 
 
-def decision_line(record: TcoRecord, workloads: dict[str, str]) -> DecisionLine:
+def decision_line(record: TcoRecord, scenarios: dict[str, ScenarioLine]) -> DecisionLine:
     up, out = record.scale_up or "", record.scale_out or ""
-    workload = _workload(record, workloads)
+    workload = _workload(record, scenarios)
     speedup, break_even, verdict = record.speedup, record.break_even, record.verdict
     line = DecisionLine(name=record.scenario, workload=workload or record.scenario,
                         illustrative=workload is None,
                         scale_up_option=up, scale_out_option=out,
-                        options=tuple(_option(o) for o in record.options),
+                        options=tuple(_option(o, scenarios.get(record.c2c_links.get(o.name, "")))
+                                      for o in record.options),
                         cheaper=record.cheaper_option, settle_with=verdict.settle_with,
                         break_even=break_even.value if break_even else None,
                         speedup=speedup.value if speedup else None)
@@ -63,25 +65,47 @@ def decision_line(record: TcoRecord, workloads: dict[str, str]) -> DecisionLine:
         swings=tuple(margin_swings(record.tornado, margin.cheaper, margin.dearer)))
 
 
-def _option(option: TcoOption) -> OptionLine:
+def _option(option: TcoOption, linked: ScenarioLine | None) -> OptionLine:
     on_demand = option.on_demand
     return OptionLine(name=option.name, gpus=option.gpus, gpu=option.gpu,
                       time_to_train_days=option.jct_days, job_cost_usd=option.job_cost_usd,
                       usd_per_gpu_hour=option.usd_per_gpu_hour,
                       market_usd_per_gpu_hour=on_demand.median if on_demand else None,
-                      market_job_cost_usd=option.rented_job_cost_usd)
+                      market_job_cost_usd=option.rented_job_cost_usd,
+                      layout=linked.layout.split(" (")[0] if linked and linked.layout else None,
+                      layout_note=(linked.layout.split(" (", 1)[1].rstrip(")")
+                                   if linked and linked.layout and " (" in linked.layout
+                                   else None),
+                      layout_searched=linked.layout_searched if linked else False,
+                      basis=rent_basis(option.rent) if option.rent else "owned",
+                      rented=option.rent is not None,
+                      availability=option.availability, goodput=option.goodput,
+                      upfront_capex_usd=option.upfront_capex_usd,
+                      annual_opex_usd=option.annual_opex_usd)
 
 
-def _workload(record: TcoRecord, workloads: dict[str, str]) -> str | None:
-    """The model and job size the options run, from the C2C scenario an option links to
-    (None: no option links one, the comparison's job times are given, not modelled).
-    Comparisons of one model at one size share it, so page 1 sets their options side by
-    side."""
+def rent_basis(rent: Mapping[str, Any]) -> str:
+    """A rented option's price as the TCO stage read it, with its offers (or ledger item and
+    source) and date: "rented at $2.35/GPU-hour: h100-1yr-contract-index (...), price of
+    2026-03-01"."""
+    if rent.get("origin") == "market":   # the price index: how many offers, whose
+        note = str(rent.get("note") or "").split(" (P25")[0]
+    else:                                # a ledger figure or the scenario's own
+        note = (f"{rent['item']} ({rent.get('source')})" if rent.get("item")
+                else str(rent.get("note") or "the scenario's figure"))
+    when = f", price of {rent['as_of']}" if rent.get("as_of") else ""
+    return f"rented at {format_usd(float(rent['value']))}/GPU-hour: {note}{when}"
+
+
+def _workload(record: TcoRecord, scenarios: dict[str, ScenarioLine]) -> str | None:
+    """The job the options run, from the C2C scenario an option links to (None: no option
+    links one, the comparison's job times are given, not modelled). Comparisons of one job
+    at one size share it, so page 1 sets their options side by side."""
     for option in record.options:
-        linked = record.c2c_links.get(option.name)
-        if linked in workloads:
-            shape = workloads[linked].split(";")[0]   # the model, not the layout
-            return shape + (f", {option.gpus:,} GPUs" if option.gpus else "")
+        linked = scenarios.get(record.c2c_links.get(option.name, ""))
+        if linked is not None:
+            title = linked.title or linked.workload.split(";")[0]   # the job, not the layout
+            return title + (f", {option.gpus:,} GPUs" if option.gpus else "")
     return None
 
 

@@ -32,7 +32,40 @@ def scenario_line(record: C2CRecord) -> ScenarioLine:
         c2c_class=record.c2c_class, recommended_fabric=record.recommended_fabric,
         mfu=record.mfu, time_to_train_days=record.time_to_train_days,
         inputs=tuple(cited(dict(spec)) for spec in record.specs),
-        domain_gpus=int(domain_gpus) if isinstance(domain_gpus, int | float) else None)
+        domain_gpus=int(domain_gpus) if isinstance(domain_gpus, int | float) else None,
+        title=job_title(record), layout=layout_text(record),
+        layout_searched=record.layout is not None and record.layout.mode == "search")
+
+
+def job_title(record: C2CRecord) -> str:
+    """The job as a buyer names it: "GPT-3 175B (175B parameters), 300B tokens"; a model
+    without a name is named by its shape."""
+    name = record.model_name or _workload(record.model, {}).split(";")[0]
+    size = f" ({_count(record.parameters)} parameters)" if record.parameters else ""
+    tokens = f", {_count(record.tokens)} tokens" if record.tokens else ""
+    return f"{name}{size}{tokens}"
+
+
+def _count(value: float) -> str:
+    """1.01e12 -> "1.01T", 4.5e11 -> "450B": three significant figures."""
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if value >= scale:
+            return f"{value / scale:.3g}{suffix}"
+    return f"{value:,.0f}"
+
+
+def layout_text(record: C2CRecord) -> str:
+    """The layout a result is for, and how it was chosen."""
+    p = record.parallel
+    dims = " x ".join(f"{k.upper()}{p[k]}" for k in ("tp", "pp", "cp", "ep", "dp")
+                      if p.get(k, 1) != 1 or k == "dp")
+    zero = {3: ", ZeRO-3"}.get(int(p.get("zero") or 1), "")
+    choice = record.layout
+    if choice is None or choice.mode != "search":
+        return f"{dims}{zero} (pinned)"
+    outside = "" if choice.covered else ", outside the calibration"
+    return f"{dims}{zero} (best of {choice.fit:,} that fit{outside})" if choice.fit \
+        else f"{dims}{zero} (searched{outside})"
 
 
 def tco_line(record: TcoRecord) -> TcoLine:

@@ -16,11 +16,13 @@ def serving_line(record: ServingRecord) -> ServingLine:
         options=tuple(_option(o) for o in record.options),
         cheaper=record.cheaper_option, dearer=record.dearer_option, saving=record.margin,
         saving_p10=record.margin_p10, saving_p90=record.margin_p90,
-        too_close=record.call == TOO_CLOSE)
+        too_close=record.call == TOO_CLOSE, price_basis=record.price_basis,
+        not_compared=record.not_compared)
 
 
 def _option(option: ServingOption) -> ServingOptionLine:
     at = option.at_target
+    rent = option.rent_beside or {}
     return ServingOptionLine(
         name=option.name, source=option.source, usd_per_gpu_hour=option.usd_per_gpu_hour,
         price_source=option.price_source,
@@ -29,4 +31,6 @@ def _option(option: ServingOption) -> ServingOptionLine:
         usd_per_mtok=at.usd_per_mtok_out if at else None,
         band_basis=option.band_basis,
         # Named by figure and item ("hbm_bw (b200)"): options on one GPU share the entries.
-        inputs=tuple(cited(dict(f)) for f in option.hardware))
+        inputs=tuple(cited(dict(f)) for f in option.hardware),
+        rent_usd_per_gpu_hour=rent.get("usd_per_gpu_hour"),
+        rent_usd_per_mtok=rent.get("usd_per_mtok_out"), rent_source=rent.get("source"))

@@ -42,6 +42,8 @@ NON_FINITE = "finite (not inf, nan or beyond 1.8e308) "  # what a number must be
 
 # `layout:` of a scenario: search the covered space for the fastest layout, or pin the file's.
 LAYOUT_MODES = ("search", "pinned")
+# A model's display name (model.name), e.g. "GPT-3 175B": one line of a page-1 heading.
+MAX_NAME_LENGTH = 80
 
 
 class ScenarioError(InputError):
@@ -355,7 +357,14 @@ class _Reader(DocumentReader):
                 "top_k", "moe_ffn", "moe_every", "head_dim", "shared_ffn"}
         counts_from_zero = {"first_dense_layers", "shared_experts"}
         flags = {"swiglu", "tied_embeddings"}
-        self.unknown_keys(raw, ints | counts_from_zero | flags, "model")
+        self.unknown_keys(raw, ints | counts_from_zero | flags | {"name"}, "model")
+        if "name" in raw:  # what the briefing calls the workload; the shape is the model
+            name = raw["name"]
+            if (not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME_LENGTH
+                    or not name.isprintable()):
+                self.fail(raw, "name", "model.name", f"{shown(name)}: expected a printable "
+                                                     f"name of at most {MAX_NAME_LENGTH} "
+                                                     "characters")
         values: dict[str, Any] = {k: self.count(raw, k, f"model.{k}") for k in ints if k in raw}
         values.update({k: self.count(raw, k, f"model.{k}", smallest=0)
                        for k in counts_from_zero if k in raw})

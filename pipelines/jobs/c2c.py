@@ -18,6 +18,7 @@ from db.schema import DatasetVersion
 from models.c2c import calibration as cal
 from models.c2c.estimate import DIMENSIONS, Estimates, evaluate, gemm_peak
 from models.c2c.layout_rules import Violation, violations
+from models.c2c.memory import total_parameters
 from models.c2c.schemes import (
     ChoiceLimit,
     CoveredSpace,
@@ -175,7 +176,16 @@ def estimate(scenario: Scenario, specs: tuple[Any, list[FigureUsed]],
     return {"scenario": scenario.name, **row,
             "band": error_band(row, hw, scenario.model.is_moe),
             "compute": compute_basis(hw, scenario.framework.precision),
+            "workload": workload(scenario),
             "dataset_version": dataset_version, "specs": [s.to_json() for s in used]}
+
+
+def workload(scenario: Scenario) -> dict[str, Any]:
+    """What the job is, as a buyer names it: the model's name (when the file gives one), its
+    parameter count, the tokens it trains on."""
+    name = (scenario.definition.get("model") or {}).get("name")
+    return {"model": name, "parameters": total_parameters(scenario.model),
+            "tokens": scenario.tokens}
 
 
 ShareMap = Callable[[Callable[[int], SweepResult], Sequence[int]], list[SweepResult]]
@@ -266,7 +276,7 @@ def best_layout(scenario: Scenario, specs: tuple[Any, list[FigureUsed]],
                               limit=covered_choices(space, hw, scenario.cluster.gpus or 0))
     best = searched["best"][0]
     return {**best, "compute": compute_basis(hw, scenario.framework.precision),
-            "specs": searched["specs"],
+            "workload": workload(scenario), "specs": searched["specs"],
             "layout_choice": {"mode": "search", "space": space.describe(),
                               "evaluated": searched["evaluated"], "fit": searched["valid"],
                               "written": _written_layout(scenario, specs)}}

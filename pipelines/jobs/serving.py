@@ -75,8 +75,12 @@ def evaluate(scenario: ServingScenario, session: Session | None, *, on: date,
                        dataset_version=dataset_version, tco_results=tco_results,
                        stored_only=stored_only)
                for option in scenario.options]
+    for option, spec in zip(options, scenario.options, strict=True):
+        option["rent_beside"] = rent_beside(option, spec.cluster.gpu, session, dataset_version)
+    bases = sorted({price_basis(option.price) for option in scenario.options})
     reached = [o["priced"] for o in options if o["priced"] is not None]
-    margin = cheaper_at_target(reached)
+    # Like with like: an owner's cost against a renter's price is not a verdict on the hardware.
+    margin = cheaper_at_target(reached) if len(bases) == 1 else None
     for option in options:
         option.pop("priced")
     return {
@@ -93,7 +97,43 @@ def evaluate(scenario: ServingScenario, session: Session | None, *, on: date,
         "call": (None if margin is None else
                  TOO_CLOSE if margin.too_close else margin.cheaper),
         "unreached": [o["name"] for o in options if o["at_target"] is None],
+        "price_basis": bases[0] if len(bases) == 1 else "mixed",
+        "not_compared": (None if len(bases) == 1 else
+                         f"the options are priced on different bases ({', '.join(bases)}): "
+                         "a verdict needs them all owned, or all rented on one term"),
     }
+
+
+def rent_beside(option: dict[str, Any], gpu: str | None, session: Session | None,
+                dataset_version: int | None) -> dict[str, Any] | None:
+    """The same option rented on demand at the version's stored price index (median over
+    providers), set beside its own price: USD per GPU-hour and per million output tokens at
+    the target. None: the ledger has no on-demand offer for the GPU."""
+    from pipelines.ledger.market import index_row
+
+    if session is None or dataset_version is None or gpu is None:
+        return None
+    row = index_row(session, dataset_version, gpu, "on_demand")
+    if row is None:
+        return None
+    median = float(row["median"])
+    at = option["at_target"]
+    providers = int(row["n_providers"])
+    return {"usd_per_gpu_hour": median,
+            "usd_per_mtok_out": None if at is None else usd_per_mtok(median, at["tok_s_per_gpu"]),
+            "source": f"market: {gpu} on-demand median over {providers} "
+                      f"provider{'s' * (providers != 1)}, index of "
+                      f"{pd.Timestamp(row['version_date']).date()}"}
+
+
+def price_basis(price: Price) -> str:
+    """How an option is priced: "owned" (a TCO option's cost), "rented <term>" (the market's
+    index) or "given" (a figure the scenario writes)."""
+    if price.usd_per_gpu_hour is not None:
+        return "given"
+    if price.market_gpu is not None:
+        return f"rented {price.market_term.replace('_', ' ')}"
+    return "owned"
 
 
 def _option(scenario: ServingScenario, option: ServingOption, session: Session | None, *,

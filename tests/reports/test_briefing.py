@@ -79,14 +79,16 @@ def test_page_one_sets_each_workloads_options_side_by_side(full_pdf):
 
 def test_page_one_gives_each_verdict_its_margin_band_and_what_flips_it(full_pdf):
     page = flat(pages(full_pdf)[0])
-    assert ("nvl72 vs hgx-ndr: Too close to call: nvl72 is 2.15 % cheaper per job than "
-            "hgx-ndr, P10–P90 -12.6 % to +15 %; a measured nccl-tests all-reduce on the "
-            "scale-out fabric would settle it.") in page
+    assert ("Either: too close to call (nvl72 2.15 % cheaper per job than hgx-ndr, P10–P90 "
+            "-12.6 % to +15 %); decide on lead time and price; a measured nccl-tests "
+            "all-reduce on the scale-out fabric would settle it.") in page
     assert ("It flips if nvl72 runs less than 1.07× as fast as hgx-ndr (the model says "
             "1.09×, P10–P90 0.954–1.26×), or with hgx-ndr job time (days) at the low end of "
             "its range (9.38).") in page
-    assert ("nvl72 vs hgx-800gbe: hgx-800gbe is 2.99 % cheaper per job than nvl72, "
-            "P10–P90 +1.2 % to +16.4 %.") in page
+    assert ("Buy hgx-800gbe: 2.99 % cheaper per job than nvl72, P10–P90 +1.2 % to "
+            "+16.4 %.") in page
+    # The bottom line comes first, above the options' figures.
+    assert page.index("Buy hgx-800gbe") < page.index("Time to train")
     assert "It flips if nvl72 runs at least 1.11× as fast as hgx-800gbe" in page
     assert "tco-worked-illustration" not in page   # given job times are not a decision
 
@@ -347,7 +349,7 @@ def test_page_one_gives_each_serving_scenario_its_verdict(full_pdf):
     page = flat(pdftotext(full_pdf, layout=False).split("\f")[0])
     assert ("deepseek-r1 FP8, 1,024 in / 1,024 out: gb200-nvl72-ep72 costs $0.148 per million "
             "output tokens at 35 tokens/s per user, 86.7 % less than b200-ep16-ndr ($1.11), "
-            "P10–P90 +52 % to +92 %.") in page
+            "P10–P90 +52 % to +92 % (each option at its owner's cost per GPU-hour).") in page
 
 
 def test_the_serving_section_draws_each_curve_and_prices_each_option_at_the_target(full_pdf):
@@ -357,4 +359,5 @@ def test_the_serving_section_draws_each_curve_and_prices_each_option_at_the_targ
     assert "tokens/s per user (interactivity)" in text        # the chart's axis, as text
     for option in CONTEXT.serving[0].options:
         assert f"{option.name} ({option.source})" in text      # the chart's legend
-    assert "b200-ep16-ndr measured $2.39" in text and "$1.11" in text
+    row = line_with(body(full_pdf), "b200-ep16-ndr", "$2.39")   # the table's row
+    assert "measured" in row and "$1.11" in row and "no offer" in row

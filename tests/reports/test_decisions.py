@@ -32,11 +32,44 @@ def test_an_option_priced_differently_in_two_comparisons_keeps_two_columns():
 
 def test_a_close_verdict_names_its_band_and_what_would_settle_it():
     close, clear, illustration = decisions()
-    assert verdict(close).startswith("Too close to call: nvl72 is 2.15 % cheaper per job")
+    assert verdict(close).startswith("Either: too close to call (nvl72 2.15 % cheaper per job")
+    assert "decide on lead time and price" in verdict(close)
     assert "would settle it" in verdict(close)
-    assert verdict(clear) == ("hgx-800gbe is 2.99 % cheaper per job than nvl72, P10–P90 "
+    assert verdict(clear) == ("Buy hgx-800gbe: 2.99 % cheaper per job than nvl72, P10–P90 "
                               "+1.2 % to +16.4 %.")
     assert "cost per job needs both job times" in verdict(illustration)
+
+
+def with_layouts(line, searched):
+    """The decision with each option's job time at a layout, searched or pinned."""
+    options = tuple(dataclasses.replace(o, layout="TP8 x PP8 x DP48", layout_searched=s)
+                    for o, s in zip(line.options, searched, strict=True))
+    return dataclasses.replace(line, options=options)
+
+
+def test_the_bottom_line_says_on_which_layouts_the_options_compare():
+    _, clear, _ = decisions()
+    assert verdict(with_layouts(clear, [True, True])) == (
+        "Buy hgx-800gbe: 2.99 % cheaper per job than nvl72 at each option's best layout, "
+        "P10–P90 +1.2 % to +16.4 %.")
+    assert "at the layouts the scenarios pin" in verdict(with_layouts(clear, [False, False]))
+    assert "some options searched" in verdict(with_layouts(clear, [True, False]))
+
+
+def test_owning_against_renting_is_its_own_line_naming_the_rent():
+    _, clear, _ = decisions()
+    nvl72, hgx = clear.options
+    rent = dataclasses.replace(nvl72, name="rent-h100", rented=True,
+                               basis="rented at $2.10/GPU-hour: median of 4 reserved_1y "
+                                     "offers, price of 2026-10-01")
+    line = dataclasses.replace(clear, options=(rent, hgx), cheaper="hgx-800gbe",
+                               dearer="rent-h100")
+    assert verdict(line) == (
+        "Own rather than rent: hgx-800gbe is 2.99 % cheaper per job than rent-h100, P10–P90 "
+        "+1.2 % to +16.4 %. rent-h100 is rented at $2.10/GPU-hour: median of 4 reserved_1y "
+        "offers, price of 2026-10-01.")
+    flipped = dataclasses.replace(line, cheaper="rent-h100", dearer="hgx-800gbe")
+    assert verdict(flipped).startswith("Rent rather than own: rent-h100 is 2.99 % cheaper")
 
 
 def test_the_flip_reads_the_break_even_against_the_models_speed_up():
@@ -56,6 +89,6 @@ def test_the_digest_is_page_one_as_plain_text():
     text = digest(full_context())
     assert text.startswith("specledger briefing, 2026-11-22 (dataset version 7)")
     assert "  nvl72: 10.1 days to train, $1.91 M per job, $2.56 per GPU-hour" in text
-    assert "Too close to call" in text and "Since the last briefing:" in text
+    assert "too close to call" in text and "Since the last briefing:" in text
     assert "  - h100-sxm5: $10, cheapest $3.29 (lambda, on demand)" in text
     assert "tco-worked-illustration" not in text

@@ -24,9 +24,12 @@ def test_serving_json_has_the_issues_shape_on_the_shipped_ledger(cli):
         assert option["source"] in ("measured", "model")
         assert all(set(point) == POINT_KEYS for point in option["curve"])
     names = {o["name"]: o for o in printed["options"]}
-    assert names["h100-tp8"]["price_source"].startswith("market: h100-sxm5 on_demand")
-    assert names["b200-tp8"]["price_source"] == ("TCO: tco-1t-dense-nvl72-vs-hgx-ndr, "
-                                                 "option hgx-ndr")
+    # Every option at its owner's cost: one price basis, so a verdict; renting is beside it.
+    assert printed["price_basis"] == "owned" and printed["not_compared"] is None
+    assert names["b200-tp8"]["price_source"] == ("TCO: tco-serving-owned-nodes, "
+                                                 "option own-hgx-b200")
+    assert names["h100-tp8"]["rent_beside"]["source"].startswith(
+        "market: h100-sxm5 on-demand median over")
     assert printed["cheaper_option"] in names
     assert printed["band"]["p10"] <= printed["margin"] <= printed["band"]["p90"]
 
@@ -54,13 +57,13 @@ def test_a_bad_serving_scenario_exits_2_naming_file_line_and_field(cli, tmp_path
 
 def test_a_price_the_ledger_does_not_have_exits_2_naming_it(cli, tmp_path):
     cli("ingest", str(SOURCES), "--json")
-    text = open(LLAMA).read().replace("{gpu: h100-sxm5, term: on_demand}",
-                                      "{gpu: h100-sxm5, term: spot}")
+    text = open(LLAMA).read().replace("{tco: tco-serving-owned-nodes, option: own-hgx-h100}",
+                                      "{market: {gpu: h100-sxm5, term: contract}}")
     path = tmp_path / "spot.yaml"
     path.write_text(text)
     result = cli("serving", str(path))
     assert result.exit_code == 2
-    assert "price.market: the ledger has no spot offer for 'h100-sxm5'" in result.output
+    assert "price.market: the ledger has no contract offer for 'h100-sxm5'" in result.output
 
 
 GPT_OSS_RUN = PROJECT_ROOT / "data" / "inference" / "inferencemax_gpt-oss-120b_2026-01-02.json"

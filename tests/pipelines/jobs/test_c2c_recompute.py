@@ -156,7 +156,7 @@ def test_a_scenario_the_model_cannot_run_fails_alone(ledger, reference, run, sce
     assert sorted(report.computed) == ALL
     assert sorted(report.failed) == ["no-gpu", "tp7"]
     assert report.failed["tp7"].endswith(
-        "tp7.yaml:7 parallel.tp: tp=7 does not divide the 96 attention heads")
+        "tp7.yaml:9 parallel.tp: tp=7 does not divide the 96 attention heads")
     assert report.failed["no-gpu"].startswith(
         "cluster.gpu_specs.peak: the ledger has no peak_dense_bf16 for item 'no-such-gpu'")
     assert stored(ledger)["scenario"].tolist() == ALL
@@ -172,9 +172,9 @@ def test_a_scenario_file_that_cannot_be_read_fails_alone(ledger, reference, run,
 
     assert sorted(report.computed) == ALL
     assert sorted(report.failed) == ["bare-number", "malformed"]  # named by file
-    assert "bare-number.yaml:12 cluster.gpu_specs.hbm: expected a quantity" in (
+    assert "bare-number.yaml:14 cluster.gpu_specs.hbm: expected a quantity" in (
         report.failed["bare-number"])
-    assert "malformed.yaml:14 (file): not valid YAML" in report.failed["malformed"]
+    assert "malformed.yaml:16 (file): not valid YAML" in report.failed["malformed"]
     assert stored(ledger)["scenario"].tolist() == ALL
 
 
@@ -196,11 +196,12 @@ def test_each_result_lists_the_figures_it_used_with_their_origins(ledger, refere
 
 
 def test_each_scenario_is_stored_at_its_best_covered_layout(ledger, reference, run, scenarios):
-    broken_copy(scenarios, "pinned", "name: pinned", "name: pinned\nlayout: pinned")
+    # The shipped GPT-3 scenario pins its layout; a copy that searches is stored at its best.
+    broken_copy(scenarios, "searched", "layout: pinned", "layout: search")
     run(reference.dataset_version)
     results = stored(ledger).set_index("scenario")
-    searched = json.loads(results.loc["gpt3-175b-tp8-hgx-ndr", "result_json"])
-    pinned = json.loads(results.loc["pinned", "result_json"])
+    searched = json.loads(results.loc["searched", "result_json"])
+    pinned = json.loads(results.loc["gpt3-175b-tp8-hgx-ndr", "result_json"])
 
     choice = searched["layout_choice"]
     assert choice["mode"] == "search" and choice["fit"] > 1

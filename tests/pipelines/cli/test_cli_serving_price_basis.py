@@ -1,0 +1,43 @@
+"""A serving verdict compares like with like: every option on one price basis, the market's
+rent set beside each option rather than mixed into the answer."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.pipelines.conftest import SHIPPED_SCENARIOS, SOURCES
+
+LLAMA = SHIPPED_SCENARIOS / "serving-llama-3.3-70b-fp8.yaml"
+
+
+def test_an_owners_cost_against_a_renters_price_is_not_a_verdict(cli, tmp_path):
+    cli("ingest", str(SOURCES), "--json")
+    mixed = tmp_path / "mixed.yaml"
+    mixed.write_text(LLAMA.read_text(encoding="utf-8").replace(
+        "{tco: tco-serving-owned-nodes, option: own-hgx-h100}",
+        "{market: {gpu: h100-sxm5, term: on_demand}}"), encoding="utf-8")
+    # The TCO scenario the owned options are priced from sits beside the file.
+    (tmp_path / "tco-serving-owned-nodes.yaml").write_bytes(
+        (SHIPPED_SCENARIOS / "tco-serving-owned-nodes.yaml").read_bytes())
+
+    result = cli("serving", str(mixed), "--json")
+
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    assert answer["price_basis"] == "mixed"
+    assert answer["cheaper_option"] is None and answer["call"] is None
+    assert answer["not_compared"] == ("the options are priced on different bases (owned, "
+                                      "rented on demand): a verdict needs them all owned, or "
+                                      "all rented on one term")
+
+
+def test_each_option_shows_renting_the_same_gpu_beside_its_own_price(cli):
+    cli("ingest", str(SOURCES), "--json")
+    answer = json.loads(cli("serving", str(LLAMA), "--json").stdout)
+    h100 = next(o for o in answer["options"] if o["name"] == "h100-tp8")
+    rent = h100["rent_beside"]
+    # The same tokens/s per GPU at the rent: the cost scales with the price, nothing else.
+    owned, rented = h100["at_target"]["usd_per_mtok_out"], rent["usd_per_mtok_out"]
+    assert rented / owned == pytest.approx(rent["usd_per_gpu_hour"] / h100["usd_per_gpu_hour"])
