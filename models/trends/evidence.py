@@ -16,6 +16,9 @@ from models.trends.live import KEY, columns, normalise, resolved, view
 from models.trends.types import Flag
 
 CLAIM_METRICS = ("scaleup_bw_per_gpu_bidir", "port_rate")
+# Only a figure the market moves can go stale: a price or cost, an availability, a lead time.
+# A datasheet constant (an A100's HBM capacity) is as true in ten years as on its first day.
+MOVING_WORDS = ("price", "cost", "availability", "lead_time")
 MEASURED_METRICS = ("busbw_measured", "nic_busbw_measured")
 VENDOR_KIND_PREFIX = "vendor_"
 
@@ -114,7 +117,7 @@ def _pair_flags(winner: Winner, rows: Sequence[Seen], stale_before: date, on: da
                            f"{value} has only unconfirmed (U) sources: "
                            f"{'; '.join(r.cited() for r in rows)}."))
     newest = max(r.as_of for r in rows)
-    if newest < stale_before:
+    if newest < stale_before and expected_to_move(winner.metric):
         latest = "; ".join(r.cited() for r in rows if r.as_of == newest)
         flags.append(_flag("stale", "info", winner, ids,
                            f"no observation newer than {stale_before.isoformat()} "
@@ -122,6 +125,11 @@ def _pair_flags(winner: Winner, rows: Sequence[Seen], stale_before: date, on: da
                            f"newest: {latest}."))
     conflict = _conflict(winner, {r.observation_id: r for r in rows}, tolerance)
     return [*flags, *([conflict] if conflict else [])]
+
+
+def expected_to_move(metric: str) -> bool:
+    """Whether a metric's value is expected to change over time (MOVING_WORDS)."""
+    return any(word in metric for word in MOVING_WORDS)
 
 
 def _when(row: Seen) -> str:

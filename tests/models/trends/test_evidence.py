@@ -55,24 +55,37 @@ def test_only_unconfirmed_sources_warn_and_one_confirmed_source_clears_it():
     assert of_kind([*rows, power(132, "c", status="C")], "unconfirmed") == []
 
 
+def price(value, source, **overrides):
+    fields = {"item": "dgx-b200", "item_kind": "system", "metric": "system_price",
+              "unit": "USD", "value": value, "source": source, "as_of": date(2025, 1, 1)}
+    return obs_row(**{**fields, **overrides})
+
+
 @pytest.mark.parametrize(("as_of", "stale"), [
     (date(2024, 1, 1), False),     # exactly 731 days before 2026-01-01
     (date(2023, 12, 31), True),
 ])
 def test_stale_is_strictly_older_than_the_configured_age(as_of, stale):
     # 2026-01-01 minus 731 days is 2024-01-01: a figure dated that day is not yet stale
-    found = of_kind([power(132, "sheet", as_of=as_of)], "stale", on=ON_DAY,
+    found = of_kind([price(379000, "quote", as_of=as_of)], "stale", on=ON_DAY,
                     stale_after_days=731)
     assert bool(found) is stale
     if stale:
         assert "no observation newer than 2024-01-01 (731 days before 2026-01-01)" in \
             found[0].message
-        assert "132 kW from sheet (2023-12-31)" in found[0].message
+        assert "379,000 USD from quote (2023-12-31)" in found[0].message
 
 
 def test_an_old_series_with_a_recent_figure_is_not_stale():
-    rows = [power(120, "sheet", as_of=date(2020, 1, 1)), power(132, "sheet")]
+    rows = [price(515000, "quote", as_of=date(2020, 1, 1)), price(379000, "quote")]
     assert of_kind(rows, "stale", stale_after_days=730) == []
+
+
+def test_a_datasheet_constant_never_goes_stale():
+    # A rack's power or a GPU's HBM capacity does not move with time; a price does.
+    old = date(2019, 1, 1)
+    assert of_kind([power(132, "sheet", as_of=old)], "stale", stale_after_days=730) == []
+    assert of_kind([price(379000, "quote", as_of=old)], "stale", stale_after_days=730)
 
 
 def test_conflicting_sources_beyond_the_tolerance_warn():
@@ -135,8 +148,7 @@ def test_claims_from_press_or_on_other_metrics_are_not_vendor_bandwidth_claims()
 def test_metrics_restrict_the_pairs_but_measurements_still_count():
     rows = [nvlink_claim(), measurement(), power(132, "sheet")]
     found = kinds(rows, metrics={"scaleup_bw_per_gpu_bidir"})
-    assert found == [("single_source", "nvlink-5 / scaleup_bw_per_gpu_bidir"),
-                     ("stale", "nvlink-5 / scaleup_bw_per_gpu_bidir")]
+    assert found == [("single_source", "nvlink-5 / scaleup_bw_per_gpu_bidir")]
 
 
 def test_values_not_live_or_not_yet_valid_raise_nothing():

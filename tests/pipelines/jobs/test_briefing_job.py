@@ -134,7 +134,7 @@ def test_the_briefing_prints_every_section_from_the_ledger(first_week):
     # bandwidth and GB200 NVL72's rack power, each cited (source, date) right under its value
     assert cited_under(appendix, "Bandwidth per GPU", "1,800 GB/s",
                        "nvidia-nvlink-page, 2024-03-18")
-    assert cited_under(appendix, "Power (NVL72:", "132 kW", "supermicro-gb200-nvl72, 2024-01-01")
+    assert cited_under(appendix, "Power (NVL72:", "120 kW", "introl-nvl72-power, 2024-03-18")
     assert "Korthikanti" in text
     # every page's header names the version and its hash (not version 12, nor a bare "1")
     headers = re.findall(r"^specledger briefing · dataset version (\d+) · [0-9a-f]{12}\s", text,
