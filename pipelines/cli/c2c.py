@@ -57,6 +57,8 @@ def estimate(scenario_file: ScenarioArgument, home: HomeOption = None,
         return
     _print_estimates([result], title=f"{result['scenario']} on {result['gpus']} GPUs")
     _print_specs(result["specs"])
+    if not result["fits"]:
+        raise typer.Exit(1)
 
 
 def sweep(scenario_file: ScenarioArgument, home: HomeOption = None,
@@ -108,7 +110,14 @@ def _print_estimates(rows: list[dict[str, Any]], title: str) -> None:
         low, high = band["t_iter_s"]
         console.print(f"model error band (P10-P90 of measured / predicted): {low:.3f}-"
                       f"{high:.3f} s/iter; {band['basis']}", highlight=False)
-    if first["time_to_train_days"] is not None:
+    if not first["fits"]:   # no time to train for a job that cannot run
+        hbm = next((s["value"] for s in first.get("specs") or () if s["name"] == "hbm_bytes"),
+                   None)
+        held = f"; the GPU has {hbm / 2**30:.1f} GiB of HBM" if hbm else ""
+        console.print(f"does not fit: the layout needs "
+                      f"{first['memory_gib_per_gpu']:.1f} GiB per GPU{held} (90 % usable): "
+                      "shard more (tp, pp, zero) or recompute activations", highlight=False)
+    elif first["time_to_train_days"] is not None:
         days = f"time to train: {first['time_to_train_days']:.1f} days"
         if band and band["time_to_train_days"]:
             low, high = band["time_to_train_days"]

@@ -208,3 +208,14 @@ def test_validate_prints_every_calibration_set_with_its_points_and_errors(cli):
         assert calibration_set["url"].startswith("https://")
     summary = cli("validate", "--summary")
     assert summary.exit_code == 0 and "mean abs" in summary.stdout
+
+
+def test_a_layout_that_does_not_fit_says_why_and_gives_no_time_to_train(cli, write_scenario):
+    # GPT-3 175B on one GPU per replica: its weights and optimizer alone are terabytes.
+    path = write_scenario(edited(GPT3_INLINE, "tp: 8, pp: 8, dp: 1", "tp: 1, pp: 1, dp: 1"))
+    result = cli("estimate", str(path))
+    assert result.exit_code == 1
+    shown = " ".join(result.stdout.split())
+    assert "does not fit: the layout needs" in shown
+    assert "the GPU has 80.0 GiB of HBM (90 % usable)" in shown
+    assert "time to train" not in shown
