@@ -146,14 +146,17 @@ def validate(home: HomeOption = None, as_json: JsonOption = False,
              points: Annotated[bool, typer.Option(
                  "--points/--summary", help="Every point of every set, or one line a set.")]
              = True) -> None:
-    """The C2C model against every published measurement it is calibrated on: each set's
-    points, the model's predictions and errors (mean, max). No ledger needed."""
+    """The C2C and serving models against every published measurement they are calibrated
+    on: each set's points, the predictions and errors (mean, max). No ledger needed."""
     from pipelines.jobs.c2c import fidelity_json
 
     del home  # accepted like every command's; the published sets need no ledger
     report = fidelity_json()
     if as_json:
-        write_json(report)
+        # --summary: each set's error summary and point count, not its points.
+        write_json(report if points else {"sets": [
+            {**{k: v for k, v in s.items() if k != "points"}, "points": len(s["points"])}
+            for s in report["sets"]]})
         return
     for calibration_set in report["sets"] if points else []:
         unit = calibration_set["error_unit"]
@@ -165,7 +168,8 @@ def validate(home: HomeOption = None, as_json: JsonOption = False,
             table.add_row(point["point"], f"{point['measured']:.4g}", f"{point['predicted']:.4g}",
                           f"{point['error']:+.1f} {'%' if unit == '%' else 'pts'}")
         console.print(table)
-    summary = Table(title="C2C model error per calibration set", title_justify="left",
+    # The sets are the C2C model's (training) and the serving model's (M5): "model error".
+    summary = Table(title="Model error per calibration set", title_justify="left",
                     box=box.SIMPLE)
     for column in ("set", "published", "points", "mean abs", "max abs"):
         summary.add_column(column, justify="left" if column in ("set", "published") else "right")

@@ -208,6 +208,9 @@ def test_validate_prints_every_calibration_set_with_its_points_and_errors(cli):
         assert calibration_set["url"].startswith("https://")
     summary = cli("validate", "--summary")
     assert summary.exit_code == 0 and "mean abs" in summary.stdout
+    assert "Model error per calibration set" in summary.stdout   # C2C and serving sets
+    brief = json.loads(cli("validate", "--summary", "--json").stdout)
+    assert [s["points"] for s in brief["sets"]] == [len(s["points"]) for s in report["sets"]]
 
 
 def test_a_layout_that_does_not_fit_says_why_and_gives_no_time_to_train(cli, write_scenario):
