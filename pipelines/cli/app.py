@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, date, datetime
@@ -310,10 +311,17 @@ def _print_ingest(report: IngestReport) -> None:
         for note in f.notes:
             console.print(f"{_shown_path(f.path)}: {note}", style="dim", highlight=False,
                           soft_wrap=True)
-        for e in f.errors:
+        for e in f.errors[:SHOWN_REJECTIONS]:
             where = f"{f.path}:{e.line}" if e.line else f.path
             errors.print(label("rejected", "red", f"{where} ", (e.field, "bold"),
                                f": {e.reason}"), highlight=False, soft_wrap=True)
+        if len(f.errors) > SHOWN_REJECTIONS:   # a summary, not a flood: review has them all
+            common = Counter(e.field for e in f.errors).most_common(3)
+            fields = ", ".join(f"{field} ({n:,})" for field, n in common)
+            errors.print(label("rejected", "red", f"{f.path}: and "
+                               f"{len(f.errors) - SHOWN_REJECTIONS:,} more rejected rows "
+                               f"(most rejected fields: {fields}); `specledger review` "
+                               "lists them all"), highlight=False, soft_wrap=True)
     state = "new" if report.dataset_changed else "unchanged"
     console.print(f"dataset version {report.dataset_version} ({state}) "
                   f"{report.dataset_hash[:12]}")
@@ -579,6 +587,8 @@ cli_export.register(app)
 # --- failures: one paragraph that says what failed and why, credentials masked --------------
 
 EXIT_FAILED = 5  # a step of the command failed; the message names it
+# An ingest prints this many rejected rows a file, then a summary line (review lists them all).
+SHOWN_REJECTIONS = 20
 
 
 def main() -> None:
