@@ -56,6 +56,7 @@ from db.schema import (
     Scenario,
     TcoResult,
 )
+from pipelines.inputs.adapters.registry import FOLDER_SUFFIXES
 from pipelines.inputs.scenarios import scenario_paths
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -544,7 +545,10 @@ def _final_sources_kept(url: str, sources: Path) -> list[str]:
             kept = set(session.scalars(select(RawFile.sha256)))
     finally:
         engine.dispose()
-    return [f"{p.name} is not kept as a raw file" for p in sorted(sources.iterdir())
+    # Every file an ingest of the folder reads (sub-folders too: data/sources/market).
+    read = sorted(p for p in sources.rglob("*") if p.is_file()
+                  and p.suffix.lower() in FOLDER_SUFFIXES)
+    return [f"{p.name} is not kept as a raw file" for p in read
             if hashlib.sha256(p.read_bytes()).hexdigest() not in kept]
 
 
