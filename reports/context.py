@@ -88,6 +88,7 @@ class ScenarioLine:
     # layout the result is for with how it was chosen ("TP8 x PP8 x DP48, best of 1,936").
     title: str | None = None
     layout: str | None = None
+    layout_note: str | None = None
     layout_searched: bool = False
 
     @property

@@ -72,10 +72,8 @@ def _option(option: TcoOption, linked: ScenarioLine | None) -> OptionLine:
                       usd_per_gpu_hour=option.usd_per_gpu_hour,
                       market_usd_per_gpu_hour=on_demand.median if on_demand else None,
                       market_job_cost_usd=option.rented_job_cost_usd,
-                      layout=linked.layout.split(" (")[0] if linked and linked.layout else None,
-                      layout_note=(linked.layout.split(" (", 1)[1].rstrip(")")
-                                   if linked and linked.layout and " (" in linked.layout
-                                   else None),
+                      layout=linked.layout if linked else None,
+                      layout_note=linked.layout_note if linked else None,
                       layout_searched=linked.layout_searched if linked else False,
                       basis=rent_basis(option.rent) if option.rent else "owned",
                       rented=option.rent is not None,

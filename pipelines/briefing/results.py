@@ -23,6 +23,7 @@ from reports.context import (
 
 
 def scenario_line(record: C2CRecord) -> ScenarioLine:
+    layout = layout_text(record)
     domain = record.spec("domain_gpus")
     domain_gpus = domain.get("value") if domain else None
     return ScenarioLine(
@@ -33,7 +34,7 @@ def scenario_line(record: C2CRecord) -> ScenarioLine:
         mfu=record.mfu, time_to_train_days=record.time_to_train_days,
         inputs=tuple(cited(dict(spec)) for spec in record.specs),
         domain_gpus=int(domain_gpus) if isinstance(domain_gpus, int | float) else None,
-        title=job_title(record), layout=layout_text(record),
+        title=job_title(record), layout=layout[0], layout_note=layout[1],
         layout_searched=record.layout is not None and record.layout.mode == "search")
 
 
@@ -54,18 +55,19 @@ def _count(value: float) -> str:
     return f"{value:,.0f}"
 
 
-def layout_text(record: C2CRecord) -> str:
-    """The layout a result is for, and how it was chosen."""
+def layout_text(record: C2CRecord) -> tuple[str, str]:
+    """The layout a result is for ("TP8 x PP8 x DP48") and how it was chosen ("best of 222
+    that fit", "pinned")."""
     p = record.parallel
     dims = " x ".join(f"{k.upper()}{p[k]}" for k in ("tp", "pp", "cp", "ep", "dp")
                       if p.get(k, 1) != 1 or k == "dp")
     zero = {3: ", ZeRO-3"}.get(int(p.get("zero") or 1), "")
     choice = record.layout
     if choice is None or choice.mode != "search":
-        return f"{dims}{zero} (pinned)"
+        return f"{dims}{zero}", "pinned"
     outside = "" if choice.covered else ", outside the calibration"
-    return f"{dims}{zero} (best of {choice.fit:,} that fit{outside})" if choice.fit \
-        else f"{dims}{zero} (searched{outside})"
+    how = f"best of {choice.fit:,} that fit" if choice.fit else "searched"
+    return f"{dims}{zero}", f"{how}{outside}"
 
 
 def tco_line(record: TcoRecord) -> TcoLine:
