@@ -91,8 +91,9 @@ def clock_at(version: int) -> datetime:
 
 
 def build_rich_ledger(engine: Engine, ingest: Callable[..., object], write_pack, clock) -> int:
-    """Three dataset versions filling every published table: observations (one superseded,
-    one with a valid_to), a rejected row, an nccl-tests run, InferenceX serving points; C2C
+    """Four dataset versions filling every published table: observations (one superseded,
+    one with a valid_to), a rejected row, InferenceX serving points (a version of their own),
+    an nccl-tests run; C2C
     results, flags and briefings (each e-mailed, its folder copy failed) on the first and the
     last version, a TCO comparison on the last. Returns the last."""
     first = ingest(write_pack("v1.yaml", NVLINK_PACK)).dataset_version

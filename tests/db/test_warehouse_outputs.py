@@ -26,8 +26,8 @@ def test_flags_of_every_version_up_to_the_files_own_are_published(two_warehouses
         (1, "single_source", "warning", "nvlink-5", None),
         (1, "result_moved", "info", None, "gpt-175b-nvl72")]
     assert query(last, sql) == query(first, sql) + [
-        (3, "single_source", "warning", "nvlink-5", None),
-        (3, "result_moved", "info", None, "gpt-175b-nvl72")]
+        (4, "single_source", "warning", "nvlink-5", None),
+        (4, "result_moved", "info", None, "gpt-175b-nvl72")]
 
 
 def test_a_flags_evidence_is_a_list_of_observations_to_join(two_warehouses):
@@ -37,9 +37,9 @@ def test_a_flags_evidence_is_a_list_of_observations_to_join(two_warehouses):
                            "unnest(f.observation_ids) as e(id) "
                            "join observation o on o.observation_id = e.id "
                            "order by f.id, o.observation_id")
-    # Version 1 rests on the first figure; version 3 also on its restatement and the nccl run.
+    # Version 1 rests on the first figure; version 4 also on its restatement and the nccl run.
     assert [(version, value) for version, value, _ in evidence[:1]] == [(1, 1800.0)]
-    assert [value for version, value, _ in evidence if version == 3][:2] == [1800.0, 1900.0]
+    assert [value for version, value, _ in evidence if version == 4][:2] == [1800.0, 1900.0]
     assert {unit for _, _, unit in evidence} == {"GB/s"}
     assert query(last, "select len(observation_ids) from flag where kind = 'result_moved'") == [
         (0,), (0,)]
@@ -50,7 +50,7 @@ def test_briefings_are_published_with_their_sha256(two_warehouses):
     rows = query(last, "select dataset_version_id, as_of, length(sha256), size_bytes > 0, pages "
                        "from briefing order by id")
     assert [(v, str(d), n, positive, pages) for v, d, n, positive, pages in rows] == [
-        (1, "2026-11-21", 64, True, 12), (3, "2026-11-23", 64, True, 12)]
+        (1, "2026-11-21", 64, True, 12), (4, "2026-11-24", 64, True, 12)]
     assert query(first, "select dataset_version_id from briefing") == [(1,)]
 
 
@@ -70,8 +70,8 @@ def test_deliveries_are_published_with_their_briefings(two_warehouses):
     assert rows == [
         (1, "email", "a@example.com,b@example.com", "delivered", 1, True, None),
         (1, "folder", "/mnt/share", "failed", 4, False, "/mnt/share: No space left on device"),
-        (3, "email", "a@example.com,b@example.com", "delivered", 1, True, None),
-        (3, "folder", "/mnt/share", "failed", 4, False, "/mnt/share: No space left on device")]
+        (4, "email", "a@example.com,b@example.com", "delivered", 1, True, None),
+        (4, "folder", "/mnt/share", "failed", 4, False, "/mnt/share: No space left on device")]
     # A file lists the deliveries of the briefings it lists, no later ones.
     assert query(first, "select distinct b.dataset_version_id from briefing_delivery x "
                         "join briefing b on b.id = x.briefing_id") == [(1,)]
