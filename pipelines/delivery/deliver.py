@@ -137,6 +137,19 @@ def briefing_id_of(settings: Settings, pdf: Path) -> int:
         engine.dispose()
 
 
+def not_attempted(settings: Settings, why: str, *,
+                  now: Callable[[], datetime] = utc_now) -> DeliveryReport:
+    """Every configured channel failed without an attempt, for `why` (e.g. the briefing is
+    not in the ledger): the run reports it and goes on to publish."""
+    at = now()
+    email = [("email", ", ".join(settings.mail_to))] if "email" in channels(settings) else []
+    folder = ([("folder", str(settings.delivery_dir))]
+              if settings.delivery_dir is not None else [])
+    return DeliveryReport(tuple(DeliveryOutcome(channel, target, "failed", 0, None, why, at,
+                                                unrecorded=why)
+                                for channel, target in email + folder))
+
+
 # --- delivering --------------------------------------------------------------------------------
 
 def deliver_briefing(settings: Settings, briefing_id: int, pdf: Path, appendix: Path | None,

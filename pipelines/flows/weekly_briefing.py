@@ -69,10 +69,16 @@ def deliver_briefing(settings: Settings, briefing: jobs.RenderedBriefing,
     delivery is logged and reported, and the run goes on: the briefing stays where it is."""
     if not delivery.channels(settings):
         return DeliveryReport()
-    report = delivery.deliver_briefing(
-        settings, delivery.briefing_id_of(settings, briefing.path), briefing.path,
-        briefing.appendix, delivery.briefing_subject(as_of, briefing.dataset_version),
-        delivery.briefing_body(briefing.digest, briefing.path, briefing.appendix))
+    try:
+        briefing_id = delivery.briefing_id_of(settings, briefing.path)
+    except LookupError as exc:
+        # Without its ledger row no outcome can be recorded: nothing is sent, the run goes on.
+        report = delivery.not_attempted(settings, str(exc))
+    else:
+        report = delivery.deliver_briefing(
+            settings, briefing_id, briefing.path, briefing.appendix,
+            delivery.briefing_subject(as_of, briefing.dataset_version),
+            delivery.briefing_body(briefing.digest, briefing.path, briefing.appendix))
     for failed in report.failed:
         get_run_logger().warning("Briefing not delivered: %s", failed.describe())
     return report

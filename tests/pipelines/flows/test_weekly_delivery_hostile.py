@@ -73,3 +73,28 @@ def test_a_second_run_of_the_same_version_emails_nobody(prefect_harness, tmp_pat
     assert [o.status for o in second.delivery.outcomes] == ["sent before", "delivered"]
     assert sorted(p.name for p in share.iterdir()) == [
         "briefing-2026-11-22-appendix.pdf", "briefing-2026-11-22.pdf"]
+
+
+def test_a_briefing_missing_from_the_ledger_is_reported_not_delivered_and_the_run_goes_on(
+        prefect_harness, tmp_path, monkeypatch):
+    from prefect import flow
+
+    from pipelines.flows.weekly_briefing import deliver_briefing
+    from pipelines.jobs.steps import RenderedBriefing
+    from db.engine import upgrade
+    from pipelines.settings import Settings
+
+    share = tmp_path / "share"
+    share.mkdir()
+    configure(monkeypatch, 2525, share)
+    settings = Settings(home=tmp_path / "home")
+    settings.home.mkdir()
+    upgrade(settings.resolved_database_url)
+    unrecorded = RenderedBriefing(tmp_path / "elsewhere.pdf", "0" * 64, 1, None)
+
+    report = flow(lambda: deliver_briefing(settings, unrecorded, DAY))()
+
+    assert [(o.channel, o.status, o.attempts) for o in report.outcomes] == [
+        ("email", "failed", 0), ("folder", "failed", 0)]
+    assert all("no briefing is recorded at" in o.error for o in report.outcomes)
+    assert list(share.iterdir()) == []
