@@ -41,7 +41,8 @@ MARTS: tuple[Mart, ...] = (
         "accepted_values": {"term": PRICE_TERMS},
         "relationships": [("observation_id", "observation", "observation_id"),
                           ("offer", "item", "key")],
-        "expression_is_true": ["usd_per_gpu_hour > 0", "live = (superseded_at is null)"]}),
+        "expression_is_true": ["usd_per_gpu_hour > 0", "live = (superseded_at is null)",
+                               "valid_to is null or valid_to > as_of"]}),
     Mart("market_offer", {
         "unique": [("offer",)],
         "not_null": ["provider", "term", "gpu", "usd_per_gpu_hour", "price_date", "age_days",

@@ -80,6 +80,22 @@ def test_gpu_hour_price_keeps_a_superseded_price_beside_the_live_one(published):
     assert rows == [("c", 6.0, False), ("c", 2.0, True)]
 
 
+def test_gpu_hour_price_says_until_when_a_price_holds(ledger, ingest, write_pack, clock,
+                                                      tmp_path):
+    ingest(write_pack("prices.yaml", PRICES.replace(
+        "as_of: 2026-11-01,\n     status: C, offer: {provider: a",
+        "as_of: 2026-11-01, valid_to: 2027-02-01,\n     status: C, offer: {provider: a")))
+    with Session(ledger) as session:
+        version = dataset_version(session, 1)
+        meta = WarehouseMeta(version.id, version.content_hash, version.cutoff_at,
+                             date(2026, 11, 22), clock.tick(), "test")
+    published = publish_warehouse(ledger, tmp_path / "w.duckdb", meta, SOURCE_KIND_RANK)
+    rows = query(published, "select provider, as_of, valid_to from gpu_hour_price "
+                            "order by provider")
+    assert rows == [("a", date(2026, 11, 1), date(2027, 2, 1)), ("b", date(2026, 11, 1), None),
+                    ("c", date(2026, 11, 1), None)]
+
+
 def test_the_price_index_holds_every_version_with_its_change(published):
     rows = query(published, "select dataset_version, median_usd, cheapest_provider "
                             "from price_index where gpu = 'h100-sxm5' order by 1")

@@ -10,7 +10,7 @@ final as (
     select p.offer_provider as provider, p.offer_region as region, p.offer_term as term,
         p.offer_gpu as gpu, p.offer_units as gpus, p.offer_instance as instance_type,
         p.value as usd_per_gpu_hour, p.value_written, p.unit_written,
-        p.offer_currency as currency, p.as_of, p.recorded_at as known_at, p.superseded_at,
+        p.offer_currency as currency, p.as_of, p.valid_to, p.recorded_at as known_at, p.superseded_at,
         p.superseded_at is null as live, p.item as offer, p.source, p.observation_id
     from prices p
 )
@@ -31,5 +31,6 @@ comment on column gpu_hour_price.gpu is 'GPU item (item.key) the price is for; N
 comment on column gpu_hour_price.instance_type is 'Instance type priced (p5.48xlarge, Standard_ND96isr_H100_v5)';
 comment on column gpu_hour_price.currency is 'Currency the price was written in (usd_per_gpu_hour is always USD)';
 comment on column gpu_hour_price.as_of is 'Valid time: the date the price holds from';
+comment on column gpu_hour_price.valid_to is 'Valid time: the first date the price no longer holds (a quote''s or price list''s end of validity); NULL = open-ended';
 comment on column gpu_hour_price.source is 'Source of the price (source.key)';
 comment on column gpu_hour_price.observation_id is 'The observation (observation.observation_id)';
