@@ -192,13 +192,14 @@ def offer_history(session: Session) -> pd.DataFrame:
              .join(Source, Observation.source_id == Source.id)
              .where(Observation.offer_gpu.is_not(None))
              .order_by(Observation.id))
-    rows = [dict(row._mapping) for row in session.execute(query)]
+    # Plain tuples, not a dict per row: a 100k-offer price list's history is read at ingest.
+    rows = session.execute(query).tuples().all()
     import pandas as pd
 
-    return pd.DataFrame(rows, columns=["observation_id", "item", "source", "value", "as_of",
-                                       "valid_to", "recorded_at", "superseded_at",
-                                       "offer_provider", "offer_region", "offer_term",
-                                       "offer_gpu", "offer_units"])
+    return pd.DataFrame.from_records(rows, columns=[
+        "observation_id", "item", "source", "value", "as_of", "valid_to", "recorded_at",
+        "superseded_at", "offer_provider", "offer_region", "offer_term", "offer_gpu",
+        "offer_units"])
 
 
 def dataset_versions(session: Session, up_to: int | None = None) -> list[tuple[int, datetime]]:

@@ -18,6 +18,8 @@ EMPTY_DIGEST = f"{0:064x}"
 
 
 def _canonical(value: Any) -> str:
+    if value.__class__ is str:  # most fields: 2.2 million calls in a 100k-offer price list
+        return value
     if value is None:
         return ""
     if isinstance(value, float):

@@ -26,6 +26,8 @@ def normal(text: str) -> str:
 def hidden_characters(text: str) -> list[str]:
     """The characters of `text` that do not print as themselves, each as
     `U+200B ZERO WIDTH SPACE`, in order of first appearance."""
+    if text.isascii() and text.isprintable():
+        return []  # no Cf, Zl or Zp in ASCII, and isprintable() is False on its controls (Cc)
     found: list[str] = []
     for char in text:
         if unicodedata.category(char) in HIDDEN_CATEGORIES or char in BIDI_CONTROLS:
