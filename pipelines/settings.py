@@ -45,6 +45,11 @@ class Settings(BaseSettings):
     # than flag_tolerance (relative) conflict; a break-even speed-up moving by more than
     # result_tolerance (relative) is a result move.
     stale_after_days: int = 730
+    # The market's age limit: an offer priced more than this many days before a dataset
+    # version's date leaves that version's price index and is listed as stale
+    # (models/market/valid_time.py, whose MAX_OFFER_AGE_DAYS it equals; written out here so
+    # that reading the settings does not load pandas). A large number keeps every offer.
+    market_max_age_days: int = Field(120, ge=1)
     flag_tolerance: float = 0.01
     result_tolerance: float = 0.05
     # Per-GPU scale-out bandwidth = NIC rate x this (rail-optimised 8-GPU nodes: one NIC a GPU).

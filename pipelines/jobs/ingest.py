@@ -118,6 +118,7 @@ def ingest_paths(
     lock_timeout_seconds: float = 60.0,
     on_file: Callable[[FileReport], None] | None = None,
     options: AdapterOptions | None = None,
+    market_max_age_days: int | None = None,
 ) -> IngestReport:
     """Ingest `paths` in one transaction and return what happened to every file.
 
@@ -126,6 +127,8 @@ def ingest_paths(
 
     `now` is the knowledge clock: every observation of the run is recorded at its first tick.
     `options` is what the user said about the files (--item, --as-of) and the item aliases.
+    `market_max_age_days`: the price index's age limit (Settings.market_max_age_days; None,
+    no limit).
     """
     # The reader of a price list dated by its data counts what is in force on `today`.
     options = dataclasses.replace(options or AdapterOptions(), today=today)
@@ -146,7 +149,8 @@ def ingest_paths(
         version = _dataset_version(session, recorded_at, run.id, reports)
         # The graph's first stage after ingest, in the same transaction: a version is never
         # without its price index.
-        store_price_index(session, version.id, code_version=code_version, now=recorded_at)
+        store_price_index(session, version.id, code_version=code_version, now=recorded_at,
+                          max_age_days=market_max_age_days)
         return IngestReport(run.id, reports, version.id, version.content_hash,
                             dataset_changed=version.ingest_run_id == run.id)
 

@@ -47,6 +47,7 @@ class UpdateInputs:
     metrics: dict[str, MetricDef]
     params: TrendParams
     options: AdapterOptions
+    market_max_age_days: int | None = None  # the price index's age limit (None: no limit)
 
 
 def update_ledger(engine: Engine, inputs: UpdateInputs, *, today: date, as_of: date,
@@ -57,7 +58,8 @@ def update_ledger(engine: Engine, inputs: UpdateInputs, *, today: date, as_of: d
     (scenarios evaluated as of `as_of`) and its flags, all in one transaction."""
     with write_session(engine, lock_timeout_seconds) as session:
         ingest = ingest_paths(session, inputs.paths, metrics=inputs.metrics, today=today,
-                              now=now, code_version=code_version, options=inputs.options)
+                              now=now, code_version=code_version, options=inputs.options,
+                              market_max_age_days=inputs.market_max_age_days)
         version = ingest.dataset_version
         computed_at = now()
         c2c_report = c2c.recompute(session, inputs.scenarios_dir, version, on=as_of,

@@ -101,7 +101,8 @@ def ingest(settings: Settings, paths: list[Path], *, today: date,
             waited = waited.then(lock_wait_of(session))
             report = ingest_paths(session, paths, metrics=load_metrics(settings.catalog_path),
                                   today=today, now=now, code_version=code_version(),
-                                  on_file=on_file, options=options)
+                                  on_file=on_file, options=options,
+                                  market_max_age_days=settings.market_max_age_days)
     finally:
         engine.dispose()
     if on_wait is not None:
@@ -118,7 +119,8 @@ def update(settings: Settings, paths: list[Path], *, as_of: date,
                           metrics=load_metrics(settings.catalog_path), params=_params(settings),
                           options=AdapterOptions(aliases=item_aliases(settings),
                                                  limits=settings.input_limits,
-                                                 instances=instance_table()))
+                                                 instances=instance_table()),
+                          market_max_age_days=settings.market_max_age_days)
     waited = migrate_ledger(settings)
     engine = connect_ledger(settings)
     try:
@@ -153,7 +155,7 @@ def price_index(settings: Settings, dataset_version: int, *,
     try:
         with write_session(engine, settings.lock_timeout_seconds) as session:
             return store_price_index(session, dataset_version, code_version=code_version(),
-                                     now=now())
+                                     now=now(), max_age_days=settings.market_max_age_days)
     finally:
         engine.dispose()
 

@@ -34,3 +34,16 @@ def test_the_readers_are_one_comma_separated_variable(monkeypatch):
     assert Settings().mail_to == ["cfo@example.com", "infra@example.com"]
     monkeypatch.setenv("SPECLEDGER_MAIL_TO", "")
     assert Settings().mail_to == []  # no readers: no e-mail
+
+
+def test_the_market_age_limit_is_on_by_default_and_set_by_its_variable(monkeypatch):
+    from models.market.valid_time import MAX_OFFER_AGE_DAYS
+
+    assert Settings().market_max_age_days == MAX_OFFER_AGE_DAYS == 120
+    monkeypatch.setenv("SPECLEDGER_MARKET_MAX_AGE_DAYS", "30")
+    assert Settings().market_max_age_days == 30
+    monkeypatch.setenv("SPECLEDGER_MARKET_MAX_AGE_DAYS", "0")
+    with pytest.raises(ValidationError) as refused:
+        Settings()
+    assert settings_problem(refused.value).startswith(
+        "invalid setting SPECLEDGER_MARKET_MAX_AGE_DAYS=")

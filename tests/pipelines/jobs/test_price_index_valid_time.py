@@ -105,3 +105,25 @@ def test_each_row_keeps_its_price_dates_and_its_composition_change(ingest, ledge
         "2026-11-01", "2026-11-01")
     assert row["wow_composition"] == "lambda added 2 offers"
     assert row["d90_composition"] == "lambda added 3 offers"
+
+
+@pytest.mark.parametrize(("limit", "indexed"), [(None, True), ("30", True), ("5", False)])
+def test_the_settings_age_limit_reaches_the_index_of_an_ingest(tmp_path, monkeypatch, weekly,
+                                                               limit, indexed):
+    """`specledger ingest` indexes with SPECLEDGER_MARKET_MAX_AGE_DAYS (default 120 days): the
+    2026-10-25 catalog, ingested on 2026-11-01, is 7 days old."""
+    from pipelines.jobs import steps
+    from pipelines.ledger.connection import connect_ledger
+    from pipelines.settings import Settings
+
+    monkeypatch.delenv("SPECLEDGER_DATABASE_URL", raising=False)
+    if limit is not None:
+        monkeypatch.setenv("SPECLEDGER_MARKET_MAX_AGE_DAYS", limit)
+    settings = Settings(home=tmp_path / "home")
+    report = steps.ingest(settings, [weekly[0]], today=datetime(2026, 11, 1).date(),
+                          now=lambda: datetime(2026, 11, 1, 12, tzinfo=UTC))
+    engine = connect_ledger(settings)
+    with Session(engine) as session:
+        row = index_row(session, report.dataset_version, "h100-sxm5", "on_demand")
+    engine.dispose()
+    assert (row is not None) is indexed
