@@ -111,13 +111,25 @@ class Rent:
     offers: int
     cheapest: float
     cheapest_provider: str
-    as_of: str | None = None  # the index's date (the version's)
+    # Price dates (valid time): the newest and oldest of the offers counted (results stored
+    # before the index kept them give the version's date as as_of, and no price_from).
+    as_of: str | None = None
+    price_from: str | None = None
 
     @classmethod
     def from_json(cls, term: str, data: Mapping[str, Any]) -> Rent:
         return cls(term, float(data["median"]), float(data["p25"]), float(data["p75"]),
                    int(data["offers"]), float(data["cheapest"]), str(data["cheapest_provider"]),
-                   data.get("as_of"))
+                   data.get("as_of"), data.get("price_from"))
+
+    @property
+    def price_dates(self) -> str | None:
+        """"2025-03-01", or "2025-03-01 to 2025-03-08" when the offers' dates differ."""
+        if self.as_of is None:
+            return None
+        if self.price_from is None or self.price_from == self.as_of:
+            return self.as_of
+        return f"{self.price_from} to {self.as_of}"
 
 
 @dataclass(frozen=True)

@@ -146,6 +146,9 @@ class OptionLine:
     goodput: float = 1.0
     upfront_capex_usd: float | None = None
     annual_opex_usd: float | None = None
+    # The price dates of the on-demand offers the market figure counts ("2025-03-01", or
+    # "2025-03-01 to 2025-03-08"): valid time, not the dataset version's date.
+    market_price_dates: str | None = None
 
 
 @dataclass(frozen=True)
@@ -197,6 +200,24 @@ class MarketLine:
     cheapest_term: str
     cheapest_source: str
     as_of: date                           # the dataset version's date
+    # Price dates (valid time): the oldest and newest of the on-demand offers counted, and the
+    # cheapest offer's own; composition: offers that came or went, apart from the change.
+    price_from: date | None = None
+    price_to: date | None = None
+    cheapest_as_of: date | None = None
+    composition: str | None = None
+
+
+@dataclass(frozen=True)
+class PriceTierLine:
+    """An option priced one way: owned, rented from a neocloud or from a hyperscaler."""
+
+    tier: str                             # owned | neocloud | hyperscaler
+    usd_per_gpu_hour: float
+    source: str                           # the TCO option, or the providers and price dates
+    usd_per_mtok_in: float | None = None  # at the target; None: the option does not reach it
+    usd_per_mtok_out: float | None = None
+    usd_per_mtok_all_out: float | None = None  # every GPU-second charged to output
 
 
 @dataclass(frozen=True)
@@ -216,6 +237,8 @@ class ServingOptionLine:
     rent_usd_per_gpu_hour: float | None = None
     rent_usd_per_mtok: float | None = None
     rent_source: str | None = None
+    tiers: tuple[PriceTierLine, ...] = ()  # owned, neocloud, hyperscaler: those the ledger has
+    prefill_share: float | None = None    # of the GPU-time at the target: the input tokens'
 
 
 @dataclass(frozen=True)

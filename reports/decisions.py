@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from reports.context import BriefingContext, DecisionLine, OptionLine, ServingLine
+from reports.context import BriefingContext, DecisionLine, MarketLine, OptionLine, ServingLine
 from reports.formatting import format_number, format_percent, format_usd
 
 
@@ -220,10 +220,22 @@ def digest(context: BriefingContext) -> str:
         lines.append("")
     if context.market:
         lines.append("Market (on-demand index, USD per GPU-hour):")
-        lines += [f"  - {m.gpu}: {format_usd(m.median_usd)}, cheapest "
+        lines += [f"  - {m.gpu}: {format_usd(m.median_usd)}{_prices_of(m)}, cheapest "
                   f"{format_usd(m.cheapest_usd)} ({m.cheapest_provider}, "
-                  f"{m.cheapest_term.replace('_', ' ')})" for m in context.market]
+                  f"{m.cheapest_term.replace('_', ' ')}"
+                  f"{f', price of {m.cheapest_as_of}' if m.cheapest_as_of else ''})"
+                  f"{f'; {m.composition}' if m.composition else ''}" for m in context.market]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _prices_of(line: MarketLine) -> str:
+    """The suffix " (prices of 2025-03-01 to 2025-03-08)": the price dates of the offers the
+    median counts (valid time), not the dataset version's date."""
+    if line.median_usd is None or line.price_to is None:
+        return ""
+    if line.price_from is None or line.price_from == line.price_to:
+        return f" (prices of {line.price_to})"
+    return f" (prices of {line.price_from} to {line.price_to})"
 
 
 def _option_text(option: OptionLine) -> str:

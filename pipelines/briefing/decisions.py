@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
+from datetime import date
 from typing import Any
 
 import pandas as pd
@@ -79,7 +80,8 @@ def _option(option: TcoOption, linked: ScenarioLine | None) -> OptionLine:
                       rented=option.rent is not None,
                       availability=option.availability, goodput=option.goodput,
                       upfront_capex_usd=option.upfront_capex_usd,
-                      annual_opex_usd=option.annual_opex_usd)
+                      annual_opex_usd=option.annual_opex_usd,
+                      market_price_dates=on_demand.price_dates if on_demand else None)
 
 
 def rent_basis(rent: Mapping[str, Any]) -> str:
@@ -121,8 +123,11 @@ def _on_demand(index: pd.DataFrame, version: int) -> dict[str, float]:
 
 def market_lines(index: pd.DataFrame, version: int,
                  compared: int | None) -> list[MarketLine]:
-    """One line per GPU with an offer at `version`: the on-demand median, its change since
-    `compared`, and the cheapest offer of any term."""
+    """One line per GPU with an offer at `version`: the on-demand median with its price
+    dates, its change since `compared`, and the cheapest offer of any term with its date.
+    The change is the index's week-over-week change over matched offers (same provider,
+    region, instance, term) when the index has one, so that offers coming or going (its
+    `composition`, said apart) are never a price move; else the medians' ratio."""
     if index.empty:
         return []
     now = index[index["dataset_version"] == version]
@@ -133,16 +138,35 @@ def market_lines(index: pd.DataFrame, version: int,
         on_demand = rows[rows["term"] == ON_DEMAND]
         median = float(on_demand["median"].iloc[0]) if not on_demand.empty else None
         then = before.get(str(gpu))
+        row = on_demand.iloc[0] if median is not None else None
+        matched = _cell(row, "wow_change")
+        change = ((median / then - 1) if median is not None and then else None
+                  ) if matched is None else float(matched)
         lines.append(MarketLine(
             gpu=str(gpu), median_usd=median,
             offers=int(on_demand["n_offers"].iloc[0]) if median is not None else 0,
             providers=int(on_demand["n_providers"].iloc[0]) if median is not None else 0,
-            change=(median / then - 1) if median is not None and then else None,
+            change=change,
             cheapest_usd=float(cheapest["cheapest_price"]),
             cheapest_provider=str(cheapest["cheapest_provider"]),
             cheapest_term=str(cheapest["term"]), cheapest_source=str(cheapest["cheapest_source"]),
-            as_of=pd.Timestamp(cheapest["version_date"]).date()))
+            as_of=pd.Timestamp(cheapest["version_date"]).date(),
+            price_from=_day(_cell(row, "price_from")), price_to=_day(_cell(row, "price_to")),
+            cheapest_as_of=_day(_cell(cheapest, "cheapest_as_of")),
+            composition=_cell(row, "wow_composition")))
     return lines
+
+
+def _cell(row: pd.Series | None, column: str) -> Any:
+    """A stored index cell, None when the row, the column or the value is missing."""
+    if row is None or column not in row.index:
+        return None
+    value = row[column]
+    return None if value is None or (not isinstance(value, str) and pd.isna(value)) else value
+
+
+def _day(value: Any) -> date | None:
+    return None if value is None else pd.Timestamp(value).date()
 
 
 def headlines(moves: Sequence[ResultMove], market: Sequence[MarketLine],

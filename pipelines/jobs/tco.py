@@ -170,8 +170,20 @@ def _market_beside(gpu: str | None, session: Session | None,
                            "p75": float(row["p75"]), "offers": int(row["n_offers"]),
                            "cheapest": float(row["cheapest_price"]),
                            "cheapest_provider": str(row["cheapest_provider"]),
-                           "as_of": pd.Timestamp(row["version_date"]).date().isoformat()}
+                           # price dates (valid time), not the dataset version's date
+                           "as_of": _price_day(row, "price_to"),
+                           "price_from": _price_day(row, "price_from"),
+                           "cheapest_as_of": _price_day(row, "cheapest_as_of")}
     return {"gpu": gpu, "usd_per_gpu_hour": terms} if terms else None
+
+
+def _price_day(row: dict[str, Any], column: str) -> str | None:
+    """A price date of a stored index row as ISO text (the version's date for rows stored
+    before the index kept price dates)."""
+    value = row.get(column)
+    if value is None or pd.isna(value):
+        value = row["version_date"]
+    return pd.Timestamp(value).date().isoformat()
 
 
 def _resolve(scenario: TcoScenario, spec: InputSpec, session: Session | None, on: date,

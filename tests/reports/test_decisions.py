@@ -92,3 +92,16 @@ def test_the_digest_is_page_one_as_plain_text():
     assert "too close to call" in text and "Since the last briefing:" in text
     assert "  - h100-sxm5: $10, cheapest $3.29 (lambda, on demand)" in text
     assert "tco-worked-illustration" not in text
+
+
+def test_the_digests_market_lines_carry_their_price_dates_and_composition_apart():
+    from datetime import date
+
+    context = full_context()
+    h100, *rest = context.market
+    dated = dataclasses.replace(h100, price_from=date(2025, 3, 1), price_to=date(2025, 3, 8),
+                                cheapest_as_of=date(2025, 3, 1),
+                                composition="lambda added 2 regions")
+    text = digest(dataclasses.replace(context, market=[dated, *rest]))
+    assert ("  - h100-sxm5: $10 (prices of 2025-03-01 to 2025-03-08), cheapest $3.29 (lambda, "
+            "on demand, price of 2025-03-01); lambda added 2 regions") in text

@@ -123,3 +123,25 @@ def test_an_options_cost_per_gpu_hour_is_set_beside_the_markets(ledger, ingest, 
     assert "own-nvl72" not in result["market"]  # no GB200 offer in the ledger: nothing beside
     [line] = market_lines(result)
     assert line.startswith("rent-h100: ") and "renting h100-sxm5 on the market" in line
+
+
+def test_the_market_beside_an_option_is_dated_by_its_offers_prices(ledger, ingest, write_pack,
+                                                                   clock):
+    """The rent side of rent-vs-buy carries its offers' price dates (valid time): the
+    2026-11-01 prices known on the clock's day, not the dataset version's date."""
+    from pipelines.settings import PROJECT_ROOT
+
+    clock.tick(days=20)
+    version = ingest(PROJECT_ROOT / "data" / "sources",
+                     write_pack("prices.yaml", PRICES)).dataset_version
+    scenario = load_tco_scenario(PROJECT_ROOT / "data" / "scenarios"
+                                 / "tco-1t-dense-own-nvl72-vs-rent-h100.yaml")
+    with Session(ledger) as session:
+        resolved = tco.resolve_inputs(scenario, session, on=TODAY, known=clock.now,
+                                      dataset_version=version)
+    reserved = tco.evaluate(scenario, resolved, None)["market"]["rent-h100"][
+        "usd_per_gpu_hour"]["reserved_1y"]
+    assert clock.now.date().isoformat() == "2026-11-21"  # the version's date
+    # The newest price counted is the pack's; the oldest, a shipped 2025 list price.
+    assert reserved["as_of"] == "2026-11-01"
+    assert reserved["price_from"] < "2026-01-01" < reserved["as_of"]
