@@ -192,8 +192,9 @@ def offer_history(session: Session) -> pd.DataFrame:
              .join(Source, Observation.source_id == Source.id)
              .where(Observation.offer_gpu.is_not(None))
              .order_by(Observation.id))
-    # Plain tuples, not a dict per row: a 100k-offer price list's history is read at ingest.
-    rows = session.execute(query).tuples().all()
+    # Plain tuples through the connection, not ORM rows as dicts: a 100k-offer price list's
+    # history is read at its ingest.
+    rows = session.connection().execute(query).all()
     import pandas as pd
 
     return pd.DataFrame.from_records(rows, columns=[

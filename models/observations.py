@@ -325,7 +325,7 @@ def _offer(raw: Any) -> OfferTerms:
     if not isinstance(raw, dict):
         raise _Invalid("offer", f"offer must be a mapping, got {_shown(raw)}")
     known = _OFFER_KEYS
-    unknown = sorted(str(k) for k in raw if k not in known)
+    unknown = [] if known.issuperset(raw) else sorted(str(k) for k in raw if k not in known)
     if unknown:
         raise _Invalid(f"offer.{unknown[0]}", f"unknown offer key {unknown[0]!r} (known: "
                                               f"{', '.join(sorted(known - _OFFER_NOTES))})")
