@@ -98,7 +98,11 @@ def hierarchical(kind: str, stride: IntArray, n: IntArray, size: FloatArray,
         inside_split = 2 * ring_gather(k, size, up)
         crossing = ring_all_reduce(where.across, size / k, out)
     else:  # a gather's split inside is the gather inside itself
-        inside = inside_split = ring_gather(k, size, up)
+        inside = ring_gather(k, size, up)
+        # NCCL runs all-gather and reduce-scatter as one ring over all n ranks: n - 1 steps,
+        # of which across - 1 cross the network; the other n - across are NVLink steps, so the
+        # latency grows with the whole group, not with the domains alone.
+        inside_split = inside + (where.across - 1) * (k - 1) * up.alpha
         crossing = ring_gather(where.across, size / k, out)
     return TieredTime(np.where(where.whole, inside, inside_split),
                       np.where(where.whole, 0.0, crossing))

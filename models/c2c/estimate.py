@@ -285,7 +285,7 @@ def _timing(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts
     runs = Runs.of(lay, BUT_ZERO)
     free = _zero_free(model, hw, fw, runs.firsts(lay), full)
     x = runs.expand
-    dp = _dp(fw, lay, free, runs)
+    dp = _dp(hw, fw, lay, free, runs)
     optimizer = np.where(lay.zero >= 1, x(free.optimizer_sharded), x(free.optimizer_whole))
     t_iter = x(free.base) + dp[1].total + dp[2] + optimizer
     return runs, free, dp, optimizer, t_iter
@@ -339,7 +339,7 @@ def _zero_free(model: TransformerSpec, hw: ClusterSpec, fw: Framework,
     expert_dp = lay.expert_dp
     dp_shards = (lay.dp * lay.cp).astype(np.float64)
     expert_shards = expert_dp.astype(np.float64)
-    traffic = _dp_traffic(hw, fw, lay, m, (dense, expert), expert_dp)
+    traffic = _dp_traffic(hw, fw, lay, m, (dense, expert), expert_dp, stage.layers)
     return _ZeroFree(
         m=m, gpus=lay.gpus.astype(np.float64), base=m * per_mb + bubble,
         compute=m * stage.compute, bubble=bubble, stage=stage,
@@ -370,11 +370,27 @@ def _layer(model: TransformerSpec, hw: ClusterSpec, fw: Framework,
     """One average layer: dense, or the dense/MoE mix of a model with MoE layers."""
     dense = layer_forward(model, hw, fw, lay, moe=False)
     if not model.is_moe:
-        return dense
+        return _at_framework_rate(dense, fw)
     moe = layer_forward(model, hw, fw, lay, moe=True)
     share = model.moe_layers / model.layers
-    return LayerCompute(*((1 - share) * getattr(dense, f) + share * getattr(moe, f)
-                          for f in LayerCompute.__dataclass_fields__))
+    return _at_framework_rate(LayerCompute(*(
+        (1 - share) * getattr(dense, f) + share * getattr(moe, f)
+        for f in LayerCompute.__dataclass_fields__)), fw)
+
+
+def _framework_rate(fw: Framework) -> float:
+    """The share of Megatron-Core's kernel rate the framework's kernels reach."""
+    return cal.PYTORCH_KERNEL_EFFICIENCY if fw.pytorch_native else 1.0
+
+
+def _at_framework_rate(layer: LayerCompute, fw: Framework) -> LayerCompute:
+    """`layer`'s seconds at the framework's kernel rate (its FLOPs unchanged)."""
+    rate = _framework_rate(fw)
+    if rate == 1.0:
+        return layer
+    return replace(layer, gemm_s=layer.gemm_s / rate, attention_core_s=layer.attention_core_s
+                   / rate, elementwise_s=layer.elementwise_s / rate,
+                   score_elementwise_s=layer.score_elementwise_s / rate)
 
 
 def _stage(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts,
@@ -389,7 +405,7 @@ def _stage(model: TransformerSpec, hw: ClusterSpec, fw: Framework, lay: Layouts,
     full_share = _full_recompute_share(model, lay)
     tp_group = placement(np.ones_like(lay.tp), lay.tp, hw)  # TP's and PP's regather's
     extra = recompute_seconds(layer, mode) * np.where(mode == Recompute.FULL, full_share, 1.0)
-    logits, _ = logits_forward(model, hw, lay)
+    logits = logits_forward(model, hw, lay)[0] / _framework_rate(fw)
     per_layer = forward + backward + extra
     other = np.maximum(split.first, split.middle)
     last_is_slowest = split.last * per_layer + 3 * logits >= other * per_layer
@@ -526,7 +542,8 @@ def _slowdown(link: TieredTime, hidden: FloatArray, total: FloatArray) -> FloatA
 
 
 def _dp_traffic(hw: ClusterSpec, fw: Framework, lay: Layouts, m: FloatArray,
-                params: ParamsPerGpu, expert_dp: IntArray) -> dict[str, TieredTime]:
+                params: ParamsPerGpu, expert_dp: IntArray,
+                layers: FloatArray) -> dict[str, TieredTime]:
     """Gradient and parameter traffic of data parallelism per iteration, link time, under
     each ZeRO regime (`_ZeroFree`'s grads_* and gathered_*; DDP gathers nothing). Dense
     weights sync over the dp x cp ranks (tp apart), expert weights over their expert_dp
@@ -535,28 +552,33 @@ def _dp_traffic(hw: ClusterSpec, fw: Framework, lay: Layouts, m: FloatArray,
     zero 0-2 (DDP, the distributed optimizer): gradients reduced once an iteration (zero 0:
     all-reduced; 1-2: reduce-scattered), parameters gathered once after the step (1-2).
     zero 3 (FSDP): every layer's parameters gathered before its forward and again before its
-    backward, its gradients reduce-scattered after, every micro-batch."""
+    backward, its gradients reduce-scattered after, every micro-batch: one collective per
+    layer (each paying its ring's latency), over a layer's share of the stage's parameters."""
     dense, expert = params
     groups = ((lay.tp, lay.dp * lay.cp, dense),
               (lay.expert_tp * lay.ep, expert_dp, expert))
-    reduces, scatters, gathers = [], [], []
+    per_layer = np.maximum(layers, 1.0)
+    reduces, scatters, gathers, layer_scatters, layer_gathers = [], [], [], [], []
     for stride, n, count in groups:
-        placed = placement(stride, n, hw)  # one group, three collectives
+        placed = placement(stride, n, hw)  # one group, five collectives
         grad_bytes = count * (float(cal.GRAD_REDUCE_BYTES) if fw.grad_reduce_in_fp32
                               else float(cal.BYTES_PER_ELEMENT))
         param_bytes = count * float(cal.BYTES_PER_ELEMENT)
         reduces.append(hierarchical("all_reduce", stride, n, grad_bytes, hw, placed))
         scatters.append(hierarchical("gather", stride, n, grad_bytes, hw, placed))
         gathers.append(hierarchical("gather", stride, n, param_bytes, hw, placed))
-    twice = 2 * m
+        layer_scatters.append(hierarchical("gather", stride, n, grad_bytes / per_layer, hw,
+                                           placed).scaled(m * per_layer))
+        layer_gathers.append(hierarchical("gather", stride, n, param_bytes / per_layer, hw,
+                                          placed).scaled(2 * m * per_layer))
     return {"grads_ddp": reduces[0] + reduces[1],
             "grads_sharded": scatters[0] + scatters[1],
-            "grads_fsdp": scatters[0].scaled(m) + scatters[1].scaled(m),
+            "grads_fsdp": layer_scatters[0] + layer_scatters[1],
             "gathered_sharded": gathers[0] + gathers[1],
-            "gathered_fsdp": gathers[0].scaled(twice) + gathers[1].scaled(twice)}
+            "gathered_fsdp": layer_gathers[0] + layer_gathers[1]}
 
 
-def _dp(fw: Framework, lay: Layouts, free: _ZeroFree,
+def _dp(hw: ClusterSpec, fw: Framework, lay: Layouts, free: _ZeroFree,
         runs: Runs) -> tuple[TieredTime, TieredTime, FloatArray]:
     """Data parallelism per iteration, per layout: link time, exposed time and overlap
     slowdown, for the layout's ZeRO stage (traffic: `_dp_traffic`).
@@ -594,9 +616,23 @@ def _dp(fw: Framework, lay: Layouts, free: _ZeroFree,
     fwd_exposed, fwd_slow = _hidden_behind(per_forward, x(stage.layer_forward))
     bwd_exposed, bwd_slow = _hidden_behind(per_backward, x(stage.layer_backward))
     fsdp_exposed = (fwd_exposed + bwd_exposed).scaled(calls) + per_forward.scaled(m)
-    fsdp_slowdown = (fwd_slow + bwd_slow) * calls
+    fsdp_slowdown = (fwd_slow + bwd_slow) * calls + _fsdp2_copies(hw, fw, free, runs)
     exposed = _where(fsdp, fsdp_exposed, exposed_once + exposed_step)
     return link, exposed, np.where(fsdp, fsdp_slowdown, slowdown_once + slowdown_step)
+
+
+def _fsdp2_copies(hw: ClusterSpec, fw: Framework, free: _ZeroFree, runs: Runs) -> FloatArray:
+    """PyTorch FSDP2's copies around its collectives per iteration, on the compute stream:
+    each layer's gathered BF16 parameters copied out of the all-gather buffer (read + write)
+    before its forward and again before its backward (reshard after forward), and its BF16
+    gradients copied into the reduce-scatter buffer in the reduce dtype. Zero unless
+    `fw.pytorch_fsdp` (flat-buffer ZeRO-3 gathers in place)."""
+    if not fw.pytorch_fsdp:
+        return np.zeros(len(runs.expand(free.m)))
+    grad = float(cal.GRAD_REDUCE_BYTES) if fw.grad_reduce_in_fp32 else float(cal.BYTES_PER_ELEMENT)
+    per_param = 2 * 2 * cal.BYTES_PER_ELEMENT + cal.BYTES_PER_ELEMENT + grad
+    params = runs.expand(free.dense + free.expert)
+    return runs.expand(free.m) * params * per_param / (hw.hbm_bw * cal.HBM_EFFICIENCY)
 
 
 def _hidden_behind(link: TieredTime, window: FloatArray) -> tuple[TieredTime, FloatArray]:

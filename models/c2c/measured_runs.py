@@ -56,6 +56,12 @@ class MeasuredRun:
     ep: int
     tokens_per_s_per_gpu: float  # as published (an int where the table gives one)
     model_tflops_per_gpu: float | None  # as published (None when the cell is empty)
+    # The training stack: "megatron" (Megatron-Core / NeMo / Megatron-Bridge with Transformer
+    # Engine; FSDP there is Megatron-FSDP's flat buffers) or "pytorch" (PyTorch's own modules
+    # and FSDP2, as torchtitan runs them).
+    framework: str = "megatron"
+    recompute: str = "none"  # activation recomputation: none | selective | full
+    grad_reduce_in_fp32: bool = False  # gradients reduced in fp32 (FSDP2's reduce_dtype)
 
 
 @dataclass(frozen=True)

@@ -297,3 +297,13 @@ class Framework:
     # MoE dispatch/combine of one micro-batch overlapped with another's compute (Megatron-Core
     # overlap_moe_expert_parallel_comm, the 1F1B all-to-all overlap).
     ep_overlap: bool = False
+    # ZeRO-3 as PyTorch FSDP2 runs it (torchtitan, torchtune): parameters are sharded one by
+    # one (DTensor), so every all-gather copies the gathered buffer out into the layer's
+    # parameters and every reduce-scatter copies the gradients in (cast to the reduce dtype),
+    # on the compute stream. False: flat-buffer ZeRO-3 (Megatron-FSDP, DeepSpeed), which
+    # gathers and reduces in place.
+    pytorch_fsdp: bool = True
+    # The model runs in PyTorch's own modules (torchtitan, torchtune, Composer: eager norms,
+    # activations and rotary embeddings, no Transformer Engine) rather than Megatron-Core's
+    # fused kernels: its compute runs at calibration.PYTORCH_KERNEL_EFFICIENCY of the rate.
+    pytorch_native: bool = False

@@ -168,13 +168,15 @@ def validation_results() -> list[ValidationResult]:
 
 # --- NeMo / Megatron-Bridge performance summaries (data/measurements/training_runs.yaml) ---
 
-def _system(peak: float, fp8: float, fp4: float | None, hbm: float, hbm_bw: float,
+def _system(peak: float, fp8: float | None, fp4: float | None, hbm: float, hbm_bw: float,
             domain: int, nvlink: float, nic: float, arch: str,
             host: float = 64) -> dict[Precision, ClusterSpec]:
     """One DGX system's GPU in each precision it runs (TFLOP/s, GB, GB/s, GPUs, GB/s one way,
     Gb/s per NIC, GB/s to host memory one way): the BF16 peak for attention, the precision's
     peak for the GEMMs."""
-    peaks = {Precision.BF16: peak, Precision.FP8: fp8, Precision.MXFP8: fp8}
+    peaks = {Precision.BF16: peak}
+    if fp8 is not None:
+        peaks |= {Precision.FP8: fp8, Precision.MXFP8: fp8}
     if fp4 is not None:
         peaks[Precision.FP4] = fp4
     return {p: ClusterSpec(peak_flops=peak * 1e12, gemm_peak_flops=v * 1e12, hbm_bytes=hbm * 1e9,
@@ -197,6 +199,10 @@ SYSTEMS: dict[str, dict[Precision, ClusterSpec]] = {
     "DGX-GB200": _system(2500, 5000, 10000, 186, 8000, 72, 900, 400, "blackwell", host=225),
     "DGX-GB300": _system(2500, 5000, 15000, 279, 8000, 72, 900, 800,
                          "blackwell_ultra", host=225),
+    # torchtitan's 64 x A100 80GB runs: 8-GPU NVLink 3 nodes (600 GB/s); the source does not
+    # give the network, taken as DGX A100's 200 Gb/s HDR NIC per GPU (the runs' FSDP traffic
+    # hides behind compute at either rate).
+    "A100-SXM4-80GB": _system(312, None, None, 80, 2039, 8, 300, 200, "ampere"),
 }
 
 
@@ -243,12 +249,16 @@ def published_runs(table: TrainingRuns) -> list[RunCase]:
         layout = Layout(tp=run.tp, pp=run.pp, dp=dp, cp=run.cp, ep=run.ep,
                         micro_batch=run.micro_batch, global_batch=run.global_batch,
                         interleave=run.vp, sequence_parallel=run.tp > 1,
-                        zero=3 if run.fsdp else 1, recompute=Recompute.NONE,
+                        zero=3 if run.fsdp else 1, recompute=Recompute.parse(run.recompute),
                         offload_layers=recipe.offload_layers if recipe else 0)
-        # NVIDIA's performance recipes reduce gradients in bf16 (grad_reduce_in_fp32 off).
+        # NVIDIA's performance recipes reduce gradients in bf16 (grad_reduce_in_fp32 off) and
+        # run FSDP as Megatron-FSDP's flat buffers; torchtitan is PyTorch's modules and FSDP2.
+        pytorch = run.framework == "pytorch"
         cases.append(RunCase(run, model, layout, SYSTEMS[run.system][precision],
                              replace(MCORE_FRAMEWORK, precision=precision,
-                                     grad_reduce_in_fp32=False,
+                                     grad_reduce_in_fp32=run.grad_reduce_in_fp32,
+                                     tp_overlap=not pytorch, pytorch_native=pytorch,
+                                     pytorch_fsdp=pytorch,
                                      ep_overlap=recipe.ep_overlap if recipe else False),
                              published_set(table.source(run.source))))
     return cases

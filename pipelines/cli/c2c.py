@@ -171,15 +171,20 @@ def validate(home: HomeOption = None, as_json: JsonOption = False,
     # The sets are the C2C model's (training) and the serving model's (M5): "model error".
     summary = Table(title="Model error per calibration set", title_justify="left",
                     box=box.SIMPLE)
-    for column in ("set", "published", "points", "mean abs", "max abs"):
+    for column in ("set", "published", "points", "mean abs", "max abs", "band holds"):
         summary.add_column(column, justify="left" if column in ("set", "published") else "right")
     for calibration_set in report["sets"]:
         unit = "%" if calibration_set["error_unit"] == "%" else " pts"
+        held = calibration_set.get("band_coverage")
         summary.add_row(calibration_set["title"], calibration_set["published_on"],
                         str(len(calibration_set["points"])),
                         f"{calibration_set['mean_abs_error']:.1f}{unit}",
-                        f"{calibration_set['max_abs_error']:.1f}{unit}")
+                        f"{calibration_set['max_abs_error']:.1f}{unit}",
+                        f"{held['inside']} of {held['points']} ({held['how']})" if held else "")
     console.print(summary)
+    console.print("band holds: the C2C model's error band, built with the set left out of the "
+                  "fit and of the band, holds this many of the set's points "
+                  "(models/c2c/calibration.py, LEAVE_OUT_COVERAGE)", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -87,6 +87,14 @@ def _optional(check: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return lambda value: None if value is None else check(value)
 
 
+def _choice(*allowed: str) -> Callable[[Any], str]:
+    def check(value: Any) -> str:
+        if value not in allowed:
+            raise ValueError(f"expected one of {', '.join(allowed)}, not {value!r}")
+        return str(value)
+    return check
+
+
 def _precision(value: Any) -> str:
     Precision.parse(_text(value))  # its ValueError says which precisions there are
     return value
@@ -119,6 +127,9 @@ RUN_FIELDS: Final[Fields] = {
     "global_batch": _GE1, "micro_batch": _GE1, "seq_len": _GE1, "fsdp": _flag, "tp": _GE1,
     "pp": _GE1, "cp": _GE1, "vp": _GE1, "ep": _GE1, "tokens_per_s_per_gpu": _positive,
     "model_tflops_per_gpu": _optional(_positive)}
+RUN_OPTIONAL: Final[Fields] = {"framework": _choice("megatron", "pytorch"),
+                               "recompute": _choice("none", "selective", "full"),
+                               "grad_reduce_in_fp32": _flag}
 POINT_FIELDS: Final[Fields] = {
     "source": _text, "hardware": _text, "model": _text, "precision": _weights, "engine": _text,
     "tp": _GE1, "ep": _GE1, "dp_attention": _flag, "input_tokens": _GE1,
@@ -226,7 +237,8 @@ def load_training_runs(path: Path = TRAINING_RUNS_PATH,
     recipes = [(line, _recipe(v)) for line, v in
                table.rows("recipes", RECIPE_FIELDS, RECIPE_OPTIONAL)]
     _unique(table, "recipes", recipes, lambda r: (r.system, r.model, r.precision), "system")
-    runs = [(line, MeasuredRun(**v)) for line, v in table.rows("runs", RUN_FIELDS)]
+    runs = [(line, MeasuredRun(**v)) for line, v in
+            table.rows("runs", RUN_FIELDS, RUN_OPTIONAL)]
     source_keys = {s.key for _, s in sources}
     names = {a.name for _, a in architectures}
     for number, (line, run) in enumerate(runs, start=1):

@@ -88,13 +88,15 @@ def estimate_row(estimates: Estimates, i: int) -> dict[str, Any]:
     }
 
 
-def error_band(row: dict[str, Any], hw: ClusterSpec, moe: bool) -> dict[str, Any]:
-    """The model's error around one result: the iteration time and time to train that 80 % of
-    the calibration runs of the GPU's architecture and the parallel scheme (dense or MoE)
-    fell within (calibration.BAND). A layout whose scheme the calibration does not cover
+def error_band(row: dict[str, Any], hw: ClusterSpec, moe: bool,
+               pytorch: bool = False) -> dict[str, Any]:
+    """The model's error around one result: the iteration time and time to train within
+    which at least 80 % of each calibration set's runs of the GPU's architecture and the
+    parallel scheme (dense or MoE; PyTorch's own stack apart) fell, with the set left out of
+    the fit (calibration.BAND). A layout whose scheme the calibration does not cover
     (models/c2c/schemes.py) carries the widest band of any fitted scheme, and says why."""
     scheme = scheme_of(Layout(**_layout_fields(row)), hw, calibrated_space())
-    low, high, basis = cal.band(hw.arch, moe) if scheme.covered else cal.GENERIC_BAND
+    low, high, basis = cal.band(hw.arch, moe, pytorch) if scheme.covered else cal.GENERIC_BAND
     if not scheme.covered:
         basis = f"outside the calibration ({'; '.join(scheme.uncovered)}): {basis}"
     days = row.get("time_to_train_days")
@@ -174,7 +176,8 @@ def estimate(scenario: Scenario, specs: tuple[Any, list[FigureUsed]],
     row = estimate_row(estimates, 0)
     check_finite(scenario, row)
     return {"scenario": scenario.name, **row,
-            "band": error_band(row, hw, scenario.model.is_moe),
+            "band": error_band(row, hw, scenario.model.is_moe,
+                               scenario.framework.pytorch_native),
             "compute": compute_basis(hw, scenario.framework.precision),
             "workload": workload(scenario),
             "dataset_version": dataset_version, "specs": [s.to_json() for s in used]}
@@ -231,7 +234,8 @@ def sweep_scenario(scenario: Scenario, specs: tuple[Any, list[FigureUsed]], top:
     for row in rows:
         check_finite(scenario, row)
     best = [{"scenario": scenario.name, **row,
-             "band": error_band(row, hw, scenario.model.is_moe),
+             "band": error_band(row, hw, scenario.model.is_moe,
+                               scenario.framework.pytorch_native),
              "dataset_version": dataset_version} for row in rows]
     return {"scenario": scenario.name, "evaluated": found.evaluated, "valid": found.valid,
             "seconds": seconds, "ranked_by": found.ranked_by, "best": best,
@@ -347,9 +351,21 @@ def fidelity_json() -> dict[str, Any]:
         "published_on": report.published.published_on.isoformat(),
         "quantity": report.published.quantity, "error_unit": report.published.error_unit,
         "mean_abs_error": report.mean_abs_error, "max_abs_error": report.max_abs_error,
+        "band_coverage": _band_coverage(report.published.key),
         "points": [{"point": r.point, "measured": r.measured, "predicted": r.predicted,
                     "error": r.error} for r in report.results]}
         for report in reports]}
+
+
+def _band_coverage(key: str) -> dict[str, Any] | None:
+    """How many of a training set's points the C2C band holds, the band built with the set
+    left out of the fit and of the band (calibration.LEAVE_OUT_COVERAGE); None for a set
+    without one (the serving model's sets say theirs in their titles)."""
+    found = cal.LEAVE_OUT_COVERAGE.get(key)
+    if found is None:
+        return None
+    held, points, how = found
+    return {"inside": held, "points": points, "share": held / points, "how": how}
 
 
 def fidelity_rows() -> list[tuple[object, ...]]:

@@ -211,6 +211,14 @@ def test_validate_prints_every_calibration_set_with_its_points_and_errors(cli):
     assert "Model error per calibration set" in summary.stdout   # C2C and serving sets
     brief = json.loads(cli("validate", "--summary", "--json").stdout)
     assert [s["points"] for s in brief["sets"]] == [len(s["points"]) for s in report["sets"]]
+    # Each C2C set says how many of its points the band holds with the set left out (>= 80 %).
+    held = {s["title"]: s["band_coverage"] for s in report["sets"] if s["band_coverage"]}
+    assert any("Megatron-Bridge" in t for t in held) and any("torchtitan" in t for t in held)
+    for coverage in held.values():
+        assert coverage["points"] == next(len(s["points"]) for s in report["sets"]
+                                          if s["band_coverage"] == coverage)
+        assert coverage["inside"] >= 0.8 * coverage["points"]
+    assert "band holds" in summary.stdout and "left out" in summary.stdout
 
 
 def test_a_layout_that_does_not_fit_says_why_and_gives_no_time_to_train(cli, write_scenario):

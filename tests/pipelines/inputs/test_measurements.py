@@ -21,7 +21,8 @@ from pipelines.inputs.measurements import (
 
 def test_the_shipped_tables_hold_every_run_and_point_with_its_source():
     training = load_training_runs()
-    assert len(training.runs) == 59 and len(training.sources) == 3
+    assert len(training.runs) == 62 and len(training.sources) == 4
+    assert {r.framework for r in training.runs} == {"megatron", "pytorch"}
     assert {r.source for r in training.runs} == {s.key for s in training.sources}
     assert all(s.url.startswith("https://github.com/") for s in training.sources)
     serving = load_serving_points()
@@ -81,6 +82,8 @@ def damaged_run(tmp_path: Path, model: str, old: str, new: str) -> tuple[Path, i
     ("precision: fp8", "precision: fp6", "precision", "precision must be"),
     ("model_tflops_per_gpu: 750", "model_tflops_per_gpu: -750", "model_tflops_per_gpu",
      "above 0"),
+    ("ep: 1,", "ep: 1, framework: jax,", "framework", "expected one of megatron, pytorch"),
+    ("ep: 1,", "ep: 1, recompute: some,", "recompute", "expected one of none, selective"),
 ])
 def test_a_bad_run_names_the_file_line_and_field(tmp_path, old, new, field, reason):
     path, line, number = damaged_run(tmp_path, "GPT3_20B", old, new)
