@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -186,14 +186,14 @@ class _RunContext:
     options: AdapterOptions
     # Declarations already written in this run, and ledger ids already looked up: a folder of
     # many small files of one source writes and asks for the same few rows once, not per file.
-    declared: set[tuple[str, str]] = field(default_factory=set)
+    declared: set[Hashable] = field(default_factory=set)
     ids: dict[str, dict[str, int]] = field(default_factory=lambda: {"item": {}, "source": {}})
 
     def new_declarations(self, kind: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Of these declarations, those not written identically earlier in this run."""
         fresh = []
         for row in rows:
-            identity = (kind, json.dumps(row, sort_keys=True, default=str))
+            identity = _identity(kind, row)
             if identity not in self.declared:
                 self.declared.add(identity)
                 fresh.append(row)
@@ -205,6 +205,17 @@ class _RunContext:
         if missing:
             known.update(store.ids_of(session, {"item": Item, "source": Source}[kind], missing))
         return {key: known[key] for key in keys if key in known}
+
+
+def _identity(kind: str, row: dict[str, Any]) -> Hashable:
+    """A declaration's identity: its fields as a tuple (a price list declares 100,000 offer
+    items, and JSON text of each cost seconds), as JSON text when a field is unhashable."""
+    identity = (kind, tuple(row.items()))
+    try:
+        hash(identity)
+    except TypeError:
+        return (kind, json.dumps(row, sort_keys=True, default=str))
+    return identity
 
 
 def _ingest_file(session: Session, context: _RunContext, path: Path) -> FileReport:
