@@ -339,8 +339,11 @@ def _offer(raw: Any) -> OfferTerms:
     # The GPU is an item key, kept as written: the pack that declares it may come later in the
     # same ingest (the warehouse check offer_gpu_known lists any that never does).
     gpu = _text_field(raw, "gpu")
-    units_raw = next((raw[k] for k in ("units", "gpus_per_instance", "quantity")
-                      if not _blank(raw.get(k))), None)
+    units_raw = None
+    for name in ("units", "gpus_per_instance", "quantity"):  # a loop: 100,000 rows a list
+        if not _blank(candidate := raw.get(name)):
+            units_raw = candidate
+            break
     units = None
     if units_raw is not None:
         number = _number(units_raw, "offer.units")
