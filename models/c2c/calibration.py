@@ -49,7 +49,7 @@ GEMM_EFFICIENCY: Final[dict[tuple[str, Precision], float]] = {
 # PyTorch's own modules (Framework.pytorch_native: torchtitan's eager Llama with FSDP2) run a
 # layer at this share of the rate Megatron-Core's fused kernels reach on the same GPU: fitted by
 # bench/c2c_fit.py on torchtitan's 64 x A100 FSDP2 runs without and with full recompute
-# (docs/performance.md, 2024-04-24).
+# (its performance page, 2024-04-24: training_runs.yaml has the link).
 PYTORCH_KERNEL_EFFICIENCY: float = 0.89
 ATTENTION_EFFICIENCY: Final[dict[str, float]] = {
     "ampere": FUSED_ATTENTION_EFFICIENCY,
