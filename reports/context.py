@@ -144,6 +144,7 @@ class OptionLine:
     rented: bool = False
     availability: float = 1.0
     goodput: float = 1.0
+    utilisation: float = 1.0
     upfront_capex_usd: float | None = None
     annual_opex_usd: float | None = None
     # The price dates of the on-demand offers the market figure counts ("2025-03-01", or

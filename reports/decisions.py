@@ -84,14 +84,17 @@ def workloads(decisions: Sequence[DecisionLine], illustrative: bool = False) -> 
 
 def assumptions(columns: Sequence[tuple[str, OptionLine]]) -> str:
     """What every cost per job above assumes, stated: the cost of a year (owning, or a
-    rent held for the year) charged by job time, which treats the cluster as busy all year,
-    and each option's availability and goodput."""
+    rent held for the year) charged by job time over the share of the year the cluster does
+    paid work (utilisation), and each option's availability and goodput."""
+    used = [format_percent(u) for u in sorted({o.utilisation for _, o in columns},
+                                              reverse=True)]
     shares = sorted({(format_percent(o.availability), format_percent(o.goodput))
                      for _, o in columns})
     stated = "; ".join(f"availability {a}, goodput {g}" for a, g in shares)
-    return ("Cost per job is a year's cost (owning, or renting for the year) × job time / 365: "
-            "it assumes the cluster is busy with paid work all year (utilisation 100 %). "
-            f"Job times assume {stated} (set per option in the scenario). Lead time: "
+    return ("Cost per job is a year's owned cost ÷ utilisation (idle hours are paid by the "
+            "jobs that run), plus any rent, × job time / 365; "
+            f"utilisation {' / '.join(used)}. "
+            f"Job times assume {stated} (all set per option in the scenario). Lead time: "
             "not in the ledger; upfront capex is the options' capex items at purchase.")
 
 

@@ -87,13 +87,15 @@ OPTION_FIELDS = {
                           default_note="always available"),
     "goodput": Field("", **_FRACTION, low_open=True, default=1.0,
                      default_note="no work lost to failures"),
+    "utilisation": Field("", **_FRACTION, low_open=True, default=1.0,
+                         default_note="busy with paid work all year"),
     "jct": Field("day", low_open=True),
 }
 # A rented option pays its rent per GPU-hour and owns nothing: no capex, power or facility.
 RENTED_OPTION_FIELDS = {
     "rent": Field("USD/hour", low_open=True),
     **{key: OPTION_FIELDS[key] for key in ("gpus", "staff", "licences", "availability",
-                                           "goodput", "jct")},
+                                           "goodput", "utilisation", "jct")},
 }
 CAPEX_FIELDS = {
     "cost": Field("USD"),

@@ -3,8 +3,9 @@
 docs/tco-method.md (capex, opex, job cost and break-even):
     A = sum_k C_k CRF(r, n_k)                            annualised capex
     O = P_IT u_p PUE 8760 p_elec + colo P_IT 12 + m C_IT + L + N 8760 rent   opex per year
-    R = A + O;  c = R / (N 8760 availability goodput);  J = (R + K) JCT / 365
-    s* = (R_U + K) / (R_O + K), scale-up U wins a job when JCT_O / JCT_U >= s*
+    R = A + O;  c = R / (N 8760 availability goodput);  J = (R' + K) JCT / 365
+    R' = (R - rent) / utilisation + rent   (an idle year is paid by the jobs that do run)
+    s* = (R'_U + K) / (R'_O + K), scale-up U wins a job when JCT_O / JCT_U >= s*
 Every field may be a float or a numpy array of samples.
 """
 
@@ -50,6 +51,9 @@ class Option:
     licences_usd_per_year: Num = 0.0
     availability: Num = 1.0
     goodput: Num = 1.0
+    # The share of the year the cluster does paid work: its owned costs are paid by those
+    # jobs alone (a rent is paid only for the hours rented).
+    utilisation: Num = 1.0
     jct_days: Num | None = None  # the job's wall-clock time on this option
     depreciation: str = "crf"  # crf | economic (Epoch: k ln 10 of the value per year)
     rent_usd_per_gpu_hour: Num = 0.0  # a rented option: what each GPU-hour costs
@@ -76,6 +80,7 @@ class OptionCost:
     usd_per_useful_gpu_hour: Num  # at the option's availability x goodput
     job_cost: Num | None
     rental: Num = 0.0  # a rented option's rent for a year of its GPUs
+    utilisation: Num = 1.0
 
     @property
     def annual_opex(self) -> Num:
@@ -85,6 +90,12 @@ class OptionCost:
     @property
     def annual_total(self) -> Num:
         return self.annual_capex + self.annual_opex
+
+    @property
+    def annual_charged(self) -> Num:
+        """What the year's jobs pay between them: the owned costs over the utilisation (idle
+        hours cost the same), the rent as paid."""
+        return (self.annual_total - self.rental) / self.utilisation + self.rental
 
 
 @dataclass(frozen=True)
@@ -131,11 +142,13 @@ def option_cost(option: Option, finance: Finance) -> OptionCost:
     gpu_hours = option.gpus * HOURS_PER_YEAR
     rental = option.rent_usd_per_gpu_hour * gpu_hours
     total = capex + energy + colocation + maintenance + fixed + rental
+    charged = (total - rental) / option.utilisation + rental
     job = (None if option.jct_days is None
-           else (total + finance.time_cost_usd_per_year) * option.jct_days / DAYS_PER_YEAR)
+           else (charged + finance.time_cost_usd_per_year) * option.jct_days / DAYS_PER_YEAR)
     return OptionCost(option.name, capex, energy, colocation, maintenance, fixed,
-                      total / gpu_hours, total / (gpu_hours * option.availability
-                                                  * option.goodput), job, rental)
+                      total / gpu_hours, charged / (gpu_hours * option.availability
+                                                    * option.goodput), job, rental,
+                      option.utilisation)
 
 
 def compare(comparison: Comparison) -> ComparisonCost:
@@ -144,7 +157,7 @@ def compare(comparison: Comparison) -> ComparisonCost:
     by_name = {c.name: c for c in costs}
     up, out = by_name[comparison.scale_up], by_name[comparison.scale_out]
     k = comparison.finance.time_cost_usd_per_year
-    break_even = (up.annual_total + k) / (out.annual_total + k)
+    break_even = (up.annual_charged + k) / (out.annual_charged + k)
     jct_up = comparison.option(comparison.scale_up).jct_days
     jct_out = comparison.option(comparison.scale_out).jct_days
     speedup = None if jct_up is None or jct_out is None else jct_out / jct_up

@@ -50,7 +50,8 @@ class OptionPlan:
                           staff_usd_per_year=v[self.key("staff")],
                           licences_usd_per_year=v[self.key("licences")],
                           availability=v[self.key("availability")],
-                          goodput=v[self.key("goodput")], jct_days=jct,
+                          goodput=v[self.key("goodput")],
+                          utilisation=v.get(self.key("utilisation"), 1.0), jct_days=jct,
                           rent_usd_per_gpu_hour=v[self.key("rent")])
         items = tuple(CapexItem(c.name, v[self.key(f"capex.{c.name}.cost")],
                                 v[self.key(f"capex.{c.name}.life_years")], c.it,
@@ -64,7 +65,7 @@ class OptionPlan:
                       staff_usd_per_year=v[self.key("staff")],
                       licences_usd_per_year=v[self.key("licences")],
                       availability=v[self.key("availability")], goodput=v[self.key("goodput")],
-                      jct_days=jct,
+                      utilisation=v.get(self.key("utilisation"), 1.0), jct_days=jct,
                       depreciation=self.depreciation)
 
 

@@ -79,6 +79,7 @@ def _option(option: TcoOption, linked: ScenarioLine | None) -> OptionLine:
                       basis=rent_basis(option.rent) if option.rent else "owned",
                       rented=option.rent is not None,
                       availability=option.availability, goodput=option.goodput,
+                      utilisation=option.utilisation,
                       upfront_capex_usd=option.upfront_capex_usd,
                       annual_opex_usd=option.annual_opex_usd,
                       market_price_dates=on_demand.price_dates if on_demand else None)

@@ -178,6 +178,25 @@ def test_a_modelled_jct_is_stretched_by_availability_and_goodput():
     assert plan.build(point).option("up").jct_days == 30  # a given JCT is already wall-clock
 
 
+def test_an_idle_cluster_charges_its_owned_cost_to_the_jobs_that_do_run():
+    plan, point = two_option_plan()
+    busy = plan.evaluate(point)
+    half = plan.evaluate({**point, "options.up.utilisation": 0.5})
+    assert plan.build({**point, "options.up.utilisation": 0.5}).option("up").utilisation == 0.5
+    # Owning: the job pays twice its share of the year when the cluster is busy half of it.
+    assert half["up.job_cost_usd"] == pytest.approx(2 * busy["up.job_cost_usd"])
+    assert half["out.job_cost_usd"] == busy["out.job_cost_usd"]
+    assert half["up.annual_total_usd"] == busy["up.annual_total_usd"]   # the year costs the same
+    assert half["break_even_speedup"] == pytest.approx(2 * busy["break_even_speedup"])
+
+
+def test_a_rent_is_paid_for_the_hours_rented_whatever_the_utilisation():
+    rented = option_cost(Option("rent", gpus=8, capex=(), it_power_kw=0.0, jct_days=10,
+                                rent_usd_per_gpu_hour=2.0, utilisation=0.25),
+                         Finance(cost_of_capital=0.08, electricity_usd_per_kwh=0.08))
+    assert rented.job_cost == pytest.approx(2.0 * 8 * 24 * 10)
+
+
 def test_monte_carlo_is_reproducible_and_brackets_the_point_value():
     plan, point = two_option_plan()
     ranges = {"options.up.capex.it.cost": (150e6, 250e6), "finance.electricity": (0.06, 0.12)}

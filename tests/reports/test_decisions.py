@@ -105,3 +105,14 @@ def test_the_digests_market_lines_carry_their_price_dates_and_composition_apart(
     text = digest(dataclasses.replace(context, market=[dated, *rest]))
     assert ("  - h100-sxm5: $10 (prices of 2025-03-01 to 2025-03-08), cheapest $3.29 (lambda, "
             "on demand, price of 2025-03-01); lambda added 2 regions") in text
+
+
+def test_page_one_states_the_utilisation_availability_and_goodput_each_cost_per_job_assumes():
+    [workload] = workloads(decisions())
+    assert "utilisation 100 %" in workload.assumptions
+    first, second, third = decisions()
+    idle = dataclasses.replace(first.options[0], utilisation=0.6, availability=0.95)
+    [workload] = workloads([dataclasses.replace(first, options=(idle, first.options[1])),
+                            second, third])
+    assert "utilisation 100 % / 60 %" in workload.assumptions
+    assert "availability 95 %, goodput 100 %" in workload.assumptions

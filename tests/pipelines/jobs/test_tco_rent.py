@@ -65,6 +65,22 @@ def test_a_rented_option_pays_its_rent_for_every_gpu_hour_and_owns_nothing(write
     assert rent["job_cost_usd"] == pytest.approx(2.50 * 144 * 40 * 24)
 
 
+def test_an_owned_cluster_busy_half_the_year_charges_each_job_twice_its_share(
+        write_scenario):
+    def job_costs(text: str) -> dict[str, float]:
+        scenario = load_tco_scenario(write_scenario(text))
+        result = tco.evaluate(scenario, tco.resolve_inputs(scenario, None, on=TODAY,
+                                                           known=NOW), None)
+        return {o["name"]: o["job_cost_usd"] for o in result["options"]}
+
+    busy = job_costs(OWN_OR_RENT)
+    half = job_costs(OWN_OR_RENT.replace('    jct: "30 day"', '    jct: "30 day"\n'
+                                         '    utilisation: 0.5').replace(
+        '    jct: "40 day"', '    jct: "40 day"\n    utilisation: 0.5'))
+    assert half["own"] == pytest.approx(2 * busy["own"])
+    assert half["rent"] == pytest.approx(busy["rent"])   # a rent is paid for the hours rented
+
+
 @pytest.mark.parametrize("old,new,field,reason", [
     ('rent: "2.50 USD/hour"', 'rent: "2.50 USD/hour"\n    capex: []', "options.rent.capex",
      "owns nothing"),
