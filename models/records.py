@@ -148,6 +148,7 @@ class TcoOption:
     rent: Mapping[str, Any] | None = None
     availability: float = 1.0            # as the stage read them (default 1: never down)
     goodput: float = 1.0
+    utilisation: float = 1.0             # the share of the year in paid work (default 1)
     upfront_capex_usd: float | None = None  # the capex items' purchase cost (None: rented)
     annual_opex_usd: float | None = None
 
@@ -248,6 +249,7 @@ def _option(option: Mapping[str, Any], market: Mapping[str, Any] | None,
                      rented_job_cost_usd=market.get("on_demand_job_cost_usd"),
                      rent=inputs.get(f"options.{name}.rent"),
                      availability=read("availability"), goodput=read("goodput"),
+                     utilisation=read("utilisation"),
                      upfront_capex_usd=_upfront(name, inputs),
                      annual_opex_usd=option.get("annual_opex_usd"))
 
