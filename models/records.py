@@ -286,14 +286,20 @@ class ServingOption:
     band_basis: str
     hardware: tuple[Mapping[str, Any], ...]  # every hardware figure with its source
     rent_beside: Mapping[str, Any] | None = None  # the same option rented on demand
+    # Owned, neocloud and hyperscaler: price, source, cost per million input/output tokens.
+    price_tiers: tuple[Mapping[str, Any], ...] = ()
+    prefill_share: float | None = None   # of the GPU-time at the target (input tokens' share)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ServingOption:
         at = data.get("at_target")
+        share = data.get("prefill_share")
         return cls(str(data["name"]), str(data["source"]), float(data["usd_per_gpu_hour"]),
                    str(data["price_source"]), tuple(_point(p) for p in data["curve"]),
                    None if at is None else _point(at), str(data["band"]["basis"]),
-                   tuple(data.get("hardware") or ()), data.get("rent_beside"))
+                   tuple(data.get("hardware") or ()), data.get("rent_beside"),
+                   tuple(data.get("price_tiers") or ()),
+                   None if share is None else float(share))
 
 
 @dataclass(frozen=True)

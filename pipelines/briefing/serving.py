@@ -5,7 +5,7 @@ from __future__ import annotations
 from models.records import ServingOption, ServingRecord
 from models.tco.decision import TOO_CLOSE
 from pipelines.briefing.results import cited
-from reports.context import ServingLine, ServingOptionLine
+from reports.context import PriceTierLine, ServingLine, ServingOptionLine
 
 
 def serving_line(record: ServingRecord) -> ServingLine:
@@ -33,4 +33,9 @@ def _option(option: ServingOption) -> ServingOptionLine:
         # Named by figure and item ("hbm_bw (b200)"): options on one GPU share the entries.
         inputs=tuple(cited(dict(f)) for f in option.hardware),
         rent_usd_per_gpu_hour=rent.get("usd_per_gpu_hour"),
-        rent_usd_per_mtok=rent.get("usd_per_mtok_out"), rent_source=rent.get("source"))
+        rent_usd_per_mtok=rent.get("usd_per_mtok_out"), rent_source=rent.get("source"),
+        tiers=tuple(PriceTierLine(
+            tier=t["tier"], usd_per_gpu_hour=t["usd_per_gpu_hour"], source=t["source"],
+            usd_per_mtok_in=t.get("usd_per_mtok_in"), usd_per_mtok_out=t.get("usd_per_mtok_out"),
+            usd_per_mtok_all_out=t.get("usd_per_mtok_all_out")) for t in option.price_tiers),
+        prefill_share=option.prefill_share)

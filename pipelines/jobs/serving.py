@@ -28,7 +28,8 @@ from models.serving.cost import (
     usd_per_mtok,
 )
 from models.serving.curve import serving_curve
-from models.serving.spec import Deployment
+from models.serving.spec import Deployment, RequestShape
+from models.serving.token_costs import prefill_share, token_costs
 from models.serving.validation import dp_attention_band
 from models.tco.decision import TOO_CLOSE
 from pipelines.inputs.limits import DEFAULT_LIMITS, InputLimits
@@ -49,6 +50,7 @@ from pipelines.jobs.recompute import (
 )
 from pipelines.ledger.cluster_specs import MissingSpec, resolve_cluster
 from pipelines.ledger.figures import FigureUsed
+from pipelines.ledger.market_tiers import rental_tiers, version_offers
 
 # A measured curve needs at least this many points of one shape.
 MIN_MEASURED_POINTS = 2
@@ -75,8 +77,11 @@ def evaluate(scenario: ServingScenario, session: Session | None, *, on: date,
                        dataset_version=dataset_version, tco_results=tco_results,
                        stored_only=stored_only)
                for option in scenario.options]
+    offers = (version_offers(session, dataset_version)
+              if session is not None and dataset_version is not None else None)
     for option, spec in zip(options, scenario.options, strict=True):
         option["rent_beside"] = rent_beside(option, spec.cluster.gpu, session, dataset_version)
+        option["price_tiers"] = price_tiers(option, spec, offers, scenario.request)
     bases = sorted({price_basis(option.price) for option in scenario.options})
     reached = [o["priced"] for o in options if o["priced"] is not None]
     # Like with like: an owner's cost against a renter's price is not a verdict on the hardware.
@@ -126,6 +131,35 @@ def rent_beside(option: dict[str, Any], gpu: str | None, session: Session | None
                       f"{pd.Timestamp(row['version_date']).date()}"}
 
 
+def price_tiers(option: dict[str, Any], spec: ServingOption, offers: pd.DataFrame | None,
+                request: RequestShape) -> list[dict[str, Any]]:
+    """The option's cost per million tokens under each price tier the ledger can give:
+    owned (its own price, when that is an owner's cost), neocloud and hyperscaler on-demand
+    (models.market.tiers); per tier the price, where it comes from, and at the target the
+    cost with every GPU-second charged to output, then input and output apart
+    (models.serving.token_costs)."""
+    found = []
+    if price_basis(spec.price) == "owned":
+        found.append(("owned", option["usd_per_gpu_hour"], option["price_source"]))
+    if offers is not None:
+        for tier, rent in rental_tiers(offers, spec.cluster.gpu).items():
+            found.append((tier, rent.usd_per_gpu_hour, f"market: {spec.cluster.gpu} "
+                          f"on-demand, {rent.describe()}"))
+    at, share = option["at_target"], option["prefill_share"]
+    rows = []
+    for tier, usd, source in found:
+        row: dict[str, Any] = {"tier": tier, "usd_per_gpu_hour": usd, "source": source,
+                               "usd_per_mtok_all_out": None, "usd_per_mtok_in": None,
+                               "usd_per_mtok_out": None}
+        if at is not None and share is not None:
+            split = token_costs(usd, at["tok_s_per_gpu"], request, share)
+            row.update(usd_per_mtok_all_out=usd_per_mtok(usd, at["tok_s_per_gpu"]),
+                       usd_per_mtok_in=split.usd_per_mtok_in,
+                       usd_per_mtok_out=split.usd_per_mtok_out)
+        rows.append(row)
+    return rows
+
+
 def price_basis(price: Price) -> str:
     """How an option is priced: "owned" (a TCO option's cost), "rented <term>" (the market's
     index) or "given" (a figure the scenario writes)."""
@@ -146,18 +180,22 @@ def _option(scenario: ServingScenario, option: ServingOption, session: Session |
                                      dataset_version=dataset_version, tco_results=tco_results,
                                      stored_only=stored_only)
     points = measured_points(measured, option, scenario)
+    constants, constants_note = calibration.constants(hw.arch)
     if len(points) >= MIN_MEASURED_POINTS:
         source, low, high, basis = "measured", *MEASURED_BAND
         constants_note = "measured"
         curve = points
     else:
-        constants, constants_note = calibration.constants(hw.arch)
         low, high, basis = deployment_band(hw.arch, option.deployment)
         source = "model"
         curve = [Point(p.concurrency, p.tok_s_per_gpu, p.tok_s_per_user, p.ttft_s)
                  for p in serving_curve(scenario.model, option.deployment, hw,
                                         scenario.request, constants, hw.gemm_peak)]
     target = at_target(curve, scenario.target_tok_s_per_user)
+    # A measured curve's split is the model's at the same concurrency: the share, not the rate.
+    share = None if target is None else prefill_share(
+        scenario.model, option.deployment, hw, scenario.request, target.concurrency,
+        constants, hw.gemm_peak)
     return {
         "name": option.name, "source": source, "gpu": option.cluster.gpu, "arch": hw.arch,
         "gpus_per_instance": option.deployment.total_gpus,
@@ -167,6 +205,7 @@ def _option(scenario: ServingScenario, option: ServingOption, session: Session |
         "band": {"low": low, "high": high, "basis": basis},
         "curve": [_row(p, price) for p in curve],
         "at_target": None if target is None else _row(target, price),
+        "prefill_share": share,
         "hardware": [f.to_json() for f in used],
         "priced": None if target is None else priced(option.name, price, target, (low, high)),
     }

@@ -360,4 +360,8 @@ def test_the_serving_section_draws_each_curve_and_prices_each_option_at_the_targ
     for option in CONTEXT.serving[0].options:
         assert f"{option.name} ({option.source})" in text      # the chart's legend
     row = line_with(body(full_pdf), "b200-ep16-ndr", "$2.39")   # the table's row
-    assert "measured" in row and "$1.11" in row and "no offer" in row
+    assert "measured" in row and "$1.11" in row
+    # Under each price tier, input and output tokens apart; a tier the ledger lacks is absent.
+    neocloud = line_with(body(full_pdf), "neocloud", "$3.49")
+    assert "$0.324" in neocloud and "$1.29" in neocloud and "$1.62" in neocloud
+    assert "b200-ep16-ndr 20 % prefill" in text

@@ -40,6 +40,7 @@ from reports.context import (
     ResultMove,
     ScenarioLine,
     ServingLine,
+    PriceTierLine,
     ServingOptionLine,
     SourceLine,
     SpecLine,
@@ -270,7 +271,14 @@ def serving() -> list[ServingLine]:
         (ServingOptionLine("gb200-nvl72-ep72", "model", 2.56, "TCO: tco-1t, option nvl72",
                            curve, 4800.0, 0.148, basis),
          ServingOptionLine("b200-ep16-ndr", "measured", 2.39, "TCO: tco-1t, option hgx-ndr",
-                           slow, 600.0, 1.11, basis)),
+                           slow, 600.0, 1.11, basis, tiers=(
+                               PriceTierLine("owned", 2.39, "TCO: tco-1t, option hgx-ndr",
+                                             0.222, 0.887, 1.11),
+                               PriceTierLine("neocloud", 3.49, "market: b200 on-demand, "
+                                             "neocloud median over 2 providers (lambda, "
+                                             "runpod), priced 2026-10-01 to 2026-11-01",
+                                             0.324, 1.29, 1.62)),
+                           prefill_share=0.2)),
         "gb200-nvl72-ep72", "b200-ep16-ndr", 0.867, 0.52, 0.92)]
 
 

@@ -49,3 +49,27 @@ def test_each_option_shows_renting_the_same_gpu_beside_its_own_price(cli):
     # The same tokens/s per GPU at the rent: the cost scales with the price, nothing else.
     owned, rented = h100["at_target"]["usd_per_mtok_out"], rent["usd_per_mtok_out"]
     assert rented / owned == pytest.approx(rent["usd_per_gpu_hour"] / h100["usd_per_gpu_hour"])
+
+
+def test_each_option_is_priced_owned_at_a_neocloud_and_at_a_hyperscaler_input_and_output_apart(
+        cli):
+    cli("ingest", str(SOURCES), "--json")
+    answer = json.loads(cli("serving", str(LLAMA), "--json").stdout)
+    h100 = next(o for o in answer["options"] if o["name"] == "h100-tp8")
+    tiers = {t["tier"]: t for t in h100["price_tiers"]}
+    assert set(tiers) == {"owned", "neocloud", "hyperscaler"}
+    assert tiers["owned"]["usd_per_gpu_hour"] == h100["usd_per_gpu_hour"]
+    # The shipped packs price H100 on demand at neoclouds (Lambda, RunPod, ...) well under
+    # the hyperscalers (AWS, GCP, Oracle).
+    assert tiers["neocloud"]["usd_per_gpu_hour"] < tiers["hyperscaler"]["usd_per_gpu_hour"]
+    assert "neocloud median over" in tiers["neocloud"]["source"]
+    request = answer["request"]
+    for tier in tiers.values():
+        # Input and output apart pay for the same GPU-time as all of it charged to output.
+        paid = (tier["usd_per_mtok_in"] * request["input_tokens"]
+                + tier["usd_per_mtok_out"] * request["output_tokens"])
+        assert paid == pytest.approx(tier["usd_per_mtok_all_out"] * request["output_tokens"])
+        assert tier["usd_per_mtok_all_out"] == pytest.approx(
+            h100["at_target"]["usd_per_mtok_out"] * tier["usd_per_gpu_hour"]
+            / h100["usd_per_gpu_hour"])
+    assert 0 < h100["prefill_share"] < 1

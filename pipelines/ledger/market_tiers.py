@@ -1,0 +1,30 @@
+"""The rental tiers of a GPU at a dataset version: its neocloud and hyperscaler on-demand
+prices among the offers that version knew, priced within the market's age limit."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from db import queries
+from db.engine import Session
+from models.market.snapshots import VersionCut, offers_at_versions
+from models.market.tiers import TierPrice, tier_prices
+from models.market.valid_time import fresh_offers
+from pipelines.settings import Settings
+
+
+def version_offers(session: Session, dataset_version: int,
+                   max_age_days: int | None = None) -> pd.DataFrame:
+    """The offers `dataset_version` knew, valid on its date, at most `max_age_days` old (by
+    default the market's age limit, SPECLEDGER_MARKET_MAX_AGE_DAYS, as the price index)."""
+    if max_age_days is None:
+        max_age_days = Settings().market_max_age_days
+    cutoff = queries.dataset_version(session, dataset_version).cutoff_at
+    offers = offers_at_versions(queries.offer_history(session),
+                                [VersionCut(dataset_version, cutoff, cutoff.date())])
+    return fresh_offers(offers, max_age_days)
+
+
+def rental_tiers(offers: pd.DataFrame, gpu: str | None) -> dict[str, TierPrice]:
+    """`gpu`'s on-demand price per rental tier among `offers` (version_offers)."""
+    return {} if gpu is None else tier_prices(offers, gpu, "on_demand")
