@@ -4,11 +4,16 @@ the bands: the fit is tests/support/serving_fit.py (which tests/models/serving/t
 also runs); paste the values into models/serving/calibration.py (CONSTANTS, SOURCE, BAND) when
 they change. From the repository root:
 
-    python -m bench.serving_fit
+    python -m bench.serving_fit [--jobs N] [--sets-only]
+
+`--jobs N` runs the fits (each family's, each set left out, each family left out) in N
+processes; `--sets-only` leaves out the fits of each family left out whole and of every
+family pooled (the uncalibrated band and POOLED are then not printed).
 """
 
 from __future__ import annotations
 
+import sys
 import time
 from collections import defaultdict
 from collections.abc import Sequence
@@ -24,16 +29,18 @@ def _summary(errs: Sequence[PointError]) -> str:
     return f"{np.mean(pct):6.1f} / {np.max(pct):6.1f}"
 
 
-def main() -> int:
+def main(argv: Sequence[str] = ()) -> int:
     started = time.perf_counter()
-    report = fit_all()
+    jobs = int(argv[argv.index("--jobs") + 1]) if "--jobs" in argv else 1
+    report = fit_all(jobs, whole_families="--sets-only" not in argv)
     print("fitted per architecture:")
     for arch, k in report.constants.items():
-        print(f"  {arch:10s} decode_hbm_efficiency {k.decode_hbm_efficiency:.2f}  "
-              f"prefill_efficiency {k.prefill_efficiency:.2f}  "
+        print(f"  {arch:10s} decode_hbm_efficiency {k.decode_hbm_efficiency:.4g}  "
+              f"prefill_efficiency {k.prefill_efficiency:.4g}  "
               f"decode_compute_efficiency {k.decode_compute_efficiency:.2f}  "
-              f"layer_overhead_s {k.layer_overhead_s * 1e6:.0f}e-6  "
-              f"token_overhead_s {k.token_overhead_s * 1e6:.2f}e-6")
+              f"layer_overhead_s {k.layer_overhead_s * 1e6:.1f}e-6  "
+              f"kernel_share {k.kernel_share:.3f}  "
+              f"token_overhead_s {k.token_overhead_s * 1e6:.4g}e-6")
     print("\nerror, mean / max |predicted - measured| % of measured: in sample | each "
           "model x GPU x engine set left out")
     for arch in report.constants:
@@ -71,10 +78,25 @@ def main() -> int:
     if report.pooled is not None:
         k = report.pooled
         print(f"  pooled constants (every architecture's points): decode_hbm_efficiency "
-              f"{k.decode_hbm_efficiency:.2f}  prefill_efficiency {k.prefill_efficiency:.2f}  "
+              f"{k.decode_hbm_efficiency:.4g}  prefill_efficiency {k.prefill_efficiency:.4g}  "
               f"decode_compute_efficiency {k.decode_compute_efficiency:.2f}  "
-              f"layer_overhead_s {k.layer_overhead_s * 1e6:.0f}e-6  "
-              f"token_overhead_s {k.token_overhead_s * 1e6:.2f}e-6")
+              f"layer_overhead_s {k.layer_overhead_s * 1e6:.1f}e-6  "
+              f"kernel_share {k.kernel_share:.3f}  "
+              f"token_overhead_s {k.token_overhead_s * 1e6:.4g}e-6")
+    print("\nLEFT_OUT (models/serving/calibration.py): each set's points held by the band of "
+          "the other sets' left-out points")
+    for arch, rows in report.coverage.items():
+        errs = report.left_out[arch]
+        pct = [abs(e.error) for e in errs]
+        family = report.family_out.get(arch)
+        family_mean = (f"{np.mean([abs(e.error) for e in family]):.1f}" if family
+                       else "None")
+        held = sum(h for _, _, h in rows)
+        print(f"    {arch!r}: LeftOut({len(errs)}, {np.mean(pct):.1f}, {np.max(pct):.1f}, (")
+        for name, n, h in rows:
+            print(f"        ({name!r}, {n}, {h}),")
+        print(f"    ), {family_mean}),   # held {held} of {len(errs)} "
+              f"({100 * held / len(errs):.0f} %)")
     if report.skipped:
         print("\nmemory misses (the model's HBM budget does not hold the weights), left out:")
         for name in report.skipped:
@@ -84,4 +106,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))

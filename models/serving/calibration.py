@@ -17,17 +17,20 @@ class ServingConstants:
     KV cache at; prefill_efficiency: the share of the weight precision's dense peak a
     prefill achieves; decode_compute_efficiency: the share of that peak a decode step's
     FLOPs run at (its own: a large decode batch's GEMMs are not a prefill's);
-    layer_overhead_s: the fixed cost per layer per decode step (kernel launches, scheduling,
-    sampling spread over the layers), which dominates at batch 1; token_overhead_s: the cost
-    per sequence per layer of a decode step beyond its bytes and FLOPs (attention kernels
-    walking each sequence's pages, MoE token permutation, per-request scheduling), which
-    makes a step grow with the batch."""
+    layer_overhead_s: the fixed cost per layer per decode step of a layer of five kernels
+    (kernel launches, scheduling, sampling spread over the layers), which dominates at batch
+    1; kernel_share: the share of it that grows with the kernels a model's layer launches
+    (curve.layer_overhead: DeepSeek-R1's latent attention and shared expert launch about twice
+    a dense layer's); token_overhead_s: the cost per sequence per layer of a decode step
+    beyond its bytes and FLOPs (attention kernels walking each sequence's pages, MoE token
+    permutation, per-request scheduling), which makes a step grow with the batch."""
 
     decode_hbm_efficiency: float
     prefill_efficiency: float
     layer_overhead_s: float
     decode_compute_efficiency: float
     token_overhead_s: float = 0.0
+    kernel_share: float = 0.0
 
 
 # Priors: what a well-tuned engine reaches in public profiles (decode streams at about
@@ -39,32 +42,48 @@ PRIOR: Final = ServingConstants(decode_hbm_efficiency=0.70, prefill_efficiency=0
                                 layer_overhead_s=40e-6, decode_compute_efficiency=0.40)
 # Fitted by bench/serving_fit.py on the InferenceX points of data/measurements/serving_points.yaml
 # (DeepSeek-R1 on H200 and B200, SGLang and TensorRT-LLM; gpt-oss-120b on H100, H200 and B200,
-# vLLM and TensorRT-LLM; aggregated serving, no speculative decoding; 1k/1k, 1k/8k and 8k/1k),
-# with the measured GPUs' ledger figures (models/serving/validation.py HARDWARE). They are
+# vLLM and TensorRT-LLM; DeepSeek-R1 on MI300X, MI325X and MI355X, SGLang and ATOM, and
+# gpt-oss-120b on MI355X, ATOM; aggregated serving, no speculative decoding; 1k/1k, 1k/8k and
+# 8k/1k), with the measured GPUs' figures (models/serving/validation.py HARDWARE). They are
 # effective values of this model, not measurements of the hardware: the measured decode steps
 # grow with the batch faster than streaming and FLOPs explain, which the per-sequence cost
-# (0.3-0.4 microsecond per sequence and layer) takes up, with the decode compute share at
-# its floor (0.25: left free, the fit lowers it to 0.05 and a dense model's decode turns
-# compute-bound, issue 29); the per-layer overhead stands for the kernel launches and syncs a
-# batch-1 step pays beyond the all-reduce latencies.
+# takes up, with the decode compute share at its floor (0.25: left free, the fit lowers it to
+# 0.05 and a dense model's decode turns compute-bound, issue 29); the per-layer overhead stands
+# for the kernel launches and syncs a batch-1 step pays beyond the all-reduce latencies. On
+# B200 and MI355X most of it grows with the kernels a layer launches (DeepSeek-R1's batch-1
+# step costs about twice gpt-oss-120b's per layer there), on Hopper none. CDNA 3's per-layer
+# overhead sits at its bound (200 us: SGLang's DeepSeek-R1 on MI300X / MI325X takes 27-45 ms
+# a token at 4 sequences) and the AMD families' prefill share at or near its floor (0.05).
 _FIT: Final = "fitted by bench/serving_fit.py on"
 _POINTS: Final = "(data/measurements/serving_points.yaml)"
 CONSTANTS: Final[dict[str, ServingConstants]] = {
-    "hopper": ServingConstants(decode_hbm_efficiency=0.73, prefill_efficiency=0.11,
-                               layer_overhead_s=76e-6, decode_compute_efficiency=0.25,
-                               token_overhead_s=0.30e-6),
-    "blackwell": ServingConstants(decode_hbm_efficiency=0.67, prefill_efficiency=0.17,
-                                  layer_overhead_s=39e-6, decode_compute_efficiency=0.25,
-                                  token_overhead_s=0.41e-6),
+    "hopper": ServingConstants(decode_hbm_efficiency=0.7875, prefill_efficiency=0.1125,
+                               layer_overhead_s=77.5e-6, decode_compute_efficiency=0.25,
+                               token_overhead_s=0.325e-6, kernel_share=0.0),
+    "blackwell": ServingConstants(decode_hbm_efficiency=0.825, prefill_efficiency=0.1375,
+                                  layer_overhead_s=37.5e-6, decode_compute_efficiency=0.25,
+                                  token_overhead_s=0.3e-6, kernel_share=0.825),
+    "cdna3": ServingConstants(decode_hbm_efficiency=0.8375, prefill_efficiency=0.0625,
+                              layer_overhead_s=200e-6, decode_compute_efficiency=0.25,
+                              token_overhead_s=0.0, kernel_share=0.625),
+    "cdna4": ServingConstants(decode_hbm_efficiency=0.8375, prefill_efficiency=0.05,
+                              layer_overhead_s=65e-6, decode_compute_efficiency=0.25,
+                              token_overhead_s=0.075e-6, kernel_share=0.675),
 }
 SOURCE: Final[dict[str, str]] = {
     "hopper": f"{_FIT} 127 InferenceX H100 / H200 DeepSeek-R1 FP8 and gpt-oss-120b serving "
               f"points {_POINTS}",
     "blackwell": f"{_FIT} 197 InferenceX B200 DeepSeek-R1 FP8 / FP4 and gpt-oss-120b serving "
                  f"points {_POINTS}",
+    "cdna3": f"{_FIT} 30 InferenceMAX MI300X / MI325X DeepSeek-R1 FP8 serving points "
+             f"{_POINTS}",
+    "cdna4": f"{_FIT} 100 InferenceMAX MI355X DeepSeek-R1 FP8 / MXFP4 and gpt-oss-120b serving "
+             f"points {_POINTS}",
 }
 # A family without measured points of its own runs on the constants fitted on every measured
-# family's points together (bench/serving_fit.py prints them), not on the prior.
+# family's points together (bench/serving_fit.py prints them), not on the prior. These and
+# UNCALIBRATED_BAND were fitted on the 324 NVIDIA points before the AMD points, the expert
+# imbalance and the kernel share came in (issue 29): a refit with every family is due.
 POOLED: Final = ServingConstants(decode_hbm_efficiency=0.66, prefill_efficiency=0.12,
                                  layer_overhead_s=40e-6, decode_compute_efficiency=0.25,
                                  token_overhead_s=0.83e-6)
@@ -77,10 +96,13 @@ POOLED_SOURCE: Final = (f"{_FIT} every measured family's points together (324 In
 _LEFT_OUT: Final = ("points (aggregated, no speculative decoding), each model x GPU x engine "
                     "set left out of the fit in turn")
 BAND: Final[dict[str, tuple[float, float, str]]] = {
-    "hopper": (0.656, 1.402,
+    "hopper": (0.737, 1.353,
                f"127 InferenceX H100 / H200 DeepSeek-R1 and gpt-oss-120b {_LEFT_OUT}"),
-    "blackwell": (0.280, 3.754,
+    "blackwell": (0.410, 3.106,
                   f"197 InferenceX B200 DeepSeek-R1 and gpt-oss-120b {_LEFT_OUT}"),
+    "cdna3": (0.657, 1.308, f"30 InferenceX MI300X / MI325X DeepSeek-R1 {_LEFT_OUT}"),
+    "cdna4": (0.606, 8.606,
+              f"100 InferenceX MI355X DeepSeek-R1 and gpt-oss-120b {_LEFT_OUT}"),
 }
 # A family with no measured point of its own (or too few to fit: fewer than 10) carries the
 # band of the measured families each left out whole and predicted with the other's constants:
@@ -88,6 +110,31 @@ BAND: Final[dict[str, tuple[float, float, str]]] = {
 UNCALIBRATED_BAND: Final = (0.445, 4.868, "no fit of this family's own (no or too few "
                             "measured points): the band of 324 InferenceX points of the measured "
                             "families, each family left out of the fit whole")
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A fitted family's error on points its fit did not see (bench/serving_fit.py prints it).
+    `points`: the left-out points its band is built from (each model x GPU x engine set left
+    out of the fit in turn); `mean_abs_error` and `max_abs_error`: theirs, |predicted -
+    measured| in % of measured; `sets`: per set (name, points, held): how many of the set's
+    left-out points the band built from the other sets' alone holds, the band's coverage on a
+    configuration it has not seen; `family_mean_abs_error`: the family's points with the
+    constants fitted on the other families alone (None while it is the only one fitted)."""
+
+    points: int
+    mean_abs_error: float
+    max_abs_error: float
+    sets: tuple[tuple[str, int, int], ...]
+    family_mean_abs_error: float | None = None
+
+    @property
+    def held(self) -> int:
+        return sum(held for _, _, held in self.sets)
+
+    @property
+    def coverage(self) -> float:
+        return self.held / self.points
 
 
 def constants(arch: str) -> tuple[ServingConstants, str]:
@@ -100,3 +147,32 @@ def constants(arch: str) -> tuple[ServingConstants, str]:
 def band(arch: str) -> tuple[float, float, str]:
     """(low, high, basis) of measured / predicted throughput for `arch`."""
     return BAND.get(arch, UNCALIBRATED_BAND)
+
+
+# Each fitted family's error on the points of the sets left out (bench/serving_fit.py prints
+# it): the band built from every set holds 80 % of them by construction; built without a set,
+# it holds far fewer of that set's (37 % on Hopper): a configuration the fit has not seen
+# (another engine, GPU or model) can fall outside its family's band.
+LEFT_OUT: Final[dict[str, LeftOut]] = {
+    "blackwell": LeftOut(197, 70.1, 572.7, (
+        ("deepseek-r1 B200 sglang", 41, 39),
+        ("deepseek-r1 B200 trt", 40, 31),
+        ("gpt-oss-120b B200 trt", 60, 1),
+        ("gpt-oss-120b B200 vllm", 56, 45),
+    )),
+    "cdna3": LeftOut(30, 21.3, 75.8, (
+        ("deepseek-r1 MI300X sglang", 15, 15),
+        ("deepseek-r1 MI325X sglang", 15, 9),
+    )),
+    "cdna4": LeftOut(100, 50.4, 367.5, (
+        ("deepseek-r1 MI355X atom", 39, 37),
+        ("deepseek-r1 MI355X sglang", 35, 20),
+        ("gpt-oss-120b MI355X atom", 26, 0),
+    )),
+    "hopper": LeftOut(127, 24.8, 175.3, (
+        ("deepseek-r1 H200 sglang", 13, 13),
+        ("deepseek-r1 H200 trt", 20, 15),
+        ("gpt-oss-120b H100 vllm", 43, 15),
+        ("gpt-oss-120b H200 vllm", 51, 4),
+    )),
+}

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
 
 from models.c2c.spec import ClusterSpec
 from models.serving.calibration import ServingConstants
@@ -138,12 +139,29 @@ def max_concurrency(llm: ServingLLM, dep: Deployment, hw: ClusterSpec,
     return int(dep.dp * min(free // per_sequence, dep.max_batch))
 
 
+def _busiest_share(llm: ServingLLM, dep: Deployment, touched: float) -> float:
+    """The share of its experts the busiest GPU of the expert group streams, when `touched` is
+    the share at least one token picks. Split by tensor parallelism, every GPU holds a slice of
+    every expert and all stream the same bytes. Spread whole over ep GPUs, each GPU's touched
+    count is about binomial (its experts, `touched`), and the step waits for the GPU with the
+    most: the mean plus the expected largest of ep standard normals (Blom's approximation) in
+    standard deviations, at most all of them. At a small batch this is well above the mean
+    (DeepSeek-R1 at 4 sequences on EP8: about 1.7 times), at a large one nearly the mean."""
+    if dep.ep is None or dep.ep == 1:
+        return touched
+    held = llm.experts / dep.ep
+    z = NormalDist().inv_cdf((dep.ep - 0.375) / (dep.ep + 0.25))
+    spread = math.sqrt(held * touched * (1 - touched))
+    return min(1.0, touched + z * spread / held)
+
+
 def _weights_read(llm: ServingLLM, dep: Deployment, tokens: float) -> float:
     """Weight bytes one GPU streams for `tokens` tokens at once: its shared weights, and of a
-    MoE's experts the share at least one of the tokens picks, 1 - (1 - top_k/experts)^tokens."""
+    MoE's experts the share at least one of the tokens picks, 1 - (1 - top_k/experts)^tokens
+    (on the busiest GPU of an expert-parallel group: _busiest_share)."""
     touched = 1.0
     if llm.is_moe:
-        touched = 1 - (1 - llm.top_k / llm.experts) ** tokens
+        touched = _busiest_share(llm, dep, 1 - (1 - llm.top_k / llm.experts) ** tokens)
     return (llm.shared_params / dep.tp + llm.expert_params / dep.expert_shards * touched) \
         / dep.pp * dep.weights.bytes_per_param
 
@@ -151,6 +169,21 @@ def _weights_read(llm: ServingLLM, dep: Deployment, tokens: float) -> float:
 def _attention_flops(llm: ServingLLM, context: float) -> float:
     """FLOPs of one new token's attention at `context` tokens (QK and PV, over the layers)."""
     return 4 * llm.cached_tokens(context) * llm.heads * llm.head_dim
+
+
+# The kernels of a dense grouped-query-attention layer (ServingLLM.kernels_per_layer: QKV,
+# attention, output, gate-up, down): the layer the per-layer overhead is stated for.
+REFERENCE_KERNELS = 5
+
+
+def layer_overhead(llm: ServingLLM, k: ServingConstants) -> float:
+    """The fixed cost of one layer in a decode step: k.layer_overhead_s for a layer of
+    REFERENCE_KERNELS kernels, of which the share k.kernel_share grows with the kernels the
+    model's layer launches (DeepSeek's latent attention and shared expert: about twice a
+    dense layer's) and the rest does not (scheduling, sampling, syncs spread over the
+    layers). The fit sets the share per family."""
+    per_kernel = llm.kernels_per_layer / REFERENCE_KERNELS
+    return k.layer_overhead_s * (1 - k.kernel_share + k.kernel_share * per_kernel)
 
 
 def decode_step(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: RequestShape,
@@ -179,7 +212,7 @@ def decode_step(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: Requ
                      expert_parallel=_ep_seconds(micro / (dep.tp * dep.dp),
                                                  llm.routed_layers / dep.pp, llm, dep, hw)
                      * stages,
-                     overhead=llm.layers * (k.layer_overhead_s
+                     overhead=llm.layers * (layer_overhead(llm, k)
                                             + per_replica * k.token_overhead_s),
                      pipeline=pipeline)
 

@@ -37,7 +37,7 @@ class MeasuredPoint:
     arch: str               # ARCH_OF_ITEM of the hardware
     model: str              # key in models.serving.presets.PRESETS
     precision: str          # weights: "fp8" | "fp4"
-    engine: str             # "sglang" | "trt" (TensorRT-LLM) | "vllm"
+    engine: str             # "sglang" | "trt" (TensorRT-LLM) | "vllm" | "atom" (AMD's ATOM)
     tp: int
     ep: int
     dp_attention: bool
@@ -69,5 +69,8 @@ class ServingPoints:
 
 
 # The ledger's GPU items -> the architecture their family maps to (gpus.yaml: H100 SXM5 and H200
-# SXM are Hopper, B200 is Blackwell; models.c2c.calibration.ARCH_OF_FAMILY).
-ARCH_OF_ITEM: Final = {"h100-sxm5": "hopper", "h200-sxm": "hopper", "b200": "blackwell"}
+# SXM are Hopper, B200 is Blackwell; models.c2c.calibration.ARCH_OF_FAMILY). The AMD Instinct
+# items (gpus.yaml family Instinct) by their compute architecture: MI300X and MI325X are
+# CDNA 3, MI355X is CDNA 4 (AMD's product pages); the serving model fits each apart.
+ARCH_OF_ITEM: Final = {"h100-sxm5": "hopper", "h200-sxm": "hopper", "b200": "blackwell",
+                       "amd-mi300x": "cdna3", "amd-mi325x": "cdna3", "amd-mi355x": "cdna4"}

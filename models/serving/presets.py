@@ -19,6 +19,7 @@ PRESETS: Final[dict[str, ServingLLM]] = {
     "deepseek-r1": ServingLLM(
         "deepseek-r1", layers=61, hidden=7168, heads=128, kv_heads=128, head_dim=128,
         total_params=671e9, active_params=37e9, experts=256, top_k=8, moe_layers=58,
+        shared_experts=1,
         kv_elements=576, latent_kv=True,
         source="huggingface.co/deepseek-ai/DeepSeek-R1 config.json; DeepSeek-V3 report"),
     # openai/gpt-oss-120b model card: 36 layers, hidden 2880, 64 query heads and 8 KV heads

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cached_property
 
 
 class WeightFormat(StrEnum):
@@ -16,7 +17,11 @@ class WeightFormat(StrEnum):
 
     @property
     def bytes_per_param(self) -> float:
-        return {"bf16": 2.0, "fp8": 1.0, "fp4": 0.5625}[self.value]
+        return _BYTES_PER_PARAM[self]
+
+
+_BYTES_PER_PARAM: dict[WeightFormat, float] = {WeightFormat.BF16: 2.0, WeightFormat.FP8: 1.0,
+                                               WeightFormat.FP4: 0.5625}
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,7 @@ class ServingLLM:
     experts: int = 0
     top_k: int = 0
     moe_layers: int = 0
+    shared_experts: int = 0             # experts every token runs beside its top_k (DeepSeek: 1)
     kv_elements: int | None = None      # None: 2 x kv_heads x head_dim
     latent_kv: bool = False             # MLA: the cache is one latent, replicated across TP
     sliding_window: int = 0             # tokens a sliding-window layer attends to (0: none)
@@ -65,7 +71,7 @@ class ServingLLM:
     def is_moe(self) -> bool:
         return self.experts > 0
 
-    @property
+    @cached_property
     def expert_params(self) -> float:
         """The routed experts' weights, all of them: total - active = experts' share not read,
         i.e. expert_params x (1 - top_k / experts)."""
@@ -73,7 +79,7 @@ class ServingLLM:
             return 0.0
         return (self.total_params - self.active_params) / (1 - self.top_k / self.experts)
 
-    @property
+    @cached_property
     def shared_params(self) -> float:
         """Every weight outside the routed experts (attention, dense layers, shared experts,
         embeddings): each token reads all of them."""
@@ -86,6 +92,22 @@ class ServingLLM:
     @property
     def routed_layers(self) -> int:
         return self.moe_layers or (self.layers if self.is_moe else 0)
+
+    @cached_property
+    def kernels_per_layer(self) -> float:
+        """The GEMMs and attention kernels one decode step launches per layer, on average over
+        the layers: each costs a fixed time at a small batch whatever its size (launch, the
+        tail of a wave, its sync), so a step of a model with more of them is slower at batch 1
+        than its bytes say. Attention: a fused QKV projection, the attention kernel and the
+        output projection; multi-head latent attention (DeepSeek) has the query down and up
+        projections, the KV down projection, the absorbed key and value products, the
+        attention kernel and the output projection. A dense MLP: fused gate-up and down; a
+        MoE layer: the router, the experts' grouped gate-up and down, and two per shared
+        expert."""
+        attention = 7 if self.latent_kv else 3
+        moe = 3 + 2 * self.shared_experts
+        dense_layers = self.layers - self.routed_layers
+        return attention + (self.routed_layers * moe + dense_layers * 2) / self.layers
 
     def cached_tokens(self, context: float) -> float:
         """Token-layers of KV cache a sequence of `context` tokens holds: every token on the

@@ -36,7 +36,7 @@ from models.serving import calibration
 from models.serving.calibration import ServingConstants
 from models.serving.cost import Point, at_target
 from models.serving.curve import serving_curve
-from models.serving.measured_points import MeasuredPoint, ServingPoints
+from models.serving.measured_points import ARCH_OF_ITEM, MeasuredPoint, ServingPoints
 from models.serving.presets import PRESETS
 from models.serving.spec import Deployment, RequestShape, ServingLLM, WeightFormat
 
@@ -67,10 +67,23 @@ def _node(peak_bf16: float, hbm: float, hbm_bw: float, nvlink_bidir: float,
 #   4,500, peak_dense_fp4 9,000 TFLOP/s, hbm_capacity 180 GB, hbm_bandwidth 8 TB/s; gpus.yaml
 #   family Blackwell; gpu_compute.yaml dgx-b200 gpus_per_system 8; NVLink 5, nvlink.yaml
 #   nvlink-5 scaleup_bw_per_gpu_bidir 1.8 TB/s.
+# The ledger's packs hold no HBM or peak figures for the AMD Instinct GPUs (gpus.yaml lists the
+# items, gpu_compute.yaml only their TDP), so these are AMD's product-page figures, dense (no
+# structured sparsity), on an 8-GPU OAM platform whose GPUs each reach the other seven over
+# Infinity Fabric (seven links; the aggregate is the figure AMD gives):
+# - MI300X (amd.com Instinct MI300X accelerator page): peak BF16 1,307.4 TFLOP/s, FP8
+#   2,614.9 TFLOP/s, 192 GB HBM3 at 5.3 TB/s, Infinity Fabric 896 GB/s (7 x 128 GB/s).
+# - MI325X (amd.com Instinct MI325X accelerator page): the same peaks, 256 GB HBM3E at
+#   6 TB/s, Infinity Fabric 896 GB/s.
+# - MI355X (amd.com Instinct MI355X accelerator page): peak BF16 2.5 PFLOP/s, FP8 5.0 PFLOP/s,
+#   MXFP4 10.1 PFLOP/s, 288 GB HBM3E at 8 TB/s, Infinity Fabric 1,075 GB/s (7 x 153.6 GB/s).
 HARDWARE: Final[dict[str, ClusterSpec]] = {
     "h100-sxm5": _node(989.5e12, 80e9, 3.35e12, 900e9, "hopper"),
     "h200-sxm": _node(989.5e12, 141e9, 4.8e12, 900e9, "hopper"),
     "b200": _node(2250e12, 180e9, 8e12, 1.8e12, "blackwell"),
+    "amd-mi300x": _node(1307.4e12, 192e9, 5.3e12, 896e9, "cdna3"),
+    "amd-mi325x": _node(1307.4e12, 256e9, 6.0e12, 896e9, "cdna3"),
+    "amd-mi355x": _node(2.5e15, 288e9, 8e12, 1075.2e9, "cdna4"),
 }
 # Dense peak of the weights' precision (the GEMMs run in it): the metric the ledger resolves.
 # FP4 weights on Hopper (no FP4 peak) run at its FP8 peak, as a serving scenario resolves them
@@ -82,9 +95,15 @@ PEAKS: Final[dict[tuple[str, str], float]] = {
     ("h200-sxm", "fp4"): 1979e12,
     ("b200", "fp8"): 4500e12,
     ("b200", "fp4"): 9000e12,
+    ("amd-mi300x", "fp8"): 2614.9e12,
+    ("amd-mi325x", "fp8"): 2614.9e12,
+    ("amd-mi355x", "fp8"): 5.0e15,
+    ("amd-mi355x", "fp4"): 10.1e15,
 }
-# Every architecture a GPU family maps to: the families serving_fidelity reports on.
-FAMILIES: Final = tuple(dict.fromkeys(c2c_calibration.ARCH_OF_FAMILY.values()))
+# Every architecture a GPU family maps to, and the AMD ones with measured serving points: the
+# families serving_fidelity reports on.
+FAMILIES: Final = tuple(dict.fromkeys((*c2c_calibration.ARCH_OF_FAMILY.values(),
+                                       *ARCH_OF_ITEM.values())))
 QUANTITY: Final = "output tokens/s per GPU at the measured tokens/s per user"
 
 
@@ -262,6 +281,21 @@ def serving_fidelity(points: tuple[MeasuredPoint, ...]) -> tuple[FamilyFidelity,
     return tuple(rows)
 
 
+def left_out_summary(family: str) -> str:
+    """What a fitted family's band holds on points the fit did not see (calibration.LEFT_OUT),
+    as a clause of its set's title; "" for a family without a fit of its own."""
+    found = calibration.LEFT_OUT.get(family)
+    if found is None:
+        return ""
+    sets = ", ".join(f"{name} {held} of {points}" for name, points, held in found.sets)
+    whole = ("" if found.family_mean_abs_error is None else
+             f"; the family left out of the fit whole: {found.family_mean_abs_error:.1f} % mean")
+    return (f"; left out, mean |error| {found.mean_abs_error:.1f} %, max "
+            f"{found.max_abs_error:.1f} %; the band built without a set holds "
+            f"{found.held} of its {found.points} points ({100 * found.coverage:.0f} %: "
+            f"{sets}){whole}")
+
+
 @cache
 def fidelity_report(table: ServingPoints) -> tuple[SetReport, ...]:
     """The measured points as the C2C model's validation sets are kept (one set per family
@@ -281,7 +315,8 @@ def fidelity_report(table: ServingPoints) -> tuple[SetReport, ...]:
         published = PublishedSet(
             f"InferenceX serving points, {models} on {gpus} ({family}): aggregated, no "
             f"speculative decoding; {len(errors)} points; the family's band "
-            f"{low:.2f}-{high:.2f} (measured / predicted) rests on {basis}",
+            f"{low:.2f}-{high:.2f} (measured / predicted) rests on {basis}"
+            f"{left_out_summary(family)}",
             latest.url, latest.published_on, QUANTITY, "%", f"inferencex-serving-{family}")
         reports.append(SetReport(published, tuple(
             ValidationResult(published, f"{e.configuration} conc {e.point.concurrency}",

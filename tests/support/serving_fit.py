@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -43,19 +44,23 @@ from pipelines.inputs.measurements import shipped_serving_points
 # bandwidth; prefill at 5-90 % of the precision's dense peak; decode's FLOPs at 25-90 % of it
 # (what the engines' decode GEMMs reach at large batches: below that the fit would make FLOPs
 # stand for per-sequence costs, and a dense model's decode would turn compute-bound at absurd
-# batches); 0-200 us of fixed cost per layer and decode step; 0-2 us per sequence and layer.
+# batches); 0-200 us of fixed cost per layer and decode step, of which 0-100 % grows with the
+# kernels a layer launches; 0-2 us per sequence and layer. The fine step is a quarter of the
+# coarse one, which keeps the whole refit (every set and family left out) to minutes.
 BOUNDS: dict[str, tuple[float, float, float, float]] = {
-    "decode_hbm_efficiency": (0.30, 0.95, 0.05, 0.01),
-    "prefill_efficiency": (0.05, 0.90, 0.05, 0.01),
-    "decode_compute_efficiency": (0.25, 0.90, 0.05, 0.01),
-    "layer_overhead_s": (0.0, 200e-6, 10e-6, 1e-6),
-    "token_overhead_s": (0.0, 2e-6, 0.1e-6, 0.01e-6),
+    "decode_hbm_efficiency": (0.30, 0.95, 0.05, 0.0125),
+    "prefill_efficiency": (0.05, 0.90, 0.05, 0.0125),
+    "decode_compute_efficiency": (0.25, 0.90, 0.05, 0.0125),
+    "layer_overhead_s": (0.0, 200e-6, 10e-6, 2.5e-6),
+    "token_overhead_s": (0.0, 2e-6, 0.1e-6, 0.025e-6),
+    "kernel_share": (0.0, 1.0, 0.1, 0.025),
 }
 # Rounds of coordinate descent at most; it stops as soon as a round moves no constant.
 ROUNDS = 8
 # An architecture is fitted on at least this many points; else it keeps the prior.
 MIN_POINTS = 10
-GPU_NAMES = {"h100-sxm5": "H100", "h200-sxm": "H200", "b200": "B200"}
+GPU_NAMES = {"h100-sxm5": "H100", "h200-sxm": "H200", "b200": "B200", "amd-mi300x": "MI300X",
+             "amd-mi325x": "MI325X", "amd-mi355x": "MI355X"}
 MODEL_NAMES = {"deepseek-r1": "DeepSeek-R1", "gpt-oss-120b": "gpt-oss-120b",
                "llama-3.3-70b": "Llama 3.3 70B"}
 
@@ -124,10 +129,16 @@ class FitReport:
     family_out: dict[str, list[PointError]] = field(default_factory=dict)
     uncalibrated: tuple[float, float, int] | None = None   # pooled band of family_out
     pooled: ServingConstants | None = None        # fitted on every architecture's points
+    # arch -> per left-out set: (set, its points, how many the band of the OTHER sets' left-out
+    # points holds): the band's coverage on points that built neither the fit nor the band
+    coverage: dict[str, list[tuple[str, int, int]]] = field(default_factory=dict)
 
 
-def fit_all() -> FitReport:
-    """The fit per architecture, its errors in and out of sample, and the bands."""
+def fit_all(jobs: int = 1, whole_families: bool = True) -> FitReport:
+    """The fit per architecture, its errors in and out of sample, and the bands. The fits are
+    independent of one another: `jobs` > 1 runs them in that many processes. Without
+    `whole_families`, each family is not also left out whole (nor the pooled fit run): half
+    the work, and no uncalibrated band or pooled constants."""
     by_arch: dict[str, list[Configuration]] = defaultdict(list)
     skipped = []
     for config in configurations(shipped_serving_points().points):
@@ -135,11 +146,28 @@ def fit_all() -> FitReport:
             by_arch[config.arch].append(config)
         else:  # the weights do not fit the model's HBM budget (the same with any constants)
             skipped.append(config.name)
+    fitted = sorted(a for a, configs in by_arch.items()
+                    if sum(len(c.points) for c in configs) >= MIN_POINTS)
+    # Every fit to run, by what it is for: (arch, None) a family's own, (arch, set) the family
+    # without that set, ("without", arch) every other family's, ("pooled", "") all of them.
+    tasks: dict[tuple[str, str | None], list[Configuration]] = {}
+    for arch in fitted:
+        tasks[(arch, None)] = by_arch[arch]
+        for name in sorted({fold(c) for c in by_arch[arch]}):
+            tasks[(arch, name)] = [c for c in by_arch[arch] if fold(c) != name]
+    if len(fitted) > 1 and whole_families:
+        for arch in fitted:
+            tasks[("without", arch)] = [c for a in fitted if a != arch for c in by_arch[a]]
+        tasks[("pooled", "")] = [c for a in fitted for c in by_arch[a]]
+    if jobs > 1:
+        with ProcessPoolExecutor(jobs) as pool:
+            done = dict(zip(tasks, pool.map(fit, tasks.values()), strict=True))
+    else:
+        done = {key: fit(configs) for key, configs in tasks.items()}
     report = FitReport({}, {}, {}, {}, {}, {}, skipped)
-    for arch, configs in sorted(by_arch.items()):
-        if sum(len(c.points) for c in configs) < MIN_POINTS:
-            continue
-        k = fit(configs)
+    for arch in fitted:
+        configs = by_arch[arch]
+        k = done[(arch, None)]
         report.constants[arch] = k
         report.in_sample[arch] = errors(configs, k)
         sets = sorted({fold(c) for c in configs})
@@ -148,19 +176,34 @@ def fit_all() -> FitReport:
         report.models[arch] = sorted({c.points[0].model for c in configs})
         left_out = []
         for name in sets:
-            refitted = fit([c for c in configs if fold(c) != name])
-            left_out += errors([c for c in configs if fold(c) == name], refitted)
+            left_out += errors([c for c in configs if fold(c) == name], done[(arch, name)])
         report.left_out[arch] = left_out
         report.bands[arch] = (*band([e.ratio for e in left_out]), len(left_out))
-    fitted = list(report.constants)
-    if len(fitted) > 1:
+        report.coverage[arch] = set_coverage(left_out)
+    if len(fitted) > 1 and whole_families:
         for arch in fitted:
-            others = fit([c for a in fitted if a != arch for c in by_arch[a]])
-            report.family_out[arch] = errors(by_arch[arch], others)
+            report.family_out[arch] = errors(by_arch[arch], done[("without", arch)])
         pooled = [e.ratio for errs in report.family_out.values() for e in errs]
         report.uncalibrated = (*band(pooled), len(pooled))
-        report.pooled = fit([c for a in fitted for c in by_arch[a]])
+        report.pooled = done[("pooled", "")]
     return report
+
+
+def set_coverage(left_out: Sequence[PointError]) -> list[tuple[str, int, int]]:
+    """For each set of `left_out` (each set's errors with the constants fitted without it): its
+    points and how many of them fall in the band built from the other sets' errors alone. The
+    band of all the sets holds 80 % of them by construction; this is what it holds on a set
+    it has not seen, the case of a new configuration."""
+    out = []
+    for name in sorted({point_fold(e.point) for e in left_out}):
+        mine = [e.ratio for e in left_out if point_fold(e.point) == name]
+        others = [e.ratio for e in left_out if point_fold(e.point) != name]
+        if not others:
+            out.append((name, len(mine), 0))
+            continue
+        low, high = band(others)
+        out.append((name, len(mine), sum(low <= r <= high for r in mine)))
+    return out
 
 
 def basis(report: FitReport, arch: str) -> str:

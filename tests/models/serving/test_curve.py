@@ -20,6 +20,7 @@ from models.serving.curve import (
     curve_point,
     decode_step,
     kv_bytes_per_sequence,
+    layer_overhead,
     max_concurrency,
     serving_curve,
     usable_hbm,
@@ -160,8 +161,9 @@ def test_a_moe_step_reads_only_the_experts_its_tokens_pick():
     many = decode_step(DEEPSEEK, dep, NVL72, SHORT, 4096, PRIOR, PEAK)
     streaming = NVL72.hbm_bw * PRIOR.decode_hbm_efficiency
     every_weight = weight_bytes_per_gpu(DEEPSEEK, dep) / streaming
-    # one token touches top-8 of 256 experts; thousands touch nearly all of them
-    assert one.memory < 0.2 * every_weight < every_weight < many.memory
+    # one token touches top-8 of 256 experts (the busiest GPU about 2.4 of its 32);
+    # thousands touch nearly all of them
+    assert one.memory < 0.3 * every_weight < every_weight < many.memory
 
 
 @settings(max_examples=60, deadline=None)
@@ -199,3 +201,36 @@ def test_a_moe_prefill_streams_every_expert_at_least_once():
     assert prefill == pytest.approx(streaming, rel=0.01)   # 1,024 tokens pick every expert
     dense = prefill_seconds(LLAMA, Deployment(tp=8), NVL72, SHORT, fast_math, PEAK)
     assert dense > weight_bytes_per_gpu(LLAMA, Deployment(tp=8)) / NVL72.hbm_bw   # FLOPs bind
+
+
+def test_a_layers_kernels_count_what_its_attention_and_experts_launch():
+    # QKV, attention, output + gate-up, down
+    assert LLAMA.kernels_per_layer == 5
+    # QKV, attention, output + router, experts' gate-up and down
+    assert GPT_OSS.kernels_per_layer == 6
+    # latent attention's 7 + (58 MoE layers: router, experts, a shared expert's two;
+    # 3 dense layers: gate-up, down) over 61 layers
+    assert DEEPSEEK.kernels_per_layer == pytest.approx(7 + (58 * 5 + 3 * 2) / 61)
+
+
+def test_the_kernel_share_of_a_layers_overhead_grows_with_its_kernels():
+    flat = dataclasses.replace(PRIOR, layer_overhead_s=40e-6, kernel_share=0.0)
+    assert layer_overhead(DEEPSEEK, flat) == layer_overhead(LLAMA, flat) == 40e-6
+    by_kernel = dataclasses.replace(flat, kernel_share=1.0)
+    assert layer_overhead(LLAMA, by_kernel) == pytest.approx(40e-6)   # the reference layer
+    assert layer_overhead(DEEPSEEK, by_kernel) == pytest.approx(
+        40e-6 * DEEPSEEK.kernels_per_layer / 5)
+    step = decode_step(DEEPSEEK, Deployment(tp=8), HGX, SHORT, 1, by_kernel, PEAK)
+    assert step.overhead == pytest.approx(61 * layer_overhead(DEEPSEEK, by_kernel))
+
+
+def test_whole_experts_on_few_sequences_wait_for_the_busiest_gpu():
+    """Split by TP every GPU streams a slice of each picked expert; spread whole over EP8, the
+    GPU whose experts the 4 sequences picked most streams more than the mean, and the gap
+    closes as the batch picks nearly every expert."""
+    split = decode_step(DEEPSEEK, Deployment(tp=8), HGX, SHORT, 4, PRIOR, PEAK)
+    spread = decode_step(DEEPSEEK, Deployment(tp=8, ep=8), HGX, SHORT, 4, PRIOR, PEAK)
+    assert spread.memory > 1.3 * split.memory
+    big_split = decode_step(DEEPSEEK, Deployment(tp=8), HGX, SHORT, 512, PRIOR, PEAK)
+    big_spread = decode_step(DEEPSEEK, Deployment(tp=8, ep=8), HGX, SHORT, 512, PRIOR, PEAK)
+    assert big_spread.memory == pytest.approx(big_split.memory, rel=0.01)

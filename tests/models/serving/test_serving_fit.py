@@ -15,9 +15,18 @@ from hypothesis import strategies as st
 
 from models.serving import calibration
 from models.serving.calibration import PRIOR
-from models.serving.validation import configurations
+from models.serving.validation import configurations, point_errors
 from pipelines.inputs.measurements import shipped_serving_points
-from tests.support.serving_fit import BOUNDS, MIN_POINTS, band, basis, fit_all, objective
+from tests.support.serving_fit import (
+    BOUNDS,
+    MIN_POINTS,
+    band,
+    basis,
+    fit_all,
+    objective,
+    point_fold,
+    set_coverage,
+)
 
 
 def test_the_stored_constants_are_a_minimum_of_the_fit_on_its_grid():
@@ -39,6 +48,29 @@ def test_the_stored_constants_are_a_minimum_of_the_fit_on_its_grid():
                         (arch, name)
 
 
+def test_a_sets_coverage_is_judged_by_the_band_of_the_other_sets():
+    """set_coverage on the stored constants' errors: each set's points counted once, and
+    held by a band it did not help build (a set far off the others falls outside theirs)."""
+    errors = point_errors(configurations(shipped_serving_points().points))
+    hopper = [e for e in errors if e.point.arch == "hopper"]
+    rows = set_coverage(hopper)
+    assert sum(n for _, n, _ in rows) == len(hopper)
+    assert {name for name, _, _ in rows} == {point_fold(e.point) for e in hopper}
+    for name, n, held in rows:
+        others = [e.ratio for e in hopper if point_fold(e.point) != name]
+        low, high = band(others)
+        assert held == sum(low <= e.ratio <= high for e in hopper if point_fold(e.point) == name)
+        assert 0 <= held <= n
+
+
+def test_every_fitted_family_says_what_its_band_holds_left_out():
+    assert set(calibration.LEFT_OUT) == set(calibration.CONSTANTS)
+    for arch, found in calibration.LEFT_OUT.items():
+        low, high, basis = calibration.BAND[arch]
+        assert basis.startswith(f"{found.points} InferenceX"), arch
+        assert 0 <= found.held <= found.points and 0 < found.mean_abs_error <= found.max_abs_error
+
+
 @given(st.lists(st.floats(min_value=0.01, max_value=100), min_size=1, max_size=200))
 def test_the_band_holds_at_least_80_percent_of_the_ratios_by_construction(ratios):
     low, high = band(ratios)
@@ -57,6 +89,7 @@ def test_refitting_the_measured_points_gives_the_stored_constants_and_bands():
         assert stored.decode_hbm_efficiency == pytest.approx(k.decode_hbm_efficiency, abs=0.005)
         assert stored.prefill_efficiency == pytest.approx(k.prefill_efficiency, abs=0.005)
         assert stored.layer_overhead_s == pytest.approx(k.layer_overhead_s, abs=0.5e-6)
+        assert stored.kernel_share == pytest.approx(k.kernel_share, abs=0.005)
         assert stored.decode_compute_efficiency == pytest.approx(k.decode_compute_efficiency,
                                                                  abs=0.005)
         assert stored.token_overhead_s == pytest.approx(k.token_overhead_s, abs=0.005e-6)
@@ -70,6 +103,17 @@ def test_refitting_the_measured_points_gives_the_stored_constants_and_bands():
         ratios = [e.ratio for e in report.left_out[arch]]
         assert len(ratios) == n
         assert sum(stored_low <= r <= stored_high for r in ratios) >= 0.8 * n
+    for arch, rows in report.coverage.items():
+        stored = calibration.LEFT_OUT[arch]
+        assert stored.sets == tuple(rows), arch
+        assert stored.points == len(report.left_out[arch]) == sum(n for _, n, _ in rows)
+        errors = [abs(e.error) for e in report.left_out[arch]]
+        assert stored.mean_abs_error == pytest.approx(sum(errors) / len(errors), abs=0.05)
+        assert stored.max_abs_error == pytest.approx(max(errors), abs=0.05)
+        family = report.family_out.get(arch)
+        if family:
+            assert stored.family_mean_abs_error == pytest.approx(
+                sum(abs(e.error) for e in family) / len(family), abs=0.05)
     low, high, n = report.uncalibrated
     stored_low, stored_high, _ = calibration.UNCALIBRATED_BAND
     assert (stored_low, stored_high) == pytest.approx((low, high), abs=0.002)

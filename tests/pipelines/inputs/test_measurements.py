@@ -26,10 +26,10 @@ def test_the_shipped_tables_hold_every_run_and_point_with_its_source():
     assert {r.source for r in training.runs} == {s.key for s in training.sources}
     assert all(s.url.startswith("https://github.com/") for s in training.sources)
     serving = load_serving_points()
-    assert len(serving.points) == 324 and len(serving.sources) == 6
+    assert len(serving.points) == 454 and len(serving.sources) == 10
     for point in serving.points:
         assert point.url == serving.source(point.source).url
-        assert point.arch in ("hopper", "blackwell")
+        assert point.arch in ("hopper", "blackwell", "cdna3", "cdna4")
 
 
 def test_values_are_kept_as_written():
