@@ -81,14 +81,13 @@ SOURCE: Final[dict[str, str]] = {
              f"points {_POINTS}",
 }
 # A family without measured points of its own runs on the constants fitted on every measured
-# family's points together (bench/serving_fit.py prints them), not on the prior. These and
-# UNCALIBRATED_BAND were fitted on the 324 NVIDIA points before the AMD points, the expert
-# imbalance and the kernel share came in (issue 29): a refit with every family is due.
-POOLED: Final = ServingConstants(decode_hbm_efficiency=0.66, prefill_efficiency=0.12,
-                                 layer_overhead_s=40e-6, decode_compute_efficiency=0.25,
-                                 token_overhead_s=0.83e-6)
-POOLED_SOURCE: Final = (f"{_FIT} every measured family's points together (324 InferenceX "
-                        f"points of H100, H200 and B200) {_POINTS}: this family has none")
+# family's points together (bench/serving_fit.py prints them), not on the prior.
+POOLED: Final = ServingConstants(decode_hbm_efficiency=0.7875, prefill_efficiency=0.10,
+                                 layer_overhead_s=35e-6, decode_compute_efficiency=0.25,
+                                 token_overhead_s=1.075e-6, kernel_share=1.0)
+POOLED_SOURCE: Final = (f"{_FIT} every measured family's points together (454 InferenceX "
+                        f"points of H100, H200, B200, MI300X, MI325X and MI355X) {_POINTS}: "
+                        "this family has none")
 
 # The model's error: measured / predicted tokens/s per GPU at a matched interactivity stays
 # within [low, high] on 80 % of a family's points (the P10 and P90 of the left-out points,
@@ -96,19 +95,19 @@ POOLED_SOURCE: Final = (f"{_FIT} every measured family's points together (324 In
 _LEFT_OUT: Final = ("points (aggregated, no speculative decoding), each model x GPU x engine "
                     "set left out of the fit in turn")
 BAND: Final[dict[str, tuple[float, float, str]]] = {
-    "hopper": (0.737, 1.353,
+    "hopper": (0.736, 1.354,
                f"127 InferenceX H100 / H200 DeepSeek-R1 and gpt-oss-120b {_LEFT_OUT}"),
-    "blackwell": (0.410, 3.106,
+    "blackwell": (0.409, 3.107,
                   f"197 InferenceX B200 DeepSeek-R1 and gpt-oss-120b {_LEFT_OUT}"),
-    "cdna3": (0.657, 1.308, f"30 InferenceX MI300X / MI325X DeepSeek-R1 {_LEFT_OUT}"),
-    "cdna4": (0.606, 8.606,
+    "cdna3": (0.656, 1.309, f"30 InferenceX MI300X / MI325X DeepSeek-R1 {_LEFT_OUT}"),
+    "cdna4": (0.605, 8.607,
               f"100 InferenceX MI355X DeepSeek-R1 and gpt-oss-120b {_LEFT_OUT}"),
 }
 # A family with no measured point of its own (or too few to fit: fewer than 10) carries the
-# band of the measured families each left out whole and predicted with the other's constants:
-# the error a family the fit never saw has (P10-P90 of those 324 points, rounded outward).
-UNCALIBRATED_BAND: Final = (0.445, 4.868, "no fit of this family's own (no or too few "
-                            "measured points): the band of 324 InferenceX points of the measured "
+# band of the measured families each left out whole and predicted with the others' constants:
+# the error a family the fit never saw has (P10-P90 of those 454 points, rounded outward).
+UNCALIBRATED_BAND: Final = (0.383, 4.155, "no fit of this family's own (no or too few "
+                            "measured points): the band of 454 InferenceX points of the measured "
                             "families, each family left out of the fit whole")
 
 
@@ -159,20 +158,20 @@ LEFT_OUT: Final[dict[str, LeftOut]] = {
         ("deepseek-r1 B200 trt", 40, 31),
         ("gpt-oss-120b B200 trt", 60, 1),
         ("gpt-oss-120b B200 vllm", 56, 45),
-    )),
+    ), 57.4),
     "cdna3": LeftOut(30, 21.3, 75.8, (
         ("deepseek-r1 MI300X sglang", 15, 15),
         ("deepseek-r1 MI325X sglang", 15, 9),
-    )),
+    ), 417.7),
     "cdna4": LeftOut(100, 50.4, 367.5, (
         ("deepseek-r1 MI355X atom", 39, 37),
         ("deepseek-r1 MI355X sglang", 35, 20),
         ("gpt-oss-120b MI355X atom", 26, 0),
-    )),
+    ), 80.1),
     "hopper": LeftOut(127, 24.8, 175.3, (
         ("deepseek-r1 H200 sglang", 13, 13),
         ("deepseek-r1 H200 trt", 20, 15),
         ("gpt-oss-120b H100 vllm", 43, 15),
         ("gpt-oss-120b H200 vllm", 51, 4),
-    )),
+    ), 54.1),
 }
