@@ -194,7 +194,8 @@ def offer_history(session: Session) -> pd.DataFrame:
              .order_by(Observation.id))
     # Plain tuples through the connection, not ORM rows as dicts: a 100k-offer price list's
     # history is read at its ingest.
-    rows = session.connection().execute(query).all()
+    # As tuples: pandas asks every Row for `keys` (a miss, with its own cost per row).
+    rows = list(map(tuple, session.connection().execute(query)))
     import pandas as pd
 
     return pd.DataFrame.from_records(rows, columns=[

@@ -18,7 +18,7 @@ EMPTY_DIGEST = f"{0:064x}"
 
 
 def _canonical(value: Any) -> str:
-    if value.__class__ is str:  # most fields: 2.2 million calls in a 100k-offer price list
+    if value.__class__ is str:
         return value
     if value is None:
         return ""
@@ -29,7 +29,9 @@ def _canonical(value: Any) -> str:
 
 def observation_digest(fields: Iterable[Any]) -> str:
     """sha256 of an observation's identifying and content fields, in a fixed order."""
-    text = "\x1f".join(_canonical(value) for value in fields)
+    # Text as itself without a call: most fields, 2.2 million values in a 100k-offer list.
+    text = "\x1f".join([value if value.__class__ is str else _canonical(value)
+                        for value in fields])
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

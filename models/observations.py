@@ -372,16 +372,26 @@ def validate_rows(
     sources: set[str],
     today: date,
     seen: dict[tuple[str, str, str, date], int | None] | None = None,
+    bulk: bool = True,
 ) -> tuple[list[CleanObservation], list[RowError]]:
     """Validate every (line, row); a second row for the same fact is rejected as a duplicate.
 
-    `seen` (fact -> first line) carries the facts of earlier chunks of the same file."""
+    `seen` (fact -> first line) carries the facts of earlier chunks of the same file.
+    `bulk`: rows of the plain shape a price list gives (models.bulk_rows) are checked column
+    by column, the fields they share once per distinct value; any other row, and any row
+    that fails there, goes through validate_row, so results and errors are the same either
+    way (False: every row through validate_row)."""
     clean: list[CleanObservation] = []
     errors: list[RowError] = []
     first_line = {} if seen is None else seen
+    from models.bulk_rows import CommonFields, plain_row  # it builds on this module
+
+    common = CommonFields(metrics, sources, today) if bulk else None
     for line, row in rows:
-        result = validate_row(row, line=line, metrics=metrics, items=items, sources=sources,
-                              today=today)
+        result = None if common is None else plain_row(row, line, items, common)
+        if result is None:
+            result = validate_row(row, line=line, metrics=metrics, items=items,
+                                  sources=sources, today=today)
         if isinstance(result, RowError):
             errors.append(result)
         elif result.identity in first_line:
