@@ -23,6 +23,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.dates import date2num
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.path import Path
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 from matplotlib.transforms import Bbox
 
@@ -42,7 +43,8 @@ STYLE = {
 }
 # Where a point's label may go, tried in this order: (dx, dy) in points, alignment.
 LABEL_OFFSETS = ((5, 3, "left"), (5, -9, "left"), (-5, 3, "right"), (-5, -9, "right"),
-                 (0, 7, "center"), (0, -13, "center"))
+                 (0, 7, "center"), (0, -13, "center"), (5, 10, "left"), (-5, 10, "right"),
+                 (5, -16, "left"), (-5, -16, "right"), (0, 14, "center"), (0, -20, "center"))
 
 
 @contextmanager
@@ -127,31 +129,40 @@ class PointLabel:
 
 def label_points(figure: Figure, axis: Axes, labels: Sequence[PointLabel]) -> None:
     """Label each point with its name, at the first offset where the text stays inside the
-    axes and overlaps no marker or earlier label; failing that with its table number; and
-    failing that not at all (the table lists every point). Call once limits and layout are
-    final: placement measures the text."""
+    axes and overlaps no marker, drawn line (a fit) or earlier label; failing that with its
+    table number; and failing that not at all (the table lists every point). Call once
+    limits and layout are final: placement measures the text."""
     renderer = FigureCanvasAgg(figure).get_renderer()
     area = axis.get_window_extent(renderer)
     taken = [_marker_box(axis, label) for label in labels]
+    lines = _drawn_lines(axis)
     for label in labels:
         for text in (label.text, str(label.number)):
-            box = _place(axis, label, text, renderer, area, taken)
+            box = _place(axis, label, text, renderer, area, taken, lines)
             if box is not None:
                 taken.append(box)
                 break
 
 
 def _place(axis: Axes, label: PointLabel, text: str, renderer: RendererAgg, area: Bbox,
-           taken: list[Bbox]) -> Bbox | None:
+           taken: list[Bbox], lines: list[Path]) -> Bbox | None:
     for dx, dy, align in LABEL_OFFSETS:
         annotation = axis.annotate(text, (label.day, label.value), xytext=(dx, dy),
                                    textcoords="offset points", fontsize=6, color="#333333",
                                    ha=align)
         box = annotation.get_window_extent(renderer)
-        if _inside(box, area) and not any(box.overlaps(other) for other in taken):
+        if (_inside(box, area) and not any(box.overlaps(other) for other in taken)
+                and not any(line.intersects_bbox(box, filled=False) for line in lines)):
             return box
         annotation.remove()
     return None
+
+
+def _drawn_lines(axis: Axes) -> list[Path]:
+    """The axis' drawn lines (fits, series lines) in display coordinates; a markers-only
+    line is no obstacle between its markers (those are in `taken`)."""
+    return [line.get_transform().transform_path(line.get_path()) for line in axis.lines
+            if line.get_linestyle() not in ("None", "none", "", " ")]
 
 
 def _marker_box(axis: Axes, label: PointLabel) -> Bbox:

@@ -47,7 +47,7 @@ def fit_label(fit: LogLinearFit | None) -> str:
 
 def density_chart(trend: DensityTrend) -> Markup:
     """Rack and system power against date (log y), threshold bands labelled with their
-    source, each series' fit and the overall fit."""
+    source, and each series' own fit (no fit through racks and servers together)."""
     series = [s for s in trend.series if s.points]
     with style("density"):
         figure = Figure(figsize=(WIDTH, 3.6))
@@ -55,11 +55,6 @@ def density_chart(trend: DensityTrend) -> Markup:
         for n, threshold in enumerate(trend.thresholds):
             _band(axis, threshold, BAND_COLORS[n % len(BAND_COLORS)])
         handles = [_plot_series(axis, line, n) for n, line in enumerate(series)]
-        if trend.fit is not None:
-            span = (trend.fit.first, trend.fit.last)
-            handles += axis.plot(span, [trend.fit.value_at(d) for d in span], color="#777777",
-                                 linewidth=0.8, linestyle=":",
-                                 label=f"all points: {fit_label(trend.fit)}")
         axis.set_ylabel(f"power ({', '.join(sorted({s.unit for s in series}))})")
         legend_below(figure, handles)
         log_ticks(axis)

@@ -3,6 +3,8 @@ price index by GPU and term."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from markupsafe import Markup
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
@@ -50,15 +52,27 @@ def legend_rows(figure: Figure, handles: list[Line2D], left: float,
                   ncol=3, handlelength=2.5, fontsize=6.5)
 
 
+def frontier(curve: Sequence[tuple[float, float, float]]) -> list[tuple[float, float, float]]:
+    """The (concurrency, tokens/s per GPU, tokens/s per user) points no other point beats
+    on both throughputs: a deployment would never run at a dominated concurrency (at
+    concurrency 1 a curve can be slower per user than at 2, and would bend back)."""
+    return [point for point in curve if not any(_beats(other, point) for other in curve)]
+
+
+def _beats(a: tuple[float, float, float], b: tuple[float, float, float]) -> bool:
+    return a[1] >= b[1] and a[2] >= b[2] and (a[1] > b[1] or a[2] > b[2])
+
+
 def serving_chart(line: ServingLine) -> Markup:
-    """Tokens/s per GPU against tokens/s per user, one curve per option (log-log), the
-    target interactivity as a dashed line and each option's point there as a ring."""
+    """Tokens/s per GPU against tokens/s per user, one curve per option (log-log): the
+    throughput-interactivity frontier (no dominated point), the target interactivity as a
+    dashed line and each option's point there as a ring."""
     with style(f"serving-{line.name}"):
         figure = Figure(figsize=(WIDTH, 2.6))
         axis = figure.add_subplot()
         handles = []
         for n, option in enumerate(o for o in line.options if o.curve):
-            _, per_gpu, per_user = zip(*option.curve, strict=True)
+            _, per_gpu, per_user = zip(*frontier(option.curve), strict=True)
             color = COLORS[n % len(COLORS)]
             handles += axis.plot(per_user, per_gpu, marker=MARKERS[n % len(MARKERS)],
                                  color=color, linewidth=1.2, markersize=3.5,
@@ -70,7 +84,8 @@ def serving_chart(line: ServingLine) -> Markup:
                      linestyle="--")
         log_axis(axis)
         log_axis(axis, "x")
-        axis.set_xlabel("tokens/s per user (interactivity); dashed: the target")
+        axis.set_xlabel("tokens/s per user (interactivity); dashed: the target. Each curve: "
+                       "the concurrencies no other one beats on both axes")
         axis.set_ylabel("output tokens/s per GPU")
         legend_rows(figure, handles, left=0.1, axis_labels=0.5)
         return svg(figure)

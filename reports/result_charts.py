@@ -7,9 +7,11 @@ from collections.abc import Sequence
 from markupsafe import Markup
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
 from reports.chart_base import COLORS, WIDTH, log_axis, style, svg
 from reports.context import ScenarioLine, TcoLine
+from reports.formatting import format_number
 from reports.views import scale_up_share
 
 # Colour by class: green compute-bound, blue performance-sensitive, orange communication-bound.
@@ -18,17 +20,27 @@ CLASS_COLORS = (COLORS[2], COLORS[0], COLORS[1])
 
 def c2c_map_chart(scenarios: Sequence[ScenarioLine], thresholds: tuple[float, float]) -> Markup:
     """Each scenario on the C2C axis (log) with the class boundaries, and beside it the
-    scale-up vs scale-out share of its C2C."""
+    scale-up vs scale-out share of its C2C. The dot colours' classes are in a legend under
+    the chart, so no class name has to fit between two boundaries."""
     with style("c2c"):
-        figure = Figure(figsize=(WIDTH, 1.2 + 0.22 * len(scenarios)))
+        figure = Figure(figsize=(WIDTH, 1.55 + 0.22 * len(scenarios)))
         grid = figure.add_gridspec(1, 2, width_ratios=(3, 1), wspace=0.06)
         place, share = figure.add_subplot(grid[0]), figure.add_subplot(grid[1])
         rows = list(range(len(scenarios)))[::-1]   # first scenario on top
         _c2c_axis(place, scenarios, rows, thresholds)
         _share_axis(share, scenarios, rows)
         height = figure.get_figheight()
-        figure.subplots_adjust(left=0.27, right=0.98, top=1 - 0.45 / height,
-                               bottom=0.55 / height)
+        figure.subplots_adjust(left=0.27, right=0.98, top=1 - 0.3 / height,
+                               bottom=0.85 / height)
+        low, high = thresholds
+        figure.legend(handles=[
+            Line2D([], [], marker="o", linestyle="none", color=color, label=label)
+            for color, label in zip(CLASS_COLORS, (
+                f"compute-bound (< {format_number(low)})",
+                f"performance-sensitive ({format_number(low)}–{format_number(high)})",
+                f"communication-bound (> {format_number(high)})"), strict=True)],
+            loc="lower center", bbox_to_anchor=(0.5, 0.0), ncol=3, handletextpad=0.2,
+            columnspacing=1.5)
         return svg(figure)
 
 
@@ -41,18 +53,18 @@ def _c2c_axis(axis: Axes, scenarios: Sequence[ScenarioLine], rows: list[int],
     axis.set_xlim(left, right)
     for x in thresholds:
         axis.axvline(x, color="#555555", linewidth=0.8, linestyle="--")
-    for x, text in (((left * low) ** 0.5, "compute-bound"),
-                    ((low * high) ** 0.5, "performance-\nsensitive"),
-                    ((high * right) ** 0.5, "communication-bound")):
-        axis.text(x, 1.01, text, transform=axis.get_xaxis_transform(), ha="center",
-                  va="bottom", fontsize=6.5, color="#444444")
     for scenario, row in zip(scenarios, rows, strict=True):
-        # A scenario with no communication sits at the left edge of the log axis.
-        axis.plot([max(scenario.c2c, left)], [row], marker="o", linestyle="none",
-                  color=CLASS_COLORS[_class_index(scenario.c2c, thresholds)])
+        if scenario.c2c > 0:
+            axis.plot([scenario.c2c], [row], marker="o", linestyle="none",
+                      color=CLASS_COLORS[_class_index(scenario.c2c, thresholds)])
+        else:
+            # Zero has no place on a log axis: say it in words at the axis's left edge.
+            axis.annotate("C2C = 0 (no communication)", (left, row), xytext=(4, 0),
+                          textcoords="offset points", va="center", ha="left", fontsize=6.5,
+                          color="#444444", style="italic")
     axis.set_yticks(rows, [s.name for s in scenarios])
     axis.set_ylim(-0.7, len(scenarios) - 0.3)
-    axis.set_xlabel(f"C2C (communication / computation time); boundaries {low} and {high}")
+    axis.set_xlabel("C2C = communication / computation time (log scale)")
     axis.grid(axis="y", visible=False)
 
 
