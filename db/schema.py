@@ -51,6 +51,7 @@ SOURCE_KINDS = (
     "vendor_press",
     "analyst",
     "secondary_press",
+    "personal_notes",
     "derived",
 )
 VALUE_KINDS = ("reported", "estimate", "derived", "measured")

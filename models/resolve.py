@@ -27,7 +27,9 @@ SOURCE_KIND_RANK: dict[str, int] = {
     "vendor_press": 5,
     "analyst": 6,
     "secondary_press": 7,
-    "derived": 8,
+    # One person's own notes page or blog: nobody but its author stands behind the figure.
+    "personal_notes": 8,
+    "derived": 9,
 }
 
 

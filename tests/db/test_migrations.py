@@ -167,6 +167,19 @@ def held_then(table: str, row: dict[str, object], revision: str) -> bool:
                if name == table and revision < since)
 
 
+# Values a newer revision gave rows an older one held under another: a personal notes page
+# was filed as secondary press before 0015.
+RENAMED_VALUES = {("source", "kind"): ("0015", {"personal_notes": "secondary_press"})}
+
+
+def as_then(table: str, row: dict[str, object], revision: str) -> dict[str, object]:
+    """`row` as a ledger at `revision` held it."""
+    for (name, column), (since, renamed) in RENAMED_VALUES.items():
+        if name == table and revision < since and row.get(column) in renamed:
+            row = {**row, column: renamed[row[column]]}
+    return row
+
+
 def copy_rows(source: Engine, target: Engine, revision: str) -> dict[str, int]:
     """Copy every table the target has (the columns it has) from the source at head, parents
     first, as a dump and restore would, leaving out rows the target's revision could not have
@@ -182,7 +195,8 @@ def copy_rows(source: Engine, target: Engine, revision: str) -> dict[str, int]:
             columns = [c.name for c in table.columns if c.name in model.columns]
             rows = [dict(r._mapping) for r in reading.execute(
                 select(*(model.columns[c] for c in columns)))]
-            rows = [r for r in rows if held_then(table.name, r, revision)]
+            rows = [as_then(table.name, r, revision) for r in rows
+                    if held_then(table.name, r, revision)]
             if rows:
                 writing.execute(insert(table), rows)
             if writing.dialect.name == "postgresql" and "id" in table.columns:

@@ -23,6 +23,17 @@ def test_source_kind_rank_decides_first_and_losers_are_kept():
     assert "values differ" in resolution.reason
 
 
+def test_a_published_guide_outranks_one_persons_notes_of_the_same_date_whatever_the_order():
+    # GB300 NVL72: an integrator's guide says ~120 kW, a personal notes page ~142 kW, both
+    # dated 2025-03-18; the notes page, recorded later, no longer wins by recording order.
+    guide, notes = (candidate(1, "secondary_press", value=120),
+                    candidate(2, "personal_notes", value=142))
+    for order in ([guide, notes], [notes, guide]):
+        resolution = resolve(order)
+        assert resolution.winner.value == 120
+        assert "secondary_press outranks personal_notes" in resolution.reason
+
+
 def test_same_kind_newest_as_of_wins():
     resolution = resolve([candidate(1, as_of=date(2024, 1, 1)),
                           candidate(2, as_of=date(2025, 1, 1))])
