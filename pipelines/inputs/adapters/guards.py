@@ -25,6 +25,8 @@ NUL_ESCAPE = "\\x00"  # what a NUL becomes in stored text: visible, and PostgreS
 # of brackets. Brackets inside strings are not structure.
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]++|\\.)*+(?:"|\Z)|[\[{]+|[\]}]+', re.DOTALL)
 _JSON_STRING = re.compile(r'"(?:[^"\\]++|\\.)*+(?:"|\Z)', re.DOTALL)
+# The same strings in a text without a backslash (no escapes): a third faster on a price list.
+_JSON_PLAIN_STRING = re.compile(r'"[^"]*+(?:"|\Z)')
 _JSON_BRACKETS = re.compile(r"[\[{]+|[\]}]+")
 _DIGITS = re.compile(r"[0-9]+")
 
@@ -35,7 +37,7 @@ def json_depth_problem(text: str, limit: int) -> tuple[int, str] | None:
     An iterative scan, so a file of 100,000 `[` costs a loop, not Python's recursion limit.
     The strings are cut out first (in C, by the regex engine) and only the brackets left are
     walked: a 44 MB price list has 3 million strings and a few hundred thousand brackets."""
-    skeleton = _JSON_STRING.sub("", text)
+    skeleton = (_JSON_STRING if "\\" in text else _JSON_PLAIN_STRING).sub("", text)
     if skeleton.count("[") + skeleton.count("{") <= limit:
         return None
     depth = 0
