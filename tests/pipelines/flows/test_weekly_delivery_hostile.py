@@ -79,9 +79,9 @@ def test_a_briefing_missing_from_the_ledger_is_reported_not_delivered_and_the_ru
         prefect_harness, tmp_path, monkeypatch):
     from prefect import flow
 
+    from db.engine import upgrade
     from pipelines.flows.weekly_briefing import deliver_briefing
     from pipelines.jobs.steps import RenderedBriefing
-    from db.engine import upgrade
     from pipelines.settings import Settings
 
     share = tmp_path / "share"
