@@ -179,6 +179,20 @@ class DecisionLine:
 
 
 @dataclass(frozen=True)
+class StaleMarketLine:
+    """A GPU and term whose every offer is older than the market's age limit: what the
+    ledger holds, left out of the index."""
+
+    gpu: str
+    term: str
+    offers: int
+    providers: int
+    usd_per_gpu_hour: float                 # median over providers, each one voice
+    newest: date                            # the newest offer's price date
+    age_days: int                           # its age on the version's date
+
+
+@dataclass(frozen=True)
 class MarketSeries:
     """The price index of one GPU and term over the dataset versions up to the briefing's."""
 
@@ -342,6 +356,9 @@ class BriefingContext:
     decisions: list[DecisionLine] = field(default_factory=list)   # page 1, one per workload
     market: list[MarketLine] = field(default_factory=list)        # one per GPU
     market_history: list[MarketSeries] = field(default_factory=list)
+    # Offers older than the age limit (SPECLEDGER_MARKET_MAX_AGE_DAYS), per GPU and term.
+    market_stale: list[StaleMarketLine] = field(default_factory=list)
+    market_max_age_days: int = 120
     headlines: list[Headline] = field(default_factory=list)       # at most five
     serving: list[ServingLine] = field(default_factory=list)      # one per serving scenario
     # The serving model's error and band per GPU family (measured / predicted throughput).

@@ -18,6 +18,7 @@ from db.engine import Session
 from db.results import results_frame, stored_results
 from db.schema import C2CResult, DatasetVersion, ServingResult, TcoResult
 from models.c2c import calibration
+from models.market.stale import stale_summary
 from models.records import C2CRecord, ServingRecord, TcoRecord
 from models.resolve import SOURCE_KIND_RANK
 from models.serving.validation import serving_fidelity
@@ -55,8 +56,16 @@ from pipelines.briefing.results import (
 from pipelines.briefing.serving import serving_line
 from pipelines.inputs.measurements import shipped_serving_points
 from pipelines.ledger.market import market_index
+from pipelines.ledger.market_tiers import known_offers, market_max_age_days
 from pipelines.ledger.resolved import ResolvedValue, current_values, disagreeing
-from reports.context import BriefingContext, ChangeCount, SourceLine, SpecLine, StaleSource
+from reports.context import (
+    BriefingContext,
+    ChangeCount,
+    SourceLine,
+    SpecLine,
+    StaleMarketLine,
+    StaleSource,
+)
 from reports.views import compact_flags
 
 # Item kinds grouped into the briefing's sections, in the order they are printed.
@@ -143,6 +152,11 @@ def briefing_context(session: Session, *, as_of: date, version: DatasetVersion,
                      results_frame(session, version.id), inputs.params.result_tolerance)
     index = market_index(session, up_to=version.id)
     market = market_lines(index, version.id, previous.id if previous else None)
+    max_age = market_max_age_days()
+    stale_market = [StaleMarketLine(r.gpu, r.term, r.offers, r.providers, r.median, r.newest,
+                                    r.age_days)
+                     for r in stale_summary(known_offers(session, version.id),
+                                            max_age).itertuples()]
     context = BriefingContext(
         as_of=as_of, dataset_version=version.id, dataset_hash=version.content_hash,
         cutoff_at=known, code_version=code_version, specs=specs,
@@ -157,6 +171,7 @@ def briefing_context(session: Session, *, as_of: date, version: DatasetVersion,
         tco=[tco_line(r) for r in tco_records],
         decisions=decision_lines(tco_records, scenarios),
         market=market, market_history=market_history(index),
+        market_stale=stale_market, market_max_age_days=max_age,
         serving=[serving_line(ServingRecord.from_json(stored.result)) for stored in
                  stored_results(session, ServingResult, version.id).values()],
         serving_fidelity=list(serving_fidelity(shipped_serving_points().points)),

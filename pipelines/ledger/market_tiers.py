@@ -13,16 +13,24 @@ from models.market.valid_time import fresh_offers
 from pipelines.settings import Settings
 
 
+def known_offers(session: Session, dataset_version: int) -> pd.DataFrame:
+    """Every offer `dataset_version` knew, valid on its date, however old its price."""
+    cutoff = queries.dataset_version(session, dataset_version).cutoff_at
+    return offers_at_versions(queries.offer_history(session),
+                              [VersionCut(dataset_version, cutoff, cutoff.date())])
+
+
+def market_max_age_days() -> int:
+    """The market's age limit (SPECLEDGER_MARKET_MAX_AGE_DAYS), as the price index uses it."""
+    return Settings().market_max_age_days
+
+
 def version_offers(session: Session, dataset_version: int,
                    max_age_days: int | None = None) -> pd.DataFrame:
     """The offers `dataset_version` knew, valid on its date, at most `max_age_days` old (by
-    default the market's age limit, SPECLEDGER_MARKET_MAX_AGE_DAYS, as the price index)."""
-    if max_age_days is None:
-        max_age_days = Settings().market_max_age_days
-    cutoff = queries.dataset_version(session, dataset_version).cutoff_at
-    offers = offers_at_versions(queries.offer_history(session),
-                                [VersionCut(dataset_version, cutoff, cutoff.date())])
-    return fresh_offers(offers, max_age_days)
+    default the market's age limit, as the price index)."""
+    limit = market_max_age_days() if max_age_days is None else max_age_days
+    return fresh_offers(known_offers(session, dataset_version), limit)
 
 
 def rental_tiers(offers: pd.DataFrame, gpu: str | None) -> dict[str, TierPrice]:

@@ -4,11 +4,13 @@ numbered A4 pages, the same bytes each time."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import re
 import subprocess
 import sys
+from datetime import date
 from pathlib import Path
 
 from reports.briefing import render, render_html, render_pdf
@@ -365,3 +367,21 @@ def test_the_serving_section_draws_each_curve_and_prices_each_option_at_the_targ
     neocloud = line_with(body(full_pdf), "neocloud", "$3.49")
     assert "$0.324" in neocloud and "$1.29" in neocloud and "$1.62" in neocloud
     assert "b200-ep16-ndr 20 % prefill" in text
+
+
+def test_a_market_of_old_offers_only_is_listed_with_its_dates_not_called_empty(
+        tmp_path_factory):
+    from reports.context import StaleMarketLine
+    from tests.reports.conftest import _rendered
+
+    stale = [StaleMarketLine("h100-sxm5", "on_demand", 12, 6, 10.0, date(2025, 3, 1), 636)]
+    context = dataclasses.replace(full_context(), market=[], market_history=[],
+                                  market_stale=stale)
+    text = flat(pdftotext(_rendered(tmp_path_factory, "stale.pdf", context, "briefing"),
+                          layout=False))
+    assert "No GPU-hour offers in the ledger" not in text
+    # Page 1 says how old the newest offer is; the Market section lists them.
+    assert ("No GPU-hour offer priced within the last 120 days: the ledger's newest is of "
+            "2025-03-01") in text
+    assert "Offers older than the age limit" in text
+    assert "2025-03-01" in text and "636 days" in text
