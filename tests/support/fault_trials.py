@@ -387,9 +387,9 @@ def latest_dataset_hash(url: str) -> str:
 
 
 def wait_for_write_lock(url: str, run: Run, timeout: float = 180) -> float:
-    """Block until `run` holds the ledger's write lock (its ledger transaction has begun);
-    returns the run's age then. SQLite: the rollback journal exists; PostgreSQL: the advisory
-    lock is granted."""
+    """Block until `run`, its flow begun, holds the ledger's write lock (its ledger
+    transaction has begun); returns the run's age then. SQLite: the rollback journal
+    exists; PostgreSQL: the advisory lock is granted."""
     deadline = time.monotonic() + timeout
     if url.startswith("sqlite"):
         journal = Path(make_url(url).database + "-journal")
@@ -414,7 +414,9 @@ def wait_for_write_lock(url: str, run: Run, timeout: float = 180) -> float:
             if run.process.poll() is not None:
                 raise RuntimeError("the run ended before it took the ledger's write lock:\n"
                                    + "\n".join(run.stderr[-20:]))
-            if holds():
+            # The ledger transaction of the flow's update-ledger step: a lock taken before
+            # the flow began (a schema upgrade at start-up) is not the one aimed at.
+            if holds() and any(_FLOW_BEGAN in line for line in list(run.stderr)):
                 return run.seconds
             time.sleep(0.005)
     finally:
