@@ -28,12 +28,14 @@ from models.observations import (
     CleanObservation,
     MetricDef,
     OfferTerms,
+    RowError,
     _as_the_file_wrote,
     _choice,
     _Invalid,
     _required_key,
     _text_field,
     parse_partial_date,
+    validate_row,
 )
 from models.units import UnitError, conversion_factor
 
@@ -192,3 +194,41 @@ def _text(raw: Any) -> Any:
     if raw.__class__ is not str:
         return _FAIL
     return raw.strip() or None
+
+
+def validate_rows(
+    rows: list[tuple[int | None, Mapping[str, Any]]],
+    *,
+    metrics: Mapping[str, MetricDef],
+    items: set[str],
+    sources: set[str],
+    today: date,
+    seen: dict[tuple[str, str, str, date], int | None] | None = None,
+    bulk: bool = True,
+) -> tuple[list[CleanObservation], list[RowError]]:
+    """Validate every (line, row); a second row for the same fact is rejected as a duplicate.
+
+    `seen` (fact -> first line) carries the facts of earlier chunks of the same file.
+    `bulk`: rows of the plain shape a price list gives (plain_row) are checked column
+    by column, the fields they share once per distinct value; any other row, and any row
+    that fails there, goes through validate_row, so results and errors are the same either
+    way (False: every row through validate_row)."""
+    clean: list[CleanObservation] = []
+    errors: list[RowError] = []
+    first_line = {} if seen is None else seen
+    common = CommonFields(metrics, sources, today) if bulk else None
+    for line, row in rows:
+        result = None if common is None else plain_row(row, line, items, common)
+        if result is None:
+            result = validate_row(row, line=line, metrics=metrics, items=items,
+                                  sources=sources, today=today)
+        if isinstance(result, RowError):
+            errors.append(result)
+        elif result.identity in first_line:
+            errors.append(RowError(line, "item", (
+                f"duplicate row: line {first_line[result.identity]} already gives "
+                f"{result.item} {result.metric} as of {result.as_of} for source {result.source}")))
+        else:
+            first_line[result.identity] = line
+            clean.append(result)
+    return clean, errors

@@ -359,6 +359,7 @@ class BriefingContext:
     # Offers older than the age limit (SPECLEDGER_MARKET_MAX_AGE_DAYS), per GPU and term.
     market_stale: list[StaleMarketLine] = field(default_factory=list)
     market_max_age_days: int = 120
+    market_stale_newest: date | None = None   # the newest price date among market_stale
     headlines: list[Headline] = field(default_factory=list)       # at most five
     serving: list[ServingLine] = field(default_factory=list)      # one per serving scenario
     # The serving model's error and band per GPU family (measured / predicted throughput).

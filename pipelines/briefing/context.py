@@ -172,6 +172,7 @@ def briefing_context(session: Session, *, as_of: date, version: DatasetVersion,
         decisions=decision_lines(tco_records, scenarios),
         market=market, market_history=market_history(index),
         market_stale=stale_market, market_max_age_days=max_age,
+        market_stale_newest=max((s.newest for s in stale_market), default=None),
         serving=[serving_line(ServingRecord.from_json(stored.result)) for stored in
                  stored_results(session, ServingResult, version.id).values()],
         serving_fidelity=list(serving_fidelity(shipped_serving_points().points)),

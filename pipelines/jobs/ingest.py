@@ -23,13 +23,13 @@ from typing import Any
 from db import queries, store
 from db.engine import Engine, Session, writing
 from db.schema import Item, Metric, Source
+from models.bulk_rows import validate_rows
 from models.digest import EMPTY_DIGEST, combine, observation_digest
 from models.observations import (
     COLUMN_FIELD,
     CleanObservation,
     MetricDef,
     RowError,
-    validate_rows,
 )
 from pipelines.inputs.adapters.base import (
     AdapterOptions,

@@ -5,8 +5,8 @@ from datetime import date
 
 import pytest
 
-from models.bulk_rows import CommonFields, plain_row
-from models.observations import COLUMN_FIELD, MetricDef, validate_rows
+from models.bulk_rows import CommonFields, plain_row, validate_rows
+from models.observations import COLUMN_FIELD, MetricDef
 
 TODAY = date(2026, 11, 23)
 METRICS = {"gpu_hour_price": MetricDef("gpu_hour_price", "USD/hour", "per_gpu", "lower",

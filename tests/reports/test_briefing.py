@@ -376,7 +376,7 @@ def test_a_market_of_old_offers_only_is_listed_with_its_dates_not_called_empty(
 
     stale = [StaleMarketLine("h100-sxm5", "on_demand", 12, 6, 10.0, date(2025, 3, 1), 636)]
     context = dataclasses.replace(full_context(), market=[], market_history=[],
-                                  market_stale=stale)
+                                  market_stale=stale, market_stale_newest=date(2025, 3, 1))
     text = flat(pdftotext(_rendered(tmp_path_factory, "stale.pdf", context, "briefing"),
                           layout=False))
     assert "No GPU-hour offers in the ledger" not in text

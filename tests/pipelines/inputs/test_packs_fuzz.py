@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from db.engine import make_engine, upgrade
-from models.observations import validate_rows
+from models.bulk_rows import validate_rows
 from pipelines.inputs.catalog import load_metrics
 from pipelines.inputs.limits import InputLimits
 from pipelines.inputs.packs import PackError, parse_pack

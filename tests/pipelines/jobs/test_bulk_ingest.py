@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from bench.price_list_ingest import price_list
 from db.engine import Engine, make_engine
 from db.schema import Item, Observation, RejectedRow
 from pipelines.inputs.adapters.base import AdapterOptions
 from pipelines.jobs.ingest import ingest_paths
 from pipelines.settings import PROJECT_ROOT
 from tests.conftest import Clock, empty_pg_ledger, pg_url_or_skip
+from tests.support.azure_price_list import price_list
 
 AZURE = PROJECT_ROOT / "tests" / "pipelines" / "inputs" / "adapters" / "fixtures" / "azure"
 AS_OF = date(2026, 11, 23)

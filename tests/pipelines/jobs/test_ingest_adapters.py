@@ -167,9 +167,14 @@ def test_a_single_node_run_is_tied_to_its_nvlink_generation_by_the_file_alone(le
 
 
 def test_an_nccl_measurement_changes_the_c2c_figures_of_scenarios_on_that_fabric(
-        ledger, ingest, clock):
+        ledger, ingest, clock, tmp_path):
     ingest(SOURCES)
-    scenario = load_scenario(SHIPPED_SCENARIOS / "1t-dense-hgx-800gbe.yaml")
+    # The shipped scenario gives its NIC rate inline (400G, as NDR); here it reads the
+    # switch's port rate from the ledger, which a measurement then replaces.
+    shipped = (SHIPPED_SCENARIOS / "1t-dense-hgx-800gbe.yaml").read_text(encoding="utf-8")
+    ledger_rate = tmp_path / "1t-dense-hgx-800gbe.yaml"
+    ledger_rate.write_text(shipped.replace("nic_rate: 400 Gb/s, ", ""), encoding="utf-8")
+    scenario = load_scenario(ledger_rate)
     with Session(ledger) as session:
         before, used_before = resolve_cluster(scenario.cluster, session, on=ON,
                                               known=clock.now)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from models.observations import validate_rows
+from models.bulk_rows import validate_rows
 from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, Parsed
 from pipelines.inputs.adapters.mlperf import detect, parse
 

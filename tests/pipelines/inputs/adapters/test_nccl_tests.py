@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from models.observations import CleanObservation, validate_rows
+from models.bulk_rows import validate_rows
+from models.observations import CleanObservation
 from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, NcclPoint, Parsed
 from pipelines.inputs.adapters.nccl_tests import detect, parse
 
