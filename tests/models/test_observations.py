@@ -2,13 +2,13 @@ from datetime import date
 
 import pytest
 
+from models.bulk_rows import validate_rows
 from models.observations import (
     CleanObservation,
     MetricDef,
     OfferTerms,
     RowError,
     validate_row,
-    validate_rows,
 )
 
 TODAY = date(2026, 11, 22)
