@@ -120,9 +120,8 @@ def test_no_offer_for_the_gpu_is_a_missing_input_naming_the_rent(
     assert "options.rent.rent" in str(error.value) and "no spot offer" in str(error.value)
 
 
-def test_an_options_cost_per_gpu_hour_is_set_beside_the_markets(ledger, ingest, write_pack,
-                                                                clock):
-    from pipelines.cli.tco import market_lines
+def shipped_rent_vs_buy(ledger, ingest, write_pack, clock) -> dict:
+    """The shipped own-NVL72-vs-rent-H100 comparison on the shipped packs and PRICES."""
     from pipelines.settings import PROJECT_ROOT
 
     version = ingest(PROJECT_ROOT / "data" / "sources",
@@ -132,7 +131,14 @@ def test_an_options_cost_per_gpu_hour_is_set_beside_the_markets(ledger, ingest, 
     with Session(ledger) as session:
         resolved = tco.resolve_inputs(scenario, session, on=TODAY, known=clock.now,
                                       dataset_version=version)
-    result = tco.evaluate(scenario, resolved, None)
+    return tco.evaluate(scenario, resolved, None)
+
+
+def test_an_options_cost_per_gpu_hour_is_set_beside_the_markets(ledger, ingest, write_pack,
+                                                                clock):
+    from pipelines.cli.tco import market_lines
+
+    result = shipped_rent_vs_buy(ledger, ingest, write_pack, clock)
     h100 = result["market"]["rent-h100"]
     assert h100["gpu"] == "h100-sxm5"
     assert h100["usd_per_gpu_hour"]["reserved_1y"]["offers"] >= 3
@@ -145,17 +151,8 @@ def test_the_market_beside_an_option_is_dated_by_its_offers_prices(ledger, inges
                                                                    clock):
     """The rent side of rent-vs-buy carries its offers' price dates (valid time): the
     2026-11-01 prices known on the clock's day, not the dataset version's date."""
-    from pipelines.settings import PROJECT_ROOT
-
     clock.tick(days=20)
-    version = ingest(PROJECT_ROOT / "data" / "sources",
-                     write_pack("prices.yaml", PRICES)).dataset_version
-    scenario = load_tco_scenario(PROJECT_ROOT / "data" / "scenarios"
-                                 / "tco-1t-dense-own-nvl72-vs-rent-h100.yaml")
-    with Session(ledger) as session:
-        resolved = tco.resolve_inputs(scenario, session, on=TODAY, known=clock.now,
-                                      dataset_version=version)
-    reserved = tco.evaluate(scenario, resolved, None)["market"]["rent-h100"][
+    reserved = shipped_rent_vs_buy(ledger, ingest, write_pack, clock)["market"]["rent-h100"][
         "usd_per_gpu_hour"]["reserved_1y"]
     assert clock.now.date().isoformat() == "2026-11-21"  # the version's date
     # The newest price counted is the pack's; the oldest, a shipped 2025 list price.
