@@ -22,7 +22,9 @@ from tests.support.serving_fit import (
     MIN_POINTS,
     band,
     basis,
+    fit,
     fit_all,
+    fold,
     objective,
     point_fold,
     set_coverage,
@@ -69,6 +71,25 @@ def test_every_fitted_family_says_what_its_band_holds_left_out():
         low, high, basis = calibration.BAND[arch]
         assert basis.startswith(f"{found.points} InferenceX"), arch
         assert 0 <= found.held <= found.points and 0 < found.mean_abs_error <= found.max_abs_error
+
+
+def test_a_small_fit_lowers_the_error_and_a_left_out_set_is_predicted_by_the_others():
+    """The default run's sample of the refit: CDNA 3's points (two GPUs, one engine), two
+    rounds of coordinate descent; then one GPU's set left out and predicted with the constants
+    fitted on the other's."""
+    cdna3 = [c for c in configurations(shipped_serving_points().points)
+             if c.arch == "cdna3" and c.curve(PRIOR)]
+    k = fit(cdna3, rounds=2)
+    assert objective(cdna3, k) < 0.5 * objective(cdna3, PRIOR)
+    for name, (low, high, _, _) in BOUNDS.items():
+        assert low <= getattr(k, name) <= high, name
+    sets = sorted({fold(c) for c in cdna3})
+    assert len(sets) == 2
+    left_out = [c for c in cdna3 if fold(c) == sets[1]]
+    without = fit([c for c in cdna3 if fold(c) != sets[1]], rounds=2)
+    assert without != k
+    # Predicted by the other GPU's fit, the left-out set's error stays well under the prior's.
+    assert objective(left_out, without) < 0.5 * objective(left_out, PRIOR)
 
 
 @given(st.lists(st.floats(min_value=0.01, max_value=100), min_size=1, max_size=200))
