@@ -35,11 +35,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, Parsed, decode
 from pipelines.inputs.adapters.guards import json_depth_problem
-from pipelines.inputs.adapters.instances import InstanceTable
+from pipelines.inputs.adapters.instances import InstanceSpec, InstanceTable
 from pipelines.inputs.adapters.offers import (
     TERM_HOURS,
     Offer,
@@ -59,6 +59,7 @@ _ITEMS = re.compile(r'"Items"\s*:\s*\[')
 _RESPONSE_KEYS = re.compile(r'"(?:BillingCurrency|CustomerEntityType|NextPageLink)"\s*:'
                             r'|"(?:armSkuName|retailPrice|armRegionName)"\s*:')
 _WS = re.compile(r"[ \t\n\r]*")
+_ITEM_END = re.compile(r"[ \t\n\r]*([,\]])")  # what follows an item of a well-formed list
 # A SKU named after a GPU the ledger tracks: "Standard_ND96isr_H100_v5", "..._MI300X_v5".
 _GPU_NAME = re.compile(r"GB[23]00|[HB][12]00|B300|A100|L40S?|MI3\d\dX?", re.IGNORECASE)
 _HOURLY = re.compile(r"(\d+)\s*(?:/\s*)?hours?", re.IGNORECASE)  # "1 Hour", "1/Hour", "10 Hours"
@@ -76,8 +77,7 @@ def detect(name: str, data: bytes) -> str | None:
     return FORMAT if _ITEMS.search(head) and _RESPONSE_KEYS.search(head) else None
 
 
-@dataclass(frozen=True)
-class _Item:
+class _Item(NamedTuple):
     path: str  # "Items[3]" or "[1].Items[3]"
     line: int
     text: str  # the item as the file wrote it
@@ -95,9 +95,33 @@ def parse(name: str, data: bytes, options: AdapterOptions) -> Parsed:
     """Read one response (or a list of pages) into Linux GPU VM offers."""
     check_size(data, options.limits)
     text = decode(data)
-    problem = json_depth_problem(text, options.limits.json_max_depth)
+    limit = options.limits.json_max_depth
+    walker = _JsonPages(text, len(data))
+    try:
+        parsed = _read(walker, options)
+    except AdapterError:
+        _refuse_deep(text, limit)  # a file too deep is refused as that, whatever else broke
+        raise
+    if walker.depth > limit:
+        _refuse_deep(text, limit)
+    return parsed
+
+
+def _refuse_deep(text: str, limit: int) -> None:
+    """AdapterError when the text nests deeper than `limit` (guards.json_depth_problem).
+
+    The whole-text walk, which words the refusal and finds its line, runs only when it can
+    find something: when the walk over the pages stopped on an error (a value nested beyond
+    Python's recursion among them), or when what it read nests deeper than the limit (the
+    depth of the values it decoded is the depth of their text: brackets in strings are not
+    structure). A price list within the limit skips a walk of its 40 MB; the verdict is the
+    same either way."""
+    problem = json_depth_problem(text, limit)
     if problem is not None:
         raise AdapterError(problem[0], f"the Azure price list: {problem[1]}")
+
+
+def _read(walker: _JsonPages, options: AdapterOptions) -> Parsed:
     sink = OfferSink(Parsed(FORMAT, Pack()), options.limits)
     table = instance_table(options)
     pending: list[tuple[_Item, Offer, date | None]] = []
@@ -106,16 +130,27 @@ def parse(name: str, data: bytes, options: AdapterOptions) -> Parsed:
     in_force_on = options.as_of or options.today or date.today()
     newest: date | None = None
     pages: list[_Page] = []
-    for event in _JsonPages(text, len(data)).events():
-        if isinstance(event, _Page):
+    reader = _ItemReader(table, sink)
+    days: dict[Any, date | None] = {}
+    for event in walker.events():
+        if event.__class__ is _Page:
             pages.append(event)
             continue
-        started = _day(event.value.get("effectiveStartDate")) if isinstance(
-            event.value, dict) else None
+        value = event.value
+        if value.__class__ is dict:
+            raw_day = value.get("effectiveStartDate")
+            try:
+                started = days[raw_day]
+            except KeyError:
+                started = days[raw_day] = _day(raw_day)
+            except TypeError:  # unhashable: never a day
+                started = None
+        else:
+            started = None
         if started is not None and started <= in_force_on and (newest is None
                                                                or started > newest):
             newest = started
-        offer = _read_item(event, table, sink)
+        offer = reader.read(event)
         if offer is not None:
             pending.append((event, offer, started))
     if not pages:
@@ -144,63 +179,126 @@ def _scheduled(item: _Item, started: date | None, as_of: date, sink: OfferSink) 
     return True
 
 
+class _ItemReader:
+    """_read_item with the verdict on an item's shared fields (service, SKU, term, currency,
+    unit: a price list's 100,000 items have a few dozen distinct sets) worked out once per
+    distinct set; the region and the price are read per item."""
+
+    def __init__(self, table: InstanceTable, sink: OfferSink) -> None:
+        self.table, self.sink = table, sink
+        self._known: dict[tuple[Any, ...], _Verdict] = {}
+
+    def read(self, item: _Item) -> Offer | None:
+        value = item.value
+        if value.__class__ is not dict:
+            return _read_item(item, self.table, self.sink)
+        get = value.get
+        key = (get("serviceName"), get("type"), get("armSkuName"), get("skuName"),
+               get("productName"), get("isPrimaryMeterRegion") is False,
+               get("reservationTerm"), get("currencyCode"), get("unitOfMeasure"))
+        try:
+            verdict = self._known[key]
+        except KeyError:
+            verdict = _verdict(value, self.table)
+            # Only text (or absent) fields are remembered: 1, 1.0 and True are equal keys
+            # that _text reads alike, but a text never equals a non-text.
+            if all(part is None or part.__class__ is str or part is True or part is False
+                   for part in key):
+                self._known[key] = verdict
+        except TypeError:  # an unhashable field (a list, an object): judged alone
+            verdict = _verdict(value, self.table)
+        return _apply(item, verdict, self.sink)
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    """What an item's fields other than its region and price decide, in _read_item's order:
+    `refused` (skipped or rejected before the region is read), else the region is read, then
+    `late` (a rejection after it), else the price."""
+
+    refused: tuple[str, str, str] | None  # ("skip", "", reason) | ("reject", field, reason)
+    spec: InstanceSpec | None = None
+    term: str = ""
+    late: tuple[str, str] | None = None  # (field, reason)
+    currency: str = ""
+    unit_written: str = ""
+    hours: int = 1
+
+
 def _read_item(item: _Item, table: InstanceTable, sink: OfferSink) -> Offer | None:
     """The item's offer; or None when it is rejected or skipped (recorded in `sink`)."""
-    value, path = item.value, item.path
-
-    def reject(field: str, reason: str) -> None:
-        sink.reject(item.line, f"{path}.{field}" if field else path, reason, item.text)
-
-    if not isinstance(value, dict):
-        reject("", f"{path} is not an object of price fields")
+    if not isinstance(item.value, dict):
+        sink.reject(item.line, item.path, f"{item.path} is not an object of price fields",
+                    item.text)
         return None
+    return _apply(item, _verdict(item.value, table), sink)
+
+
+def _verdict(value: dict[str, Any], table: InstanceTable) -> _Verdict:
     service, price_type = _text(value, "serviceName"), _text(value, "type")
     sku, sku_name = _text(value, "armSkuName"), _text(value, "skuName")
     skipped = _out_of_scope(value, service, price_type, sku, sku_name)
     if skipped is not None:
-        sink.skip(skipped)
-        return None
+        return _Verdict(("skip", "", skipped))
     spec = table.instance(PROVIDER, sku)
     if spec is None:
         why = table.untracked(PROVIDER, sku)
         if why is not None:
-            sink.skip(f"untracked GPU instance ({why})")
-        elif _GPU_NAME.search(sku):
-            reject("armSkuName", f"unknown GPU instance {sku}: add it to data/instances.yaml "
-                                 "with its source")
-        else:
-            sink.skip("not a GPU instance")
-        return None
+            return _Verdict(("skip", "", f"untracked GPU instance ({why})"))
+        if _GPU_NAME.search(sku):
+            return _Verdict(("reject", "armSkuName", (
+                f"unknown GPU instance {sku}: add it to data/instances.yaml with its source")))
+        return _Verdict(("skip", "", "not a GPU instance"))
     term = _term(value, price_type, sku_name)
     if term is None or term.startswith("?"):
         field = "reservationTerm" if price_type == "Reservation" else "type"
         shown = _text(value, field) or "(none)"
-        reject(field, f"{field} {shown!r} is not a term the ledger knows (Consumption, "
-                      "Reservation of 1 Year or 3 Years)")
-        return None
-    region, currency, unit = (_text(value, "armRegionName"), _text(value, "currencyCode"),
-                              _text(value, "unitOfMeasure"))
-    if not region:
-        reject("armRegionName", "armRegionName is missing: the price cannot be tied to a region")
-        return None
+        return _Verdict(("reject", field, (
+            f"{field} {shown!r} is not a term the ledger knows (Consumption, Reservation of "
+            "1 Year or 3 Years)")))
+    currency, unit = _text(value, "currencyCode"), _text(value, "unitOfMeasure")
     if currency != "USD":
-        reject("currencyCode", f"prices in {currency or '(no currency)'}: the ledger stores "
-                               "USD; query the API with currencyCode='USD'")
-        return None
+        return _Verdict(None, spec, term, ("currencyCode", (
+            f"prices in {currency or '(no currency)'}: the ledger stores USD; query the API "
+            "with currencyCode='USD'")))
     hourly = _HOURLY.fullmatch(unit)
     if hourly is None or int(hourly.group(1)) < 1:
-        reject("unitOfMeasure", f"unit {unit!r} is not per hour (a VM price is per '1 Hour')")
-        return None
-    price = positive_price(value.get("retailPrice"))
-    if price is None:
-        reject("retailPrice", f"retailPrice {written(value.get('retailPrice'))!r} is not a "
-                              "finite positive number")
-        return None
+        return _Verdict(None, spec, term, ("unitOfMeasure", (
+            f"unit {unit!r} is not per hour (a VM price is per '1 Hour')")))
     reserved = term in TERM_HOURS
-    return Offer(provider=PROVIDER, region=region, term=term, instance=spec, price=price,
-                 price_written=written(value.get("retailPrice")), currency=currency,
-                 unit_written=_text(value, "reservationTerm") if reserved else unit,
-                 hours=TERM_HOURS[term] if reserved else int(hourly.group(1)))
+    return _Verdict(None, spec, term, None, currency,
+                    _text(value, "reservationTerm") if reserved else unit,
+                    TERM_HOURS[term] if reserved else int(hourly.group(1)))
+
+
+def _apply(item: _Item, verdict: _Verdict, sink: OfferSink) -> Offer | None:
+    """The offer of an item (an object) judged `verdict`: the region and price read here."""
+    value, path = item.value, item.path
+    refused = verdict.refused
+    if refused is not None:
+        if refused[0] == "skip":
+            sink.skip(refused[2])
+        else:
+            sink.reject(item.line, f"{path}.{refused[1]}", refused[2], item.text)
+        return None
+    region = _text(value, "armRegionName")
+    if not region:
+        sink.reject(item.line, f"{path}.armRegionName",
+                    "armRegionName is missing: the price cannot be tied to a region", item.text)
+        return None
+    if verdict.late is not None:
+        sink.reject(item.line, f"{path}.{verdict.late[0]}", verdict.late[1], item.text)
+        return None
+    raw = value.get("retailPrice")
+    price = positive_price(raw)
+    if price is None:
+        sink.reject(item.line, f"{path}.retailPrice",
+                    f"retailPrice {written(raw)!r} is not a finite positive number", item.text)
+        return None
+    assert verdict.spec is not None
+    return Offer(provider=PROVIDER, region=region, term=verdict.term, instance=verdict.spec,
+                 price=price, price_written=written(raw), currency=verdict.currency,
+                 unit_written=verdict.unit_written, hours=verdict.hours)
 
 
 def _out_of_scope(value: dict[str, Any], service: str, price_type: str, sku: str,
@@ -276,6 +374,19 @@ def _day(raw: Any) -> date | None:
         return None
 
 
+def _depth(value: Any) -> int:
+    """How deep a decoded JSON value nests (a scalar 0, {} 1, {"a": [1]} 2), level by level
+    rather than by recursion."""
+    depth, level = 0, [value]
+    while True:
+        containers = [v for v in level if isinstance(v, dict | list)]
+        if not containers:
+            return depth
+        depth += 1
+        level = [child for c in containers for child in (c.values() if isinstance(c, dict)
+                                                         else c)]
+
+
 class _JsonPages:
     """Walks the response text: each item of each page's `Items` is decoded alone, so that it
     keeps its own text, JSON path and line (json.loads of the whole would lose all three)."""
@@ -284,12 +395,14 @@ class _JsonPages:
         self.text, self.size = text, size
         self.pos = 0
         self._line, self._counted = 1, 0
+        # The deepest nesting read: the file's structure (pages, Items) and its values.
+        self.depth = 0
 
     def events(self) -> Iterator[_Item | _Page]:
         self._ws()
         first = self.text[self.pos : self.pos + 1]
         if first == "{":
-            yield from self._page(0, "")
+            yield from self._page(0, "", 1)
         elif first == "[":
             yield from self._pages()
         else:
@@ -307,13 +420,14 @@ class _JsonPages:
         while True:
             if not self._next_is("{"):
                 self._fail(f"page {index + 1} to be an object")
-            yield from self._page(index, f"[{index}].")
+            yield from self._page(index, f"[{index}].", 2)
             index += 1
             if self._separator("]", f"',' or ']' after page {index}"):
                 return
 
-    def _page(self, index: int, prefix: str) -> Iterator[_Item | _Page]:
+    def _page(self, index: int, prefix: str, depth: int) -> Iterator[_Item | _Page]:
         self.pos += 1  # "{"
+        self.depth = max(self.depth, depth)
         fields: dict[str, Any] = {}
         items = 0
         if self._next_is("}"):
@@ -328,29 +442,50 @@ class _JsonPages:
                 self._fail("':' after a key")
             self.pos += 1
             if key == "Items" and self._next_is("["):
-                for item in self._items(f"{prefix}Items"):
+                for item in self._items(f"{prefix}Items", depth + 1):
                     items += 1
                     yield item
             else:
                 _, value = self._value(f"the value of {key!r}")
                 if not isinstance(value, dict | list):
                     fields[key] = value
+                else:
+                    self.depth = max(self.depth, depth + _depth(value))
             if self._separator("}", f"',' or '}}' in page {index + 1}"):
                 yield _Page(index, fields, items)
                 return
 
-    def _items(self, path: str) -> Iterator[_Item]:
+    def _items(self, path: str, depth: int) -> Iterator[_Item]:
         self.pos += 1  # "["
+        self.depth = max(self.depth, depth)
         if self._next_is("]"):
             self.pos += 1
             return
+        text, decode, find = self.text, _DECODER.raw_decode, self.text.find
         index = 0
         while True:
-            start, value = self._value(f"{path}[{index}]")
-            yield _Item(f"{path}[{index}]", self._line_at(start), self.text[start : self.pos],
+            # The well-formed case inline (100,000 items); anything else through _value and
+            # _separator, which word the error.
+            start = _WS.match(text, self.pos).end()  # type: ignore[union-attr]
+            try:
+                value, self.pos = decode(text, start)
+            except (ValueError, RecursionError):
+                start, value = self._value(f"{path}[{index}]")
+            # A flat item (no bracket after its own) is one level deep without a look at it.
+            if find("[", start, self.pos) >= 0 or find("{", start + 1, self.pos) >= 0:
+                self.depth = max(self.depth, depth + _depth(value))
+            elif self.depth <= depth:
+                self.depth = depth + 1
+            yield _Item(f"{path}[{index}]", self._line_at(start), text[start : self.pos],
                         value)
             index += 1
-            if self._separator("]", f"',' or ']' after {path}[{index - 1}]"):
+            end = _ITEM_END.match(text, self.pos)
+            if end is not None:
+                self.pos = end.end()
+                closing = end.group(1) == "]"
+            else:
+                closing = self._separator("]", f"',' or ']' after {path}[{index - 1}]")
+            if closing:
                 return
 
     def _value(self, what: str) -> tuple[int, Any]:

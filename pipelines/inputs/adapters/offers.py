@@ -82,7 +82,7 @@ class Offer:
         never spans two parts, so the slug of the whole is its non-empty parts' slugs joined
         by "-"; and a price list's 100,000 offers have a few thousand distinct parts."""
         parts = (self.provider, self.instance.instance_type, self.region, self.term)
-        return "-".join(part for part in map(_slug_part, parts) if part)
+        return "-".join(filter(None, map(_slug_part, parts)))
 
     @property
     def per_gpu_hour(self) -> float:
@@ -91,11 +91,14 @@ class Offer:
     def quote(self) -> str:
         """"p5.48xlarge us-east-1 on-demand: 98.32 USD per Hrs = 12.29 USD/GPU-hour over 8
         GPUs"; a reservation says its term's hours."""
+        return self._quote(self.per_gpu_hour)
+
+    def _quote(self, per_gpu_hour: float) -> str:
         label = _TERM_LABELS.get(self.term, self.term)
         per = f"{self.unit_written} ({self.hours:,} h)" if self.hours != 1 else self.unit_written
         gpus = self.instance.gpus
         return (f"{self.instance.instance_type} {self.region} {label}: {self.price_written} "
-                f"{self.currency} per {per} = {_short(self.per_gpu_hour)} USD/GPU-hour over "
+                f"{self.currency} per {per} = {_short(per_gpu_hour)} USD/GPU-hour over "
                 f"{gpus} GPU{'s' if gpus != 1 else ''}{self.note}")
 
     def terms(self) -> dict[str, Any]:
@@ -123,6 +126,7 @@ class OfferSink:
     source: SourceDecl | None = None
     skipped: Counter[str] = field(default_factory=Counter)
     _items: set[str] = field(default_factory=set)
+    _days: dict[date, str] = field(default_factory=dict)  # as_of -> its ISO text
 
     def __post_init__(self) -> None:
         self._max_rows = self.limits.max_rows_per_file
@@ -134,22 +138,30 @@ class OfferSink:
 
     def add(self, offer: Offer, *, line: int | None, raw_text: str, column: str,
             as_of: date) -> None:
+        # Called once per offer (100,000 times for a price list): what repeats is looked up.
         assert self.source is not None, "use_source() before add()"
         key = offer.item_key
+        pack = self.parsed.pack
         if key not in self._items:
             self._items.add(key)
             spec = offer.instance
-            self.parsed.pack.items.append(ItemDecl(
+            pack.items.append(ItemDecl(
                 key=key, name=f"{spec.instance_type} {offer.region} {offer.term} "
                               f"({offer.provider})",
                 kind="cloud_offer", vendor=offer.provider, family=spec.gpu))
-        self.parsed.pack.rows.append(PackRow(
-            line=line, raw_text=trimmed(raw_text), column=column,
+        day = self._days.get(as_of)
+        if day is None:
+            day = self._days[as_of] = as_of.isoformat()
+        value = offer.per_gpu_hour
+        pack.rows.append(PackRow(
+            line=line, raw_text=raw_text if len(raw_text) <= RAW_TEXT_LIMIT else trimmed(raw_text),
+            column=column,
             fields={"source": self.source.key, "item": key, "metric": METRIC,
-                    "value": offer.per_gpu_hour, "unit": UNIT, "as_of": as_of.isoformat(),
-                    "status": "C", "value_kind": "reported", "quote": offer.quote(),
+                    "value": value, "unit": UNIT, "as_of": day,
+                    "status": "C", "value_kind": "reported", "quote": offer._quote(value),
                     "offer": offer.terms()}))
-        self._check_size()
+        if len(pack.rows) + len(self.parsed.rejected) > self._max_rows:
+            check_rows(self.parsed, self.limits)
 
     def reject(self, line: int | None, field_name: str, reason: str, raw_text: str) -> None:
         self.parsed.rejected.append(Rejected(line, field_name, reason, trimmed(raw_text)))

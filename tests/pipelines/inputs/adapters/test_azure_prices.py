@@ -241,6 +241,57 @@ def test_a_file_that_cannot_be_read_is_an_adapter_error(data, message):
         read(data)
 
 
+def test_items_alike_but_for_a_fields_type_are_judged_each_on_its_own():
+    """The verdict on an item's shared fields is remembered for text fields only: 0 is not
+    False, 1 is not "1", and a list is not a term."""
+    parsed = read(page_with(first_item(isPrimaryMeterRegion=False),
+                            first_item(isPrimaryMeterRegion=0),
+                            first_item(type=["Consumption"]),
+                            first_item(currencyCode=1), first_item(currencyCode="1")))
+    assert [row.line for row in parsed.pack.rows] == [1]
+    assert [r.field for r in parsed.rejected] == ["Items[2].type", "Items[3].currencyCode",
+                                                  "Items[4].currencyCode"]
+    assert "prices in (no currency)" in parsed.rejected[1].reason
+    assert "prices in 1:" in parsed.rejected[2].reason
+    assert any("isPrimaryMeterRegion false" in note for note in parsed.notes)
+
+
+DEEP_VALUE = "[" * 70 + "]" * 70  # deeper than 64, well within Python's recursion
+
+
+@pytest.mark.parametrize("data", [
+    page_with(first_item(meterName=json.loads(DEEP_VALUE))),  # an item's field
+    page_with(first_item(), Extra=json.loads(DEEP_VALUE)),  # a page's field
+    json.dumps([json.loads(page_with(first_item())),  # the second of two pages, then malformed
+                json.loads(page_with(first_item(x=json.loads(DEEP_VALUE))))]).encode()[:-1],
+])
+def test_a_value_nested_too_deep_is_refused_wherever_it_is(data):
+    """The file is refused as too deep, at the line of the first bracket past the limit, as
+    the whole-text walk words it, even when the walk over the items read it."""
+    from pipelines.inputs.adapters.guards import json_depth_problem
+
+    line, reason = json_depth_problem(data.decode(), 64)
+    with pytest.raises(AdapterError, match="nested deeper than 64") as error:
+        read(data)
+    assert error.value.line == line and reason in str(error.value)
+
+
+def test_the_depth_counts_the_pages_structure_and_the_items_own():
+    flat = {k: v for k, v in first_item().items() if not isinstance(v, dict | list)}
+    with pytest.raises(AdapterError, match="deeper than 2 levels"):  # page, Items, item: 3
+        read(page_with(flat), limits=InputLimits(json_max_depth=2))
+    assert read(page_with(flat), limits=InputLimits(json_max_depth=3)).pack.rows
+    with_plans = first_item(savingsPlan=[{"term": "1 Year", "retailPrice": "1.0"}])
+    with pytest.raises(AdapterError, match="deeper than 4 levels"):  # ... a plan: 5
+        read(page_with(with_plans), limits=InputLimits(json_max_depth=4))
+    assert read(page_with(with_plans), limits=InputLimits(json_max_depth=5)).pack.rows
+
+
+def test_brackets_inside_the_text_of_an_item_are_not_depth():
+    item = first_item(productName="Virtual Machines [ND {H100}] Series " + "[" * 100)
+    assert read(page_with(item)).pack.rows
+
+
 def test_a_file_beyond_the_row_limit_is_refused():
     with pytest.raises(AdapterError, match="more than 3 rows"):
         read(limits=InputLimits(max_rows_per_file=3))
