@@ -14,10 +14,18 @@ from pipelines.settings import Settings
 
 
 def known_offers(session: Session, dataset_version: int) -> pd.DataFrame:
-    """Every offer `dataset_version` knew, valid on its date, however old its price."""
-    cutoff = queries.dataset_version(session, dataset_version).cutoff_at
-    return offers_at_versions(queries.offer_history(session),
-                              [VersionCut(dataset_version, cutoff, cutoff.date())])
+    """Every offer `dataset_version` knew, valid on its date, however old its price.
+
+    Read once per session and version: what a version knew never changes (the ledger is
+    append-only and the version's cut-off is fixed), and every serving scenario of a run, and
+    the briefing's stale-offer list, ask for the same offers; on a ledger holding a large price
+    list the offer history is the costly read. Callers get a copy to do with as they like."""
+    key = ("known_offers", dataset_version)
+    if key not in session.info:
+        cutoff = queries.dataset_version(session, dataset_version).cutoff_at
+        session.info[key] = offers_at_versions(
+            queries.offer_history(session), [VersionCut(dataset_version, cutoff, cutoff.date())])
+    return session.info[key].copy()
 
 
 def market_max_age_days() -> int:
