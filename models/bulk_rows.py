@@ -69,6 +69,8 @@ class CommonFields:
                  today: date) -> None:
         self.metrics, self.sources, self.today = metrics, sources, today
         self._known: dict[tuple[Any, ...], _Shared | None] = {}
+        # An offer's terms but its region (plain_offer), by their values.
+        self.offers: dict[tuple[Any, ...], Any] = {}
 
     def of(self, key: tuple[Any, ...]) -> _Shared | None:
         """The shared fields of a row whose shared values are `key`; None when they are not
@@ -143,11 +145,18 @@ def _plain_row(row: Mapping[str, Any], line: int | None, items: set[str],
             column.__class__ is str and "\x00" in column):
         return None
     raw_offer = get("offer")
-    offer = None if raw_offer is None else plain_offer(raw_offer)
+    offer = None if raw_offer is None else plain_offer(raw_offer, common.offers)
     if offer is _FAIL:
         return None
-    value_written, unit_written = _as_the_file_wrote(raw_offer, str(raw).strip(),
-                                                     shared.unit_written)
+    # A price list's offer as _as_the_file_wrote reads it, without a call or a Mapping check.
+    if raw_offer.__class__ is dict and (
+            price := raw_offer.get("price_written")).__class__ is str and (
+            unit := raw_offer.get("unit_written")).__class__ is str and (
+            price := price.strip()) and (unit := unit.strip()):
+        value_written, unit_written = price, unit
+    else:
+        value_written, unit_written = _as_the_file_wrote(raw_offer, str(raw).strip(),
+                                                         shared.unit_written)
     return CleanObservation(
         source=shared.source, item=item, metric=metric.key, value=(low + high) / 2, low=low,
         high=high, value_written=value_written, unit_written=unit_written,
@@ -155,13 +164,45 @@ def _plain_row(row: Mapping[str, Any], line: int | None, items: set[str],
         as_of_precision=shared.precision, valid_to=None, line=line, offer=offer)
 
 
-def plain_offer(raw: Any) -> Any:
+def plain_offer(raw: Any, known: dict[tuple[Any, ...], Any] | None = None) -> Any:
     """The OfferTerms of a plain offer mapping (text fields as text, a whole number of GPUs,
-    no validity date), or _FAIL."""
+    no validity date), or _FAIL. `known`: the terms but the region already judged, by their
+    values (a price list's offers share a few dozen)."""
     if raw.__class__ is not dict or not _OFFER_KEYS.issuperset(raw):
         return _FAIL
     if raw.get("valid_until") is not None:
         return _FAIL
+    if known is None:
+        return _with_region(_terms(raw), raw)
+    get = raw.get
+    units, gpus, quantity = get("units"), get("gpus_per_instance"), get("quantity")
+    # With the numbers' classes: 1, 1.0 and True are equal keys but not equally valid. Text
+    # fields need none: any value that is not text fails alike.
+    key = (get("provider"), get("term"), units, gpus, quantity, get("currency"), get("gpu"),
+           get("instance_type"), units.__class__, gpus.__class__, quantity.__class__)
+    try:
+        terms = known[key]
+    except KeyError:
+        terms = known[key] = _terms(raw)
+    except TypeError:  # an unhashable value: judged alone
+        terms = _terms(raw)
+    return _with_region(terms, raw)
+
+
+def _with_region(terms: Any, raw: dict[str, Any]) -> Any:
+    """The OfferTerms of `terms` (from _terms) and the offer's region, or _FAIL."""
+    if terms is _FAIL:
+        return _FAIL
+    region = _text(raw.get("region"))
+    if region is _FAIL:
+        return _FAIL
+    provider, term, gpu, units, instance, currency = terms
+    return OfferTerms(provider=provider, term=term, region=region, gpu=gpu, units=units,
+                      instance=instance, currency=currency, valid_until=None)
+
+
+def _terms(raw: dict[str, Any]) -> Any:
+    """(provider, term, gpu, units, instance, currency) of a plain offer mapping, or _FAIL."""
     provider, term = _text(raw.get("provider")), _text(raw.get("term"))
     if provider is None or provider is _FAIL or term not in OFFER_TERMS:
         return _FAIL
@@ -174,16 +215,15 @@ def plain_offer(raw: Any) -> Any:
             return _FAIL
         units = candidate
         break
-    currency, region = _text(raw.get("currency")), _text(raw.get("region"))
+    currency = _text(raw.get("currency"))
     gpu, instance = _text(raw.get("gpu")), _text(raw.get("instance_type"))
-    if _FAIL in (currency, region, gpu, instance):
+    if _FAIL in (currency, gpu, instance):
         return _FAIL
     if currency is not None:
         currency = currency.upper()
         if not _CURRENCY.match(currency):
             return _FAIL
-    return OfferTerms(provider=provider, term=term, region=region, gpu=gpu, units=units,
-                      instance=instance, currency=currency, valid_until=None)
+    return provider, term, gpu, units, instance, currency
 
 
 def _text(raw: Any) -> Any:

@@ -110,3 +110,20 @@ def test_a_duplicate_fact_is_rejected_in_bulk_as_it_is_alone():
     assert bulk == validate_rows(rows, bulk=False, **kwargs)
     assert [o.line for o in bulk[0]] == [1, 3]
     assert [(e.line, e.field) for e in bulk[1]] == [(2, "item")]
+
+
+def test_rows_judged_together_are_judged_as_each_alone():
+    """What the bulk path remembers from one row (the shared fields, an offer's terms) never
+    decides another that only looks equal: 8, 8.0 and True GPUs are three verdicts."""
+    kwargs = {"metrics": METRICS, "items": ITEMS, "sources": SOURCES, "today": TODAY}
+    spot = "azure-nd96isr-h100-v5-westus-spot"
+    for name, row in {**VARIANTS, "8.0 GPUs": _offer(gpus_per_instance=8.0),
+                      "True GPUs": _offer(gpus_per_instance=True),
+                      "[8] GPUs": _offer(gpus_per_instance=[8])}.items():
+        # After a plain row of the same terms, as a second fact (not a duplicate).
+        rows = [(1, PLAIN), (2, {**row, "item": spot} if row.get("item") in ITEMS else row)]
+        bulk = validate_rows(rows, bulk=True, **kwargs)
+        assert bulk == validate_rows(rows, bulk=False, **kwargs), name
+    all_at_once = list(enumerate(VARIANTS.values()))
+    assert validate_rows(all_at_once, bulk=True, **kwargs) == validate_rows(
+        all_at_once, bulk=False, **kwargs)
