@@ -195,7 +195,7 @@ def offer_history(session: Session) -> pd.DataFrame:
     # Plain tuples through the connection, not ORM rows as dicts: a 100k-offer price list's
     # history is read at its ingest.
     # As tuples: pandas asks every Row for `keys` (a miss, with its own cost per row).
-    rows = list(map(tuple, session.connection().execute(query)))
+    rows = list(map(tuple, session.connection().execute(query).fetchall()))
     import pandas as pd
 
     return pd.DataFrame.from_records(rows, columns=[

@@ -4,14 +4,15 @@ value from the same source closes the old row (superseded_at) and appends a new 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import datetime
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Table, func, insert, select, update
+from sqlalchemy import Select, Table, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from db.schema import (
@@ -163,8 +164,9 @@ def sync_metrics(session: Session, metrics: Iterable[dict[str, Any]]) -> None:
     _upsert_by_key(session, Metric, metrics)
 
 
-def upsert_items(session: Session, items: Iterable[dict[str, Any]]) -> None:
-    _upsert_by_key(session, Item, items)
+def upsert_items(session: Session, items: Iterable[dict[str, Any]]) -> set[str]:
+    """Insert or refresh items; the keys of those inserted."""
+    return _upsert_by_key(session, Item, items)
 
 
 def upsert_sources(session: Session, sources: Iterable[dict[str, Any]],
@@ -174,9 +176,9 @@ def upsert_sources(session: Session, sources: Iterable[dict[str, Any]],
 
 
 def _upsert_by_key(session: Session, model: Any, rows: Iterable[dict[str, Any]],
-                   keep: Sequence[str] = (), only: Sequence[str] | None = None) -> None:
+                   keep: Sequence[str] = (), only: Sequence[str] | None = None) -> set[str]:
     """Insert rows whose key is new; refresh existing rows' fields except `keep` — or, with
-    `only`, just those fields, and only where the row gives a value."""
+    `only`, just those fields, and only where the row gives a value. The keys inserted."""
     rows = list(rows)
     existing: dict[str, Any] = {}
     # Which keys exist, through Core; only those rows are loaded as ORM objects (a fresh
@@ -205,15 +207,19 @@ def _upsert_by_key(session: Session, model: Any, rows: Iterable[dict[str, Any]],
     if new:
         columns = sorted({name for fields in new.values() for name in fields})
         # The table, not the mapped class: the ORM's bulk insert still handles each row.
-        insert_rows(session, model.__table__, [{c: f.get(c) for c in columns}
-                                               for f in new.values()])
+        # Rows that give every column go as they are (a price list's items all do).
+        listed = list(new.values())
+        insert_rows(session, model.__table__, listed if all(
+            len(f) == len(columns) for f in listed) else [{c: f.get(c) for c in columns}
+                                                          for f in listed])
+    return set(new)
 
 
 def add_items(session: Session, items: Iterable[dict[str, Any]],
-              dates: Sequence[str] = ()) -> None:
+              dates: Sequence[str] = ()) -> set[str]:
     """Add items the ledger lacks; of existing ones, only set the given date fields (a file's
-    name for a chip never renames the ledger's item)."""
-    _upsert_by_key(session, Item, items, only=dates)
+    name for a chip never renames the ledger's item). The keys added."""
+    return _upsert_by_key(session, Item, items, only=dates)
 
 
 # Where a run's points go, by its kind: an inference run's serving points, else (nccl-tests)
@@ -242,12 +248,9 @@ def key_ids(session: Session, model: Any) -> dict[str, int]:
 
 def ids_of(session: Session, model: Any, keys: Iterable[str]) -> dict[str, int]:
     """key -> id of the given keys that exist (an indexed lookup, whatever the table's size)."""
-    found: dict[str, int] = {}
     session.flush()  # Core reads below: what the session holds must be in the database
-    for chunk in _chunks(sorted(keys)):
-        found.update(session.connection().execute(
-            select(model.key, model.id).where(model.key.in_(chunk))).tuples().all())
-    return found
+    return dict(_rows_in(session, lambda listed: select(model.key, model.id).where(
+        model.key.in_(listed)), sorted(keys)))
 
 
 def measurement_runs_of(session: Session, raw_file_id: int) -> list[dict[str, Any]]:
@@ -268,15 +271,19 @@ def where_observed(session: Session, observation_id: int) -> str:
 
 
 def append_observations(session: Session, rows: Sequence[dict[str, Any]],
-                        recorded_at: datetime) -> AppendResult:
+                        recorded_at: datetime,
+                        new_items: AbstractSet[int] = frozenset()) -> AppendResult:
     """Append new facts, skip unchanged ones, supersede changed ones (same source and fact).
 
     Each row carries item_id, metric_id, source_id, as_of, the CONTENT_FIELDS, its
     content_sha256, provenance (ingest_run_id, raw_file_id, line). A changed fact that this
     same run appended from another file is a conflict, not a supersession: one run has no
-    order, so neither value may replace the other.
+    order, so neither value may replace the other. `new_items`: ids of items inserted by
+    this same transaction just before, which cannot have an observation yet (not looked up:
+    a fresh price list's 100,000 offer items).
     """
-    live = _live_by_identity(session, {(r["source_id"], r["item_id"]) for r in rows})
+    live = _live_by_identity(session, {(r["source_id"], r["item_id"]) for r in rows
+                                       if r["item_id"] not in new_items})
     inserts: list[dict[str, Any]] = []
     superseded: list[tuple[int, str]] = []
     conflicts: list[Conflict] = []
@@ -312,20 +319,28 @@ def insert_rows(session: Session, table: Table, rows: Sequence[dict[str, Any]],
     connection = session.connection()
     dialect = connection.dialect
     constants = constants or {}
-    compiled = insert(table).compile(dialect=dialect, column_keys=[*rows[0], *constants])
-    order = list(compiled.positiontup) if compiled.positional else [*rows[0], *constants]
-    # A constant is converted once; a row's own values each time.
-    constants = {name: _convert(_processor(table, dialect, name), value)
-                 for name, value in constants.items()}
-    processors = [(index, _processor(table, dialect, name)) for index, name in enumerate(order)
-                  if name not in constants]
-    converted = [(index, processor) for index, processor in processors if processor is not None]
-    pick = itemgetter(*order) if len(order) > 1 else (lambda row: (row[order[0]],))
+    names = [name for name in rows[0] if name not in constants]
+    compiled = insert(table).compile(dialect=dialect, column_keys=[*names, *constants])
+    order = list(compiled.positiontup) if compiled.positional else [*names, *constants]
+    # A constant is converted once; a row's own values each time, a column at a time.
+    fixed = tuple(_convert(_processor(table, dialect, name), constants[name])
+                  for name in constants)
+    converted = [(index, processor) for index, name in enumerate(names)
+                 if (processor := _processor(table, dialect, name)) is not None]
+    pick = itemgetter(*names) if len(names) > 1 else (lambda row: (row[names[0]],))
+    # A row's values then the constants, in the statement's order.
+    given = [*names, *constants]
+    places = [given.index(name) for name in order]
+    arrange = itemgetter(*places) if len(places) > 1 else (lambda v: (v[places[0]],))
     for chunk in _chunks(rows, size):
-        values = [pick({**row, **constants}) for row in chunk] if constants else \
-            [pick(row) for row in chunk]
+        values = [pick(row) for row in chunk]
         if converted:
-            values = [_converted(v, converted) for v in values]
+            columns = list(zip(*values, strict=True))
+            for index, processor in converted:
+                columns[index] = tuple(map(processor, columns[index]))
+            values = list(zip(*columns, strict=True))
+        if fixed or given != order:
+            values = [arrange(v + fixed) for v in values]
         params: list[Any] = (values if compiled.positional else
                              [dict(zip(order, v, strict=True)) for v in values])
         connection.exec_driver_sql(compiled.string, params)
@@ -340,31 +355,50 @@ def _convert(processor: Any, value: Any) -> Any:
     return value if processor is None else processor(value)
 
 
-def _converted(values: tuple[Any, ...], converted: list[tuple[int, Any]]) -> tuple[Any, ...]:
-    listed = list(values)
-    for index, processor in converted:
-        listed[index] = processor(listed[index])
-    return tuple(listed)
-
-
 def _live_by_identity(session: Session,
                       source_items: set[tuple[int, int]]) -> dict[tuple[Any, ...], Any]:
     """Live observations of the given (source, item) pairs:
     identity -> (id, digest, ingest run)."""
     live: dict[tuple[Any, ...], Any] = {}
     session.flush()  # Core reads below
+    dialect = session.connection().dialect
+    # The driver's value of a date (SQLite's text) as SQLAlchemy reads it.
+    as_date = Observation.__table__.c.as_of.type.dialect_impl(dialect).result_processor(
+        dialect, None) or (lambda value: value)
+
+    def query(listed: list[Any]) -> Select[Any]:
+        return select(Observation.id, Observation.item_id, Observation.metric_id,
+                      Observation.as_of, Observation.content_sha256,
+                      Observation.ingest_run_id).where(
+            Observation.source_id == bindparam("source_id"), Observation.item_id.in_(listed),
+            Observation.superseded_at.is_(None))
+
     for source_id in sorted({source for source, _ in source_items}):
         item_ids = sorted(item for source, item in source_items if source == source_id)
-        for chunk in _chunks(item_ids):
-            query = select(Observation.id, Observation.item_id, Observation.metric_id,
-                           Observation.as_of, Observation.content_sha256,
-                           Observation.ingest_run_id).where(
-                Observation.source_id == source_id, Observation.item_id.in_(chunk),
-                Observation.superseded_at.is_(None))
-            for row in session.connection().execute(query):
-                live[(source_id, row.item_id, row.metric_id, row.as_of)] = (
-                    row.id, row.content_sha256, row.ingest_run_id)
+        for row_id, item_id, metric_id, as_of, digest, run_id in _rows_in(
+                session, query, item_ids, {"source_id": source_id}):
+            live[(source_id, item_id, metric_id, as_date(as_of))] = (row_id, digest, run_id)
     return live
+
+
+def _rows_in(session: Session, query: Callable[[list[Any]], Select[Any]],
+             values: Sequence[Any], params: dict[str, Any] | None = None) -> Iterator[Any]:
+    """The rows of `query(IN list)` over `values`, _CHUNK at a time, as the driver gives them.
+
+    Each statement is compiled once per chunk length and run as the driver's SQL: SQLAlchemy
+    renders an IN list's every value on every run, seconds for a price list's 100,000 keys."""
+    connection = session.connection()
+    compiled: dict[int, tuple[Any, list[str]]] = {}
+    for chunk in _chunks(values):
+        if len(chunk) not in compiled:
+            names = [f"in_{index}" for index in range(len(chunk))]
+            compiled[len(chunk)] = (query([bindparam(name) for name in names]).compile(
+                dialect=connection.dialect), names)
+        statement, names = compiled[len(chunk)]
+        given = {**(params or {}), **dict(zip(names, chunk, strict=True))}
+        yield from connection.exec_driver_sql(statement.string, tuple(
+            given[name] for name in statement.positiontup) if statement.positional else given
+        ).fetchall()  # at once: a row at a time through the result costs as much as the query
 
 
 def _close(session: Session, observation_ids: list[int], at: datetime) -> None:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from functools import cache
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -323,16 +324,20 @@ def _ingest_parsed(session: Session, context: _RunContext, raw_id: int, path: st
     if sources:
         store.upsert_sources(session, sources, context.recorded_at)
     items = context.new_declarations(parsed.format, [_fields(i) for i in pack.items])
+    added: set[str] = set()
     if items and parsed.format == SOURCE_PACK:
-        store.upsert_items(session, items)
+        added = store.upsert_items(session, items)
     elif items:  # a file's names never rename the ledger's items; it may add them and dates
-        store.add_items(session, items, dates=("released_on", "announced_on"))
+        added = store.add_items(session, items, dates=("released_on", "announced_on"))
     # Only the keys this file names: the time per file must not grow with the ledger.
     item_ids = context.ids_of(session, "item", _named(pack.rows, "item"))
     source_ids = context.ids_of(session, "source", _named(pack.rows, "source"))
     prechecked, to_validate = _precheck(pack)
+    # Items added just now have no observation to supersede: not looked up.
+    new_items = {item_ids[key] for key in added if key in item_ids}
     appended = _validate_and_append(session, context, to_validate, item_ids, source_ids,
-                                    set(source_ids) - set(pack.invalid_sources), raw_id)
+                                    set(source_ids) - set(pack.invalid_sources), raw_id,
+                                    new_items)
     unread = [RowError(r.line, r.field, r.reason) for r in parsed.rejected]
     errors = sorted(prechecked + appended.errors + unread, key=lambda e: (e.line or 0, e.field))
     runs = parsed.runs if is_new else _new_runs(session, raw_id, parsed.runs)
@@ -375,20 +380,22 @@ class _Appended:
 
 def _validate_and_append(session: Session, context: _RunContext, rows: list[PackRow],
                          item_ids: dict[str, int], source_ids: dict[str, int],
-                         source_keys: set[str], raw_id: int) -> _Appended:
+                         source_keys: set[str], raw_id: int,
+                         new_items: set[int] | None = None) -> _Appended:
     """Validate and append `rows` a chunk at a time (duplicates are found across chunks)."""
     appended = _Appended()
     seen: dict[tuple[str, str, str, date], int | None] = {}
+    items = set(item_ids)
     for chunk in _chunks(rows, _CHUNK_ROWS):
         clean, errors = validate_rows([(row.line, _with_column(row)) for row in chunk],
-                                      metrics=context.metrics, items=set(item_ids),
+                                      metrics=context.metrics, items=items,
                                       sources=source_keys, today=context.today, seen=seen,
                                       bulk=context.bulk)
         clean, errors = _whole_lines(chunk, clean, errors)
         result = store.append_observations(
             session, [_observation_row(o, item_ids, context.metric_ids, source_ids,
                                        context.run_id, raw_id) for o in clean],
-            context.recorded_at)
+            context.recorded_at, new_items or frozenset())
         appended.accepted += result.accepted
         appended.unchanged += result.unchanged
         appended.errors += errors + [_conflict(session, c) for c in result.conflicts]
@@ -514,7 +521,15 @@ _ROW_COLUMNS = (*store.CONTENT_FIELDS, *store.OFFER_COLUMNS, "as_of", "item_id",
 def _fields(declaration: SourceDecl | ItemDecl) -> dict[str, Any]:
     """A flat declaration's fields (dataclasses.asdict deep-copies: seconds for the 100,000
     offer items of a price list)."""
-    return {f.name: getattr(declaration, f.name) for f in dataclasses.fields(declaration)}
+    names, values = _field_getter(type(declaration))
+    return dict(zip(names, values(declaration), strict=True))
+
+
+@cache
+def _field_getter(kind: type) -> tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]:
+    """A dataclass's field names, and a getter of their values as a tuple (once per class)."""
+    names = tuple(f.name for f in dataclasses.fields(kind))
+    return names, attrgetter(*names) if len(names) > 1 else (lambda d: (getattr(d, names[0]),))
 
 
 def _record(session: Session, run_id: int, raw_id: int, report: FileReport,

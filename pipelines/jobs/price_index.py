@@ -77,6 +77,7 @@ def _on(offers: pd.DataFrame, cuts: list[VersionCut]) -> pd.DataFrame:
 def offers_digest(offers: pd.DataFrame, max_age_days: int | None = None) -> str:
     """What a version's index read: its offers' observation ids and prices (on its date and
     the dates its changes compare with), in order, and the age limit."""
-    pairs = sorted(set(zip(offers[OBSERVATION_ID].astype(int), offers[PRICE].astype(float),
-                           strict=True)))
+    # As Python numbers (what iterating the columns gives), converted a column at a time.
+    pairs = sorted(set(zip(offers[OBSERVATION_ID].astype(int).tolist(),
+                           offers[PRICE].astype(float).tolist(), strict=True)))
     return hashlib.sha256(repr((pairs, max_age_days)).encode()).hexdigest()
