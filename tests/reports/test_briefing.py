@@ -102,7 +102,7 @@ def test_page_one_lists_the_changes_since_the_last_briefing_and_the_market(full_
     for headline in CONTEXT.headlines:
         assert re.sub(r"[\s-]", "", f"{headline.subject}: {headline.text}") in reading_order
     h100 = line_with(page, "h100-sxm5", "lambda")
-    assert "$10 (3)" in h100 and "-12.5 %" in h100 and "$3.29 lambda, on" in h100
+    assert "$10.00 (3)" in h100 and "-12.5 %" in h100 and "$3.29 lambda, on" in h100
     a100 = line_with(page, "$1.45 aws")   # the GPU name wraps in its narrow column
     assert "—" in a100 and "$1.45 aws, reserved" in a100
 

@@ -90,7 +90,7 @@ def test_the_digest_is_page_one_as_plain_text():
     assert text.startswith("specledger briefing, 2026-11-22 (dataset version 7)")
     assert "  nvl72: 10.1 days to train, $1.91 M per job, $2.56 per GPU-hour" in text
     assert "too close to call" in text and "Since the last briefing:" in text
-    assert "  - h100-sxm5: $10, cheapest $3.29 (lambda, on demand)" in text
+    assert "  - h100-sxm5: $10.00, cheapest $3.29 (lambda, on demand)" in text
     assert "tco-worked-illustration" not in text
 
 
@@ -103,7 +103,7 @@ def test_the_digests_market_lines_carry_their_price_dates_and_composition_apart(
                                 cheapest_as_of=date(2025, 3, 1),
                                 composition="lambda added 2 regions")
     text = digest(dataclasses.replace(context, market=[dated, *rest]))
-    assert ("  - h100-sxm5: $10 (prices of 2025-03-01 to 2025-03-08), cheapest $3.29 (lambda, "
+    assert ("  - h100-sxm5: $10.00 (prices of 2025-03-01 to 2025-03-08), cheapest $3.29 (lambda, "
             "on demand, price of 2025-03-01); lambda added 2 regions") in text
 
 
