@@ -164,8 +164,8 @@ def sync_metrics(session: Session, metrics: Iterable[dict[str, Any]]) -> None:
     _upsert_by_key(session, Metric, metrics)
 
 
-def upsert_items(session: Session, items: Iterable[dict[str, Any]]) -> set[str]:
-    """Insert or refresh items; the keys of those inserted."""
+def upsert_items(session: Session, items: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """Insert or refresh items; key -> id of those inserted."""
     return _upsert_by_key(session, Item, items)
 
 
@@ -176,9 +176,11 @@ def upsert_sources(session: Session, sources: Iterable[dict[str, Any]],
 
 
 def _upsert_by_key(session: Session, model: Any, rows: Iterable[dict[str, Any]],
-                   keep: Sequence[str] = (), only: Sequence[str] | None = None) -> set[str]:
+                   keep: Sequence[str] = (), only: Sequence[str] | None = None,
+                   ) -> dict[str, int]:
     """Insert rows whose key is new; refresh existing rows' fields except `keep` — or, with
-    `only`, just those fields, and only where the row gives a value. The keys inserted."""
+    `only`, just those fields, and only where the row gives a value. Key -> id of the rows
+    inserted."""
     rows = list(rows)
     existing: dict[str, Any] = {}
     # Which keys exist, through Core; only those rows are loaded as ORM objects (a fresh
@@ -204,21 +206,30 @@ def _upsert_by_key(session: Session, model: Any, rows: Iterable[dict[str, Any]],
     session.flush()
     # New rows through Core, not ORM objects: a price list declares 100,000 offer items, and
     # building an object for each cost seconds.
-    if new:
-        columns = sorted({name for fields in new.values() for name in fields})
-        # The table, not the mapped class: the ORM's bulk insert still handles each row.
-        # Rows that give every column go as they are (a price list's items all do).
-        listed = list(new.values())
-        insert_rows(session, model.__table__, listed if all(
-            len(f) == len(columns) for f in listed) else [{c: f.get(c) for c in columns}
-                                                          for f in listed])
-    return set(new)
+    if not new:
+        return {}
+    columns = sorted({name for fields in new.values() for name in fields})
+    # The table, not the mapped class: the ORM's bulk insert still handles each row.
+    # Rows that give every column go as they are (a price list's items all do).
+    listed = list(new.values())
+    before = session.connection().execute(select(func.max(model.id))).scalar() or 0
+    insert_rows(session, model.__table__, listed if all(
+        len(f) == len(columns) for f in listed) else [{c: f.get(c) for c in columns}
+                                                      for f in listed])
+    # Their ids in one read, not 200 look-ups: new ids are above the largest before (the
+    # read may also see rows another transaction committed meanwhile: only ours are kept).
+    # Any not found there (a sequence set back by hand) are looked up by key.
+    added = {key: row_id for key, row_id in session.connection().execute(
+        select(model.key, model.id).where(model.id > before)).fetchall() if key in new}
+    if len(added) < len(new):
+        added.update(ids_of(session, model, set(new) - set(added)))
+    return added
 
 
 def add_items(session: Session, items: Iterable[dict[str, Any]],
-              dates: Sequence[str] = ()) -> set[str]:
+              dates: Sequence[str] = ()) -> dict[str, int]:
     """Add items the ledger lacks; of existing ones, only set the given date fields (a file's
-    name for a chip never renames the ledger's item). The keys added."""
+    name for a chip never renames the ledger's item). Key -> id of the items added."""
     return _upsert_by_key(session, Item, items, only=dates)
 
 

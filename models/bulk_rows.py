@@ -68,7 +68,7 @@ class CommonFields:
     def __init__(self, metrics: Mapping[str, MetricDef], sources: set[str],
                  today: date) -> None:
         self.metrics, self.sources, self.today = metrics, sources, today
-        self._known: dict[tuple[Any, ...], _Shared | None] = {}
+        self.known: dict[tuple[Any, ...], _Shared | None] = {}
         # An offer's terms but its region (plain_offer), by their values.
         self.offers: dict[tuple[Any, ...], Any] = {}
 
@@ -76,9 +76,9 @@ class CommonFields:
         """The shared fields of a row whose shared values are `key`; None when they are not
         valid as a plain row's (validate_row then says why)."""
         try:
-            return self._known[key]
+            return self.known[key]
         except KeyError:
-            shared = self._known[key] = self._resolve(key)
+            shared = self.known[key] = self._resolve(key)
             return shared
 
     def _resolve(self, key: tuple[Any, ...]) -> _Shared | None:
@@ -120,8 +120,11 @@ def _plain_row(row: Mapping[str, Any], line: int | None, items: set[str],
     if row.__class__ is not dict or not PLAIN_KEYS.issuperset(row):
         return None
     get = row.get
-    shared = common.of((get("source"), get("metric"), get("unit"), get("as_of"),
-                        get("status"), get("value_kind")))
+    key = (get("source"), get("metric"), get("unit"), get("as_of"), get("status"),
+           get("value_kind"))
+    shared = common.known.get(key, _FAIL)  # common.of, without a call once known
+    if shared is _FAIL:
+        shared = common.of(key)
     if shared is None:
         return None
     item = get("item")
@@ -139,7 +142,9 @@ def _plain_row(row: Mapping[str, Any], line: int | None, items: set[str],
             metric.min_value is not None and low < metric.min_value) or (
             metric.max_value is not None and high > metric.max_value):
         return None
-    quote = _text(get("quote"))
+    quote = get("quote")
+    if quote is not None:  # _text, inline
+        quote = (quote.strip() or None) if quote.__class__ is str else _FAIL
     column = get(COLUMN_FIELD)
     if quote is _FAIL or (quote is not None and "\x00" in quote) or (
             column.__class__ is str and "\x00" in column):
@@ -258,7 +263,12 @@ def validate_rows(
     first_line = {} if seen is None else seen
     common = CommonFields(metrics, sources, today) if bulk else None
     for line, row in rows:
-        result = None if common is None else plain_row(row, line, items, common)
+        result = None
+        if common is not None:
+            try:  # plain_row, without its call
+                result = _plain_row(row, line, items, common)
+            except Exception:  # noqa: BLE001 - anything unforeseen is validate_row's to word
+                result = None
         if result is None:
             result = validate_row(row, line=line, metrics=metrics, items=items,
                                   sources=sources, today=today)

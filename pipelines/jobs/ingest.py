@@ -324,11 +324,12 @@ def _ingest_parsed(session: Session, context: _RunContext, raw_id: int, path: st
     if sources:
         store.upsert_sources(session, sources, context.recorded_at)
     items = context.new_declarations(parsed.format, [_fields(i) for i in pack.items])
-    added: set[str] = set()
+    added: dict[str, int] = {}
     if items and parsed.format == SOURCE_PACK:
         added = store.upsert_items(session, items)
     elif items:  # a file's names never rename the ledger's items; it may add them and dates
         added = store.add_items(session, items, dates=("released_on", "announced_on"))
+    context.ids["item"].update(added)  # known without a look-up
     # Only the keys this file names: the time per file must not grow with the ledger.
     item_ids = context.ids_of(session, "item", _named(pack.rows, "item"))
     source_ids = context.ids_of(session, "source", _named(pack.rows, "source"))
@@ -362,8 +363,15 @@ def _ingest_parsed(session: Session, context: _RunContext, raw_id: int, path: st
 
 
 def _named(rows: list[PackRow], field_name: str) -> set[str]:
-    return {str(value).strip() for row in rows
-            if isinstance(value := row.fields.get(field_name), str | int | float)}
+    texts: set[str] = set()  # each distinct text stripped once (a price list's one source)
+    others: list[Any] = []
+    for row in rows:
+        value = row.fields.get(field_name)
+        if value.__class__ is str:
+            texts.add(value)
+        elif isinstance(value, str | int | float):
+            others.append(value)
+    return {text.strip() for text in texts} | {str(value).strip() for value in others}
 
 
 _CHUNK_ROWS = 20_000  # rows validated and appended at a time: bounds a large file's memory
