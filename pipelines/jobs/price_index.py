@@ -47,11 +47,13 @@ def store_price_index(session: Session, dataset_version: int, *, code_version: s
     # One pass over the history for every date read (the version's own and its changes').
     read = offers_at_versions(queries.offer_history(session),
                               cuts + [cut for group in earlier.values() for cut in group])
-    current = fresh_offers(_on(read, cuts), max_age_days)
+    # The dates of the rows read, as timestamps once (each cut's offers are taken by them).
+    dated = read.assign(_on=pd.to_datetime(read[VERSION_DATE]))
+    current = fresh_offers(_on(dated, cuts), max_age_days)
     index = price_index(current)
     index = index.merge(price_dates(current), on=[VERSION, GPU, TERM], how="left")
     for prefix, _ in HORIZONS:
-        back = fresh_offers(_on(read, earlier[prefix]), max_age_days)
+        back = fresh_offers(_on(dated, earlier[prefix]), max_age_days)
         moved = matched_changes(current, back)
         index = index.merge(moved[[VERSION, GPU, TERM, CHANGE, COMPOSITION]].rename(
             columns={CHANGE: f"{prefix}_change", COMPOSITION: f"{prefix}_composition"}),
@@ -66,12 +68,12 @@ def store_price_index(session: Session, dataset_version: int, *, code_version: s
     return [version for version, _ in missing]
 
 
-def _on(offers: pd.DataFrame, cuts: list[VersionCut]) -> pd.DataFrame:
-    """The offers of each cut's version on that cut's date."""
+def _on(dated: pd.DataFrame, cuts: list[VersionCut]) -> pd.DataFrame:
+    """The offers of each cut's version on that cut's date (`dated`: the offers with their
+    VERSION_DATE as a timestamp in `_on`)."""
     wanted = pd.DataFrame({VERSION: [c.version for c in cuts],
                            "_on": pd.to_datetime([c.on for c in cuts])})
-    keyed = offers.assign(_on=pd.to_datetime(offers[VERSION_DATE]))
-    return keyed.merge(wanted, on=[VERSION, "_on"]).drop(columns="_on")
+    return dated.merge(wanted, on=[VERSION, "_on"]).drop(columns="_on")
 
 
 def offers_digest(offers: pd.DataFrame, max_age_days: int | None = None) -> str:
