@@ -1,7 +1,8 @@
 """Fit the serving model's constants per GPU architecture on the measured serving points and
-print them, the error per architecture and per model and precision, in sample and left out, and
-the bands: the fit is tests/support/serving_fit.py (which tests/models/serving/test_serving_fit.py
-also runs); paste the values into models/serving/calibration.py (CONSTANTS, SOURCE, BAND) when
+print them with each engine's terms (fitted jointly across the families), the error per
+architecture and per model and precision, in sample and left out, and the bands: the fit is
+tests/support/serving_fit.py (which tests/models/serving/test_serving_fit.py also runs); paste
+the values into models/serving/calibration.py (CONSTANTS, ENGINES, SOURCE, BAND, LEFT_OUT) when
 they change. From the repository root:
 
     python -m bench.serving_fit [--jobs N] [--sets-only]
@@ -20,6 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from models.serving.calibration import EngineConstants
 from models.serving.validation import PointError
 from tests.support.serving_fit import basis, fit_all, point_fold
 
@@ -27,6 +29,11 @@ from tests.support.serving_fit import basis, fit_all, point_fold
 def _summary(errs: Sequence[PointError]) -> str:
     pct = [abs(e.error) for e in errs]
     return f"{np.mean(pct):6.1f} / {np.max(pct):6.1f}"
+
+
+def _engine(k: EngineConstants) -> str:
+    return (f"EngineConstants(overhead_scale={k.overhead_scale:.4g}, "
+            f"ep_layer_s={k.ep_layer_s * 1e6:.4g}e-6)")
 
 
 def main(argv: Sequence[str] = ()) -> int:
@@ -41,6 +48,9 @@ def main(argv: Sequence[str] = ()) -> int:
               f"layer_overhead_s {k.layer_overhead_s * 1e6:.1f}e-6  "
               f"kernel_share {k.kernel_share:.3f}  "
               f"token_overhead_s {k.token_overhead_s * 1e6:.4g}e-6")
+    print("engines (fitted with every family's constants):")
+    for name, k in report.engines.items():
+        print(f"  {name!r}: {_engine(k)},")
     print("\nerror, mean / max |predicted - measured| % of measured: in sample | each "
           "model x GPU x engine set left out")
     for arch in report.constants:
@@ -83,6 +93,8 @@ def main(argv: Sequence[str] = ()) -> int:
               f"layer_overhead_s {k.layer_overhead_s * 1e6:.1f}e-6  "
               f"kernel_share {k.kernel_share:.3f}  "
               f"token_overhead_s {k.token_overhead_s * 1e6:.4g}e-6")
+        for name, e in report.pooled_engines.items():
+            print(f"    pooled fit's engine {name!r}: {_engine(e)}")
     print("\nLEFT_OUT (models/serving/calibration.py): each set's points held by the band of "
           "the other sets' left-out points")
     for arch, rows in report.coverage.items():

@@ -33,6 +33,21 @@ class ServingConstants:
     kernel_share: float = 0.0
 
 
+@dataclass(frozen=True)
+class EngineConstants:
+    """How one serving engine's decode differs from the reference engine's (SGLang's, whose
+    overhead_scale is 1 and whose difference the family constants carry): overhead_scale
+    multiplies the family's fixed cost per layer and step (an engine's own launches, scheduler
+    and sampling per step: vLLM's and TensorRT-LLM's differ from SGLang's); ep_layer_s: the
+    fixed seconds an expert-parallel dispatch and combine costs per MoE layer beside its bytes
+    and the links' latency (the all-to-all kernels' launches and synchronisation across the
+    group, which dominate at a small batch). Fitted on every family's points together, so an
+    engine's terms rest on every GPU it was measured on."""
+
+    overhead_scale: float = 1.0
+    ep_layer_s: float = 0.0
+
+
 # Priors: what a well-tuned engine reaches in public profiles (decode streams at about
 # 70 % of HBM bandwidth, prefill at about half the peak, a large decode batch's GEMMs at
 # about 40 % of it -- the 35-55 % the engines' decode kernels reach at batch 256 and more --,
@@ -50,25 +65,27 @@ PRIOR: Final = ServingConstants(decode_hbm_efficiency=0.70, prefill_efficiency=0
 # takes up, with the decode compute share at its floor (0.25: left free, the fit lowers it to
 # 0.05 and a dense model's decode turns compute-bound, issue 29); the per-layer overhead stands
 # for the kernel launches and syncs a batch-1 step pays beyond the all-reduce latencies. On
-# B200 and MI355X most of it grows with the kernels a layer launches (DeepSeek-R1's batch-1
-# step costs about twice gpt-oss-120b's per layer there), on Hopper none. CDNA 3's per-layer
+# B200 and MI355X most or half of it grows with the kernels a layer launches (DeepSeek-R1's
+# batch-1 step costs about twice gpt-oss-120b's per layer there), on Hopper almost none. The
+# constants describe SGLang, the reference engine: the other engines' terms (ENGINES) are
+# fitted with them on every family's points together. CDNA 3's per-layer
 # overhead sits at its bound (200 us: SGLang's DeepSeek-R1 on MI300X / MI325X takes 27-45 ms
 # a token at 4 sequences) and the AMD families' prefill share at or near its floor (0.05).
 _FIT: Final = "fitted by bench/serving_fit.py on"
 _POINTS: Final = "(data/measurements/serving_points.yaml)"
 CONSTANTS: Final[dict[str, ServingConstants]] = {
     "hopper": ServingConstants(decode_hbm_efficiency=0.7875, prefill_efficiency=0.1125,
-                               layer_overhead_s=77.5e-6, decode_compute_efficiency=0.25,
-                               token_overhead_s=0.325e-6, kernel_share=0.0),
-    "blackwell": ServingConstants(decode_hbm_efficiency=0.825, prefill_efficiency=0.1375,
-                                  layer_overhead_s=37.5e-6, decode_compute_efficiency=0.25,
-                                  token_overhead_s=0.3e-6, kernel_share=0.825),
+                               layer_overhead_s=67.5e-6, decode_compute_efficiency=0.25,
+                               token_overhead_s=0.4e-6, kernel_share=0.05),
+    "blackwell": ServingConstants(decode_hbm_efficiency=0.875, prefill_efficiency=0.125,
+                                  layer_overhead_s=47.5e-6, decode_compute_efficiency=0.25,
+                                  token_overhead_s=0.15e-6, kernel_share=0.75),
     "cdna3": ServingConstants(decode_hbm_efficiency=0.8375, prefill_efficiency=0.0625,
                               layer_overhead_s=200e-6, decode_compute_efficiency=0.25,
-                              token_overhead_s=0.0, kernel_share=0.625),
-    "cdna4": ServingConstants(decode_hbm_efficiency=0.8375, prefill_efficiency=0.05,
-                              layer_overhead_s=65e-6, decode_compute_efficiency=0.25,
-                              token_overhead_s=0.075e-6, kernel_share=0.675),
+                              token_overhead_s=0e-6, kernel_share=0.625),
+    "cdna4": ServingConstants(decode_hbm_efficiency=0.8375, prefill_efficiency=0.0625,
+                              layer_overhead_s=82.5e-6, decode_compute_efficiency=0.25,
+                              token_overhead_s=0.025e-6, kernel_share=0.5),
 }
 SOURCE: Final[dict[str, str]] = {
     "hopper": f"{_FIT} 127 InferenceX H100 / H200 DeepSeek-R1 FP8 and gpt-oss-120b serving "
@@ -82,9 +99,9 @@ SOURCE: Final[dict[str, str]] = {
 }
 # A family without measured points of its own runs on the constants fitted on every measured
 # family's points together (bench/serving_fit.py prints them), not on the prior.
-POOLED: Final = ServingConstants(decode_hbm_efficiency=0.7875, prefill_efficiency=0.10,
-                                 layer_overhead_s=35e-6, decode_compute_efficiency=0.25,
-                                 token_overhead_s=1.075e-6, kernel_share=1.0)
+POOLED: Final = ServingConstants(decode_hbm_efficiency=0.7375, prefill_efficiency=0.1,
+                                 layer_overhead_s=45e-6, decode_compute_efficiency=0.25,
+                                 token_overhead_s=0.4e-6, kernel_share=0.75)
 POOLED_SOURCE: Final = (f"{_FIT} every measured family's points together (454 InferenceX "
                         f"points of H100, H200, B200, MI300X, MI325X and MI355X) {_POINTS}: "
                         "this family has none")
@@ -95,18 +112,18 @@ POOLED_SOURCE: Final = (f"{_FIT} every measured family's points together (454 In
 _LEFT_OUT: Final = ("points (aggregated, no speculative decoding), each model x GPU x engine "
                     "set left out of the fit in turn")
 BAND: Final[dict[str, tuple[float, float, str]]] = {
-    "hopper": (0.736, 1.354,
+    "hopper": (0.724, 1.373,
                f"127 InferenceX H100 / H200 DeepSeek-R1 and gpt-oss-120b {_LEFT_OUT}"),
-    "blackwell": (0.409, 3.107,
+    "blackwell": (0.504, 4.624,
                   f"197 InferenceX B200 DeepSeek-R1 and gpt-oss-120b {_LEFT_OUT}"),
     "cdna3": (0.656, 1.309, f"30 InferenceX MI300X / MI325X DeepSeek-R1 {_LEFT_OUT}"),
-    "cdna4": (0.605, 8.607,
+    "cdna4": (0.677, 8.606,
               f"100 InferenceX MI355X DeepSeek-R1 and gpt-oss-120b {_LEFT_OUT}"),
 }
 # A family with no measured point of its own (or too few to fit: fewer than 10) carries the
 # band of the measured families each left out whole and predicted with the others' constants:
 # the error a family the fit never saw has (P10-P90 of those 454 points, rounded outward).
-UNCALIBRATED_BAND: Final = (0.383, 4.155, "no fit of this family's own (no or too few "
+UNCALIBRATED_BAND: Final = (0.371, 2.482, "no fit of this family's own (no or too few "
                             "measured points): the band of 454 InferenceX points of the measured "
                             "families, each family left out of the fit whole")
 
@@ -150,28 +167,60 @@ def band(arch: str) -> tuple[float, float, str]:
 
 # Each fitted family's error on the points of the sets left out (bench/serving_fit.py prints
 # it): the band built from every set holds 80 % of them by construction; built without a set,
-# it holds far fewer of that set's (37 % on Hopper): a configuration the fit has not seen
-# (another engine, GPU or model) can fall outside its family's band.
+# it holds far fewer of that set's (54 % on Hopper): a configuration the fit has not seen
+# (another engine, GPU or model) can fall outside its family's band. A set left out is left
+# out of the engines' terms too.
 LEFT_OUT: Final[dict[str, LeftOut]] = {
-    "blackwell": LeftOut(197, 70.1, 572.7, (
-        ("deepseek-r1 B200 sglang", 41, 39),
-        ("deepseek-r1 B200 trt", 40, 31),
-        ("gpt-oss-120b B200 trt", 60, 1),
-        ("gpt-oss-120b B200 vllm", 56, 45),
-    ), 57.4),
+    "blackwell": LeftOut(197, 62.7, 609.9, (
+        ("deepseek-r1 B200 sglang", 41, 41),
+        ("deepseek-r1 B200 trt", 40, 16),
+        ("gpt-oss-120b B200 trt", 60, 3),
+        ("gpt-oss-120b B200 vllm", 56, 51),
+    ), 51.7),
     "cdna3": LeftOut(30, 21.3, 75.8, (
         ("deepseek-r1 MI300X sglang", 15, 15),
         ("deepseek-r1 MI325X sglang", 15, 9),
-    ), 417.7),
-    "cdna4": LeftOut(100, 50.4, 367.5, (
-        ("deepseek-r1 MI355X atom", 39, 37),
-        ("deepseek-r1 MI355X sglang", 35, 20),
+    ), 453.8),
+    "cdna4": LeftOut(100, 44.3, 257.9, (
+        ("deepseek-r1 MI355X atom", 39, 31),
+        ("deepseek-r1 MI355X sglang", 35, 30),
         ("gpt-oss-120b MI355X atom", 26, 0),
-    ), 80.1),
-    "hopper": LeftOut(127, 24.8, 175.3, (
+    ), 74.1),
+    "hopper": LeftOut(127, 27.4, 239.3, (
         ("deepseek-r1 H200 sglang", 13, 13),
-        ("deepseek-r1 H200 trt", 20, 15),
-        ("gpt-oss-120b H100 vllm", 43, 15),
-        ("gpt-oss-120b H200 vllm", 51, 4),
-    ), 54.1),
+        ("deepseek-r1 H200 trt", 20, 16),
+        ("gpt-oss-120b H100 vllm", 43, 14),
+        ("gpt-oss-120b H200 vllm", 51, 26),
+    ), 42.5),
 }
+
+
+# The engines a measured point or a scenario names (models.serving.spec.ENGINES): SGLang, the
+# reference (measured on every family), TensorRT-LLM, vLLM and AMD's ATOM. Fitted by
+# bench/serving_fit.py with the families' constants on all 454 points: vLLM's fixed cost per
+# layer is an eighth above SGLang's, TensorRT-LLM's and ATOM's about a fifth below, and
+# TensorRT-LLM pays 25 us more per expert-parallel MoE layer. vLLM and ATOM have no
+# expert-parallel points (their ep_layer_s stays 0).
+REFERENCE_ENGINE: Final = "sglang"
+ENGINES: Final[dict[str, EngineConstants]] = {
+    "sglang": EngineConstants(overhead_scale=1.0, ep_layer_s=0e-6),
+    "trt": EngineConstants(overhead_scale=0.75, ep_layer_s=25e-6),
+    "vllm": EngineConstants(overhead_scale=1.125, ep_layer_s=0e-6),
+    "atom": EngineConstants(overhead_scale=0.8125, ep_layer_s=0e-6),
+}
+# Fitted beside POOLED (one set of constants for every family's points): the terms a family
+# without a fit of its own runs with.
+POOLED_ENGINES: Final[dict[str, EngineConstants]] = {
+    "sglang": EngineConstants(overhead_scale=1.0, ep_layer_s=0e-6),
+    "trt": EngineConstants(overhead_scale=0.75, ep_layer_s=5e-6),
+    "vllm": EngineConstants(overhead_scale=1.125, ep_layer_s=0e-6),
+    "atom": EngineConstants(overhead_scale=1.3125, ep_layer_s=0e-6),
+}
+
+
+def engine_constants(engine: str, arch: str | None = None) -> EngineConstants:
+    """The stored terms of `engine`: those fitted with the families' own constants, or, on an
+    `arch` without a fit of its own, those fitted with POOLED. A KeyError names an engine the
+    model does not know."""
+    table = ENGINES if arch is None or arch in CONSTANTS else POOLED_ENGINES
+    return table[engine]

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 
 from models.c2c.spec import ClusterSpec
-from models.serving.calibration import ServingConstants
+from models.serving.calibration import EngineConstants, ServingConstants, engine_constants
 from models.serving.spec import Deployment, RequestShape, ServingLLM
 
 ACTIVATION_BYTES = 2.0            # BF16 activations on the wire
@@ -186,20 +186,32 @@ def layer_overhead(llm: ServingLLM, k: ServingConstants) -> float:
     return k.layer_overhead_s * (1 - k.kernel_share + k.kernel_share * per_kernel)
 
 
-def decode_step(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: RequestShape,
-                concurrency: int, k: ServingConstants, peak: float) -> StepTimes:
-    """One decode step with `concurrency` sequences in the batch (mid-output on average).
-    With pipeline parallelism the batch moves through the pp stages in pp micro-batches:
-    each stage streams its weights once per micro-batch, and a token's step is the pp stages
-    one after another."""
+@dataclass(frozen=True)
+class DecodeWork:
+    """One decode step's work before the constants turn it into seconds: what depends only on
+    the model, the deployment, the hardware and the batch (a fit computes it once a curve)."""
+
+    streamed: float          # bytes one GPU streams (weights it touches, its KV cache), all stages
+    flops: float             # FLOPs per GPU, all stages
+    tensor_parallel: float   # seconds of TP all-reduces
+    expert_parallel: float   # seconds of EP dispatch and combine (bytes and link latency)
+    ep_layers: float         # MoE layers that dispatch across an expert group (0 without EP)
+    sequences: float         # sequences per attention replica (each micro-batch)
+    pipeline: float          # seconds of stage-to-stage hand-offs
+
+
+def decode_work(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: RequestShape,
+                concurrency: int) -> DecodeWork:
+    """One decode step's work with `concurrency` sequences in the batch (mid-output on
+    average). With pipeline parallelism the batch moves through the pp stages in pp
+    micro-batches: each stage streams its weights once per micro-batch, and a token's step is
+    the pp stages one after another."""
     micro = concurrency / dep.pp
     per_replica = micro / dep.dp
     context = request.input_tokens + request.output_tokens / 2
     weights = _weights_read(llm, dep, micro)
     kv = per_replica * kv_bytes_per_sequence(llm, dep, context)
-    memory = (weights + kv) / (hw.hbm_bw * k.decode_hbm_efficiency)
     flops = micro * (2 * llm.active_params + _attention_flops(llm, context)) / dep.gpus
-    compute = flops / (peak * k.decode_compute_efficiency)
     layers = llm.layers / dep.pp
     stages = dep.pp  # each stage's share, once per micro-batch: pp x (its layers) = all layers
     pipeline = 0.0
@@ -207,30 +219,84 @@ def decode_step(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: Requ
         bandwidth, latency = _tier(dep.gpus, hw)
         pipeline = (dep.pp - 1) * (latency + per_replica * llm.hidden * ACTIVATION_BYTES
                                    / bandwidth)
-    return StepTimes(memory=memory * stages, compute=compute * stages,
-                     tensor_parallel=_tp_seconds(per_replica, layers, llm, dep, hw) * stages,
-                     expert_parallel=_ep_seconds(micro / (dep.tp * dep.dp),
-                                                 llm.routed_layers / dep.pp, llm, dep, hw)
-                     * stages,
-                     overhead=llm.layers * (layer_overhead(llm, k)
-                                            + per_replica * k.token_overhead_s),
-                     pipeline=pipeline)
+    expert_parallel = _ep_seconds(micro / (dep.tp * dep.dp), llm.routed_layers / dep.pp, llm,
+                                  dep, hw) * stages
+    return DecodeWork(streamed=(weights + kv) * stages, flops=flops * stages,
+                      tensor_parallel=_tp_seconds(per_replica, layers, llm, dep, hw) * stages,
+                      expert_parallel=expert_parallel, ep_layers=_ep_layers(llm, dep),
+                      sequences=per_replica, pipeline=pipeline)
 
 
-def prefill_seconds(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: RequestShape,
-                    k: ServingConstants, peak: float) -> float:
+def _ep_layers(llm: ServingLLM, dep: Deployment) -> float:
+    """MoE layers whose tokens cross an expert group (each once a step, over the stages)."""
+    return 0.0 if not llm.is_moe or dep.ep is None or dep.ep == 1 else llm.routed_layers
+
+
+def step_times(work: DecodeWork, llm: ServingLLM, hw: ClusterSpec, k: ServingConstants,
+               e: EngineConstants, peak: float) -> StepTimes:
+    """The decode step's seconds: streaming at the family's share of HBM bandwidth, FLOPs at
+    its decode share of the peak, the per-sequence cost; the fixed cost per layer scaled by
+    the engine's overhead_scale; the engine's fixed cost per expert-parallel MoE layer beside
+    the dispatch's bytes."""
+    memory = work.streamed / (hw.hbm_bw * k.decode_hbm_efficiency)
+    compute = work.flops / (peak * k.decode_compute_efficiency)
+    overhead = llm.layers * (layer_overhead(llm, k) * e.overhead_scale
+                             + work.sequences * k.token_overhead_s)
+    return StepTimes(memory=memory, compute=compute, tensor_parallel=work.tensor_parallel,
+                     expert_parallel=work.expert_parallel + work.ep_layers * e.ep_layer_s,
+                     overhead=overhead, pipeline=work.pipeline)
+
+
+def decode_step(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: RequestShape,
+                concurrency: int, k: ServingConstants, peak: float,
+                e: EngineConstants | None = None) -> StepTimes:
+    """One decode step with `concurrency` sequences in the batch, on the deployment's engine
+    (`e`, else the engine's stored constants)."""
+    return step_times(decode_work(llm, dep, hw, request, concurrency), llm, hw, k,
+                      e or engine_constants(dep.engine, hw.arch), peak)
+
+
+@dataclass(frozen=True)
+class PrefillWork:
+    """One request's prefill before the constants: FLOPs and bytes per GPU of its replica,
+    the seconds of its collectives, and its expert-parallel MoE layers."""
+
+    flops: float
+    streamed: float
+    collectives: float
+    ep_layers: float
+
+
+def prefill_work(llm: ServingLLM, dep: Deployment, hw: ClusterSpec,
+                 request: RequestShape) -> PrefillWork:
     """One request's prefill on one tp-wide replica (through its pp stages; the experts'
-    share spread over the instance): FLOPs over the calibrated peak, plus its collectives."""
+    share spread over the instance)."""
     n = request.input_tokens
     # Causal attention: on average each token attends to half the prompt (or its window).
     attention = 2 * n * llm.cached_tokens(n / 2) * llm.heads * llm.head_dim
-    flops = 2 * llm.active_params * n + attention
-    compute = flops / (dep.tp * peak * k.prefill_efficiency)
     # A prompt's tokens pick (nearly) every expert: a MoE prefill streams all of a GPU's
     # weights, which for a model of few active parameters takes longer than its FLOPs.
-    memory = _weights_read(llm, dep, n) / (hw.hbm_bw * k.decode_hbm_efficiency)
-    return max(compute, memory) + _tp_seconds(n, llm.layers, llm, dep, hw) + \
-        _ep_seconds(n / dep.tp, llm.routed_layers, llm, dep, hw)
+    return PrefillWork(flops=(2 * llm.active_params * n + attention) / dep.tp,
+                       streamed=_weights_read(llm, dep, n),
+                       collectives=_tp_seconds(n, llm.layers, llm, dep, hw)
+                       + _ep_seconds(n / dep.tp, llm.routed_layers, llm, dep, hw),
+                       ep_layers=_ep_layers(llm, dep))
+
+
+def prefill_time(work: PrefillWork, hw: ClusterSpec, k: ServingConstants, e: EngineConstants,
+                 peak: float) -> float:
+    """A prefill's seconds: FLOPs over the calibrated peak or the weights it streams,
+    whichever is longer, plus its collectives and the engine's fixed cost per EP layer."""
+    return max(work.flops / (peak * k.prefill_efficiency),
+               work.streamed / (hw.hbm_bw * k.decode_hbm_efficiency)) \
+        + work.collectives + work.ep_layers * e.ep_layer_s
+
+
+def prefill_seconds(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: RequestShape,
+                    k: ServingConstants, peak: float, e: EngineConstants | None = None) -> float:
+    """One request's prefill on one tp-wide replica, on the deployment's engine."""
+    return prefill_time(prefill_work(llm, dep, hw, request), hw, k,
+                        e or engine_constants(dep.engine, hw.arch), peak)
 
 
 def kv_transfer_seconds(llm: ServingLLM, dep: Deployment, hw: ClusterSpec,
@@ -242,10 +308,8 @@ def kv_transfer_seconds(llm: ServingLLM, dep: Deployment, hw: ClusterSpec,
     return latency + size / (bandwidth * _kv_shards(llm, dep))
 
 
-def curve_point(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: RequestShape,
-                concurrency: int, k: ServingConstants, peak: float) -> CurvePoint:
-    step = decode_step(llm, dep, hw, request, concurrency, k, peak)
-    prefill = prefill_seconds(llm, dep, hw, request, k, peak)
+def _point(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: RequestShape,
+           concurrency: int, step: StepTimes, prefill: float) -> CurvePoint:
     if dep.disaggregated:
         # Decode GPUs only decode; the prefill pool serves prefill_gpus / tp requests at once.
         decode_rate = concurrency / step.total
@@ -267,6 +331,15 @@ def curve_point(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: Requ
         prefill_s=prefill, step=step)
 
 
+def curve_point(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: RequestShape,
+                concurrency: int, k: ServingConstants, peak: float,
+                e: EngineConstants | None = None) -> CurvePoint:
+    engine = e or engine_constants(dep.engine, hw.arch)
+    return _point(llm, dep, hw, request, concurrency,
+                  decode_step(llm, dep, hw, request, concurrency, k, peak, engine),
+                  prefill_seconds(llm, dep, hw, request, k, peak, engine))
+
+
 def concurrencies(limit: int) -> list[int]:
     """1, 2, 4, ... up to `limit`, and `limit` itself."""
     if limit < 1:
@@ -275,9 +348,45 @@ def concurrencies(limit: int) -> list[int]:
     return steps if steps[-1] == limit else [*steps, limit]
 
 
-def serving_curve(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: RequestShape,
-                  k: ServingConstants, peak: float) -> list[CurvePoint]:
-    """The curve as concurrency doubles up to what the KV cache and the engine's batch limit
-    allow; empty when the weights alone do not fit."""
+@dataclass(frozen=True)
+class CurveWork:
+    """A configuration's curve before the constants: its prefill's and each concurrency's
+    decode step's work. The constants only scale it, so a fit computes it once and tries
+    constants on it (curve_points)."""
+
+    llm: ServingLLM
+    deployment: Deployment
+    hw: ClusterSpec
+    request: RequestShape
+    prefill: PrefillWork
+    steps: tuple[tuple[int, DecodeWork], ...]
+
+
+def curve_work(llm: ServingLLM, dep: Deployment, hw: ClusterSpec,
+               request: RequestShape) -> CurveWork:
+    """The work as concurrency doubles up to what the KV cache and the engine's batch limit
+    allow; no steps when the weights alone do not fit."""
     limit = max_concurrency(llm, dep, hw, request)
-    return [curve_point(llm, dep, hw, request, c, k, peak) for c in concurrencies(limit)]
+    return CurveWork(llm, dep, hw, request, prefill_work(llm, dep, hw, request),
+                     tuple((c, decode_work(llm, dep, hw, request, c))
+                           for c in concurrencies(limit)))
+
+
+def curve_points(work: CurveWork, k: ServingConstants, peak: float,
+                 e: EngineConstants | None = None) -> list[CurvePoint]:
+    """The curve of `work` with the family's constants `k` and the engine's `e` (else the
+    deployment's engine's stored constants)."""
+    engine = e or engine_constants(work.deployment.engine, work.hw.arch)
+    prefill = prefill_time(work.prefill, work.hw, k, engine, peak)
+    return [_point(work.llm, work.deployment, work.hw, work.request, c,
+                   step_times(w, work.llm, work.hw, k, engine, peak), prefill)
+            for c, w in work.steps]
+
+
+def serving_curve(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: RequestShape,
+                  k: ServingConstants, peak: float,
+                  e: EngineConstants | None = None) -> list[CurvePoint]:
+    """The curve as concurrency doubles up to what the KV cache and the engine's batch limit
+    allow, on the deployment's engine (`e` overrides its constants); empty when the weights
+    alone do not fit."""
+    return curve_points(curve_work(llm, dep, hw, request), k, peak, e)

@@ -122,6 +122,11 @@ class ServingLLM:
 # SGLang's max_running_requests are set as high in the published high-throughput runs. The KV
 # cache that fits usually binds first.
 DEFAULT_MAX_BATCH = 2048
+# The serving engines the model has terms for (models.serving.calibration.ENGINES): SGLang,
+# TensorRT-LLM, vLLM, AMD's ATOM. A scenario that does not name one runs on SGLang, the
+# reference engine the family constants describe (measured on every GPU family).
+ENGINES = ("sglang", "trt", "vllm", "atom")
+DEFAULT_ENGINE = "sglang"
 
 
 @dataclass(frozen=True)
@@ -136,7 +141,8 @@ class Deployment:
     them. `max_batch` is the engine's limit on running sequences per attention replica.
     `prefill_gpus` > 0 is a disaggregated deployment: prefill runs on that many GPUs of its
     own (in tp-wide replicas), the instance's GPUs only decode, and each request's KV cache
-    crosses the fabric once. The instance has tp x dp x pp GPUs (plus the prefill GPUs)."""
+    crosses the fabric once. `engine` is the serving engine (ENGINES), whose own terms the
+    model adds. The instance has tp x dp x pp GPUs (plus the prefill GPUs)."""
 
     tp: int = 1
     dp: int = 1
@@ -146,6 +152,7 @@ class Deployment:
     kv_bytes: float = 1.0           # FP8 KV cache; 2 for BF16
     max_batch: int = DEFAULT_MAX_BATCH
     prefill_gpus: int = 0
+    engine: str = DEFAULT_ENGINE
 
     def __post_init__(self) -> None:
         if min(self.tp, self.dp, self.pp, self.max_batch) < 1:
@@ -157,6 +164,8 @@ class Deployment:
                              "(tp x dp)")
         if self.kv_bytes <= 0:
             raise ValueError("kv_bytes must be positive")
+        if self.engine not in ENGINES:
+            raise ValueError(f"engine {self.engine!r} is not one of {', '.join(ENGINES)}")
         if self.prefill_gpus < 0 or self.prefill_gpus % self.tp:
             raise ValueError(f"prefill_gpus must be 0 or a multiple of tp ({self.tp})")
 

@@ -24,7 +24,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, cached_property
 from typing import Final
 
 import numpy as np
@@ -33,9 +33,9 @@ from models.c2c import calibration as c2c_calibration
 from models.c2c.spec import ClusterSpec
 from models.c2c.validation import PublishedSet, SetReport, ValidationResult
 from models.serving import calibration
-from models.serving.calibration import ServingConstants
+from models.serving.calibration import EngineConstants, ServingConstants
 from models.serving.cost import Point, at_target
-from models.serving.curve import serving_curve
+from models.serving.curve import CurveWork, curve_points, curve_work
 from models.serving.measured_points import ARCH_OF_ITEM, MeasuredPoint, ServingPoints
 from models.serving.presets import PRESETS
 from models.serving.spec import Deployment, RequestShape, ServingLLM, WeightFormat
@@ -111,12 +111,13 @@ def deployment(point: MeasuredPoint) -> Deployment:
     """The model's instance for a point's layout. With DP attention, each of the tp GPUs is its
     own attention replica; without it, attention is split tp ways. The experts are spread over
     ep GPUs when ep > 1, else (ep 1) split across the instance's GPUs by tensor parallelism
-    (Deployment.ep None). The engines' batch limit is the model's default."""
+    (Deployment.ep None). The engines' batch limit is the model's default; the engine the
+    point's."""
     weights = WeightFormat(point.precision)
     ep = point.ep if point.ep > 1 else None
     if point.dp_attention:
-        return Deployment(tp=1, dp=point.tp, ep=ep, weights=weights)
-    return Deployment(tp=point.tp, dp=1, ep=ep, weights=weights)
+        return Deployment(tp=1, dp=point.tp, ep=ep, weights=weights, engine=point.engine)
+    return Deployment(tp=point.tp, dp=1, ep=ep, weights=weights, engine=point.engine)
 
 
 @dataclass(frozen=True)
@@ -140,10 +141,21 @@ class Configuration:
         return (f"{p.model} {p.precision} {p.hardware} {p.engine} "
                 f"{p.input_tokens}/{p.output_tokens} {layout}")
 
-    def curve(self, k: ServingConstants) -> list[Point]:
+    @cached_property
+    def work(self) -> CurveWork:
+        """The curve's work, which the constants only scale: computed once (the fit tries
+        many constants on it)."""
+        return curve_work(self.llm, self.deployment, self.hw, self.request)
+
+    @property
+    def engine(self) -> str:
+        return self.deployment.engine
+
+    def curve(self, k: ServingConstants, e: EngineConstants | None = None) -> list[Point]:
+        """The model's curve with the family's constants `k` and the engine's `e` (else the
+        stored terms of the point's engine)."""
         return [Point(c.concurrency, c.tok_s_per_gpu, c.tok_s_per_user, c.ttft_s)
-                for c in serving_curve(self.llm, self.deployment, self.hw, self.request, k,
-                                       self.hw.gemm_peak)]
+                for c in curve_points(self.work, k, self.hw.gemm_peak, e)]
 
 
 def _config_key(p: MeasuredPoint) -> tuple[object, ...]:
@@ -193,9 +205,11 @@ class PointError:
         return 100 * (1 / self.ratio - 1)
 
 
-def configuration_errors(config: Configuration, k: ServingConstants) -> list[PointError]:
-    """Each point of `config` against the model with constants `k` ([] for a memory miss)."""
-    curve = config.curve(k)
+def configuration_errors(config: Configuration, k: ServingConstants,
+                         e: EngineConstants | None = None) -> list[PointError]:
+    """Each point of `config` against the model with the family's constants `k` and the
+    engine's `e` (else its stored terms); [] for a memory miss."""
+    curve = config.curve(k, e)
     if not curve:
         return []
     fastest = max(curve, key=lambda c: c.tok_s_per_user)

@@ -13,7 +13,7 @@ where its price per GPU-hour comes from. Every failure names the file, the line 
       - name: h100-tp8
         cluster: {gpu: h100-sxm5, scale_up: {item: nvlink-4, system: dgx-h100},
                   scale_out: {item: ib-ndr}}
-        deployment: {tp: 8}           # tp, dp (attention replicas), ep (MoE)
+        deployment: {tp: 8}           # tp, dp (attention replicas), ep (MoE), engine
         price: {market: {gpu: h100-sxm5, term: on_demand}}
       - name: b200-tp8
         ...
@@ -44,6 +44,7 @@ from models.c2c.spec import Precision
 from models.parallel_limits import serving_refusals
 from models.serving.presets import PRESETS
 from models.serving.spec import (
+    DEFAULT_ENGINE,
     DEFAULT_MAX_BATCH,
     Deployment,
     RequestShape,
@@ -237,7 +238,8 @@ class _Deployment(Section):
     """tp per attention replica, dp replicas, pp stages (each 1 when left out); ep GPUs for
     whole experts (left out: the experts split across the GPUs by TP, the engines' default);
     max_batch, the engine's limit on running sequences per replica; prefill_gpus, GPUs of a
-    disaggregated prefill pool (0: aggregated)."""
+    disaggregated prefill pool (0: aggregated); engine, the serving engine whose terms the
+    model adds (sglang, trt, vllm or atom; left out: sglang, the reference engine)."""
 
     tp: Count = 1
     dp: Count = 1
@@ -245,11 +247,12 @@ class _Deployment(Section):
     pp: Count = 1
     max_batch: Count = DEFAULT_MAX_BATCH
     prefill_gpus: CountFromZero = 0
+    engine: str = DEFAULT_ENGINE
 
     def spec(self, weights: WeightFormat = WeightFormat.FP8, kv: float = 1.0) -> Deployment:
         return Deployment(tp=self.tp, dp=self.dp, ep=self.ep, pp=self.pp, weights=weights,
                           kv_bytes=kv, max_batch=self.max_batch,
-                          prefill_gpus=self.prefill_gpus)
+                          prefill_gpus=self.prefill_gpus, engine=self.engine)
 
     @model_validator(mode="after")
     def _fits(self) -> _Deployment:

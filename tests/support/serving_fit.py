@@ -2,13 +2,17 @@
 measure its error.
 
 For each architecture with at least MIN_POINTS points (data/measurements/serving_points.yaml), the
-four ServingConstants are chosen by coordinate descent within BOUNDS (a coarse grid, then a
-fine one around its best; from the prior every time, so the fit is reproducible) to minimise
-the mean |log(measured / predicted)| of the throughput per GPU at each point's tokens/s per
-user (models/serving/validation.py: the quantity a serving scenario reads off the curve at its
-target interactivity; a point faster per user than the model reaches also counts its
-interactivity shortfall). Then each set of points sharing a model, a GPU and an engine is
-left out in turn, the constants refitted on the others and the left-out set's errors kept:
+ServingConstants, and for each engine its EngineConstants (SGLang, the reference, only its
+expert-parallel cost), are chosen together by coordinate descent within BOUNDS and
+ENGINE_BOUNDS (a coarse grid, then a fine one around its best; from the prior and neutral
+engine terms every time, so the fit is reproducible) to minimise the mean
+|log(measured / predicted)| of the throughput per GPU at each point's tokens/s per user over
+every family's points (models/serving/validation.py: the quantity a serving scenario reads off
+the curve at its target interactivity; a point faster per user than the model reaches also
+counts its interactivity shortfall). A family's constants move its points alone; an engine's
+terms move its points on every family, so an engine's terms rest on all the GPUs it was
+measured on. Then each set of points sharing a model, a GPU and an engine is left out in turn,
+everything refitted on the other sets (every family's) and the left-out set's errors kept:
 those residuals are the model's error on configurations it was not fitted to, and give the band
 (P10-P90 of measured / predicted, taken outward so that it holds at least 80 % of them) that
 calibration.BAND stores. Last, each architecture is left out whole: its points against the
@@ -24,13 +28,19 @@ tests/models/serving/test_serving_fit.py refits and compares with the stored val
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from models.serving.calibration import PRIOR, ServingConstants
+from models.serving.calibration import (
+    ENGINES,
+    PRIOR,
+    REFERENCE_ENGINE,
+    EngineConstants,
+    ServingConstants,
+)
 from models.serving.measured_points import MeasuredPoint
 from models.serving.validation import (
     Configuration,
@@ -55,6 +65,16 @@ BOUNDS: dict[str, tuple[float, float, float, float]] = {
     "token_overhead_s": (0.0, 2e-6, 0.1e-6, 0.025e-6),
     "kernel_share": (0.0, 1.0, 0.1, 0.025),
 }
+# (low, high, coarse step, fine step) of each engine term: its fixed cost per layer at a quarter
+# to four times the reference engine's, and 0-300 us per expert-parallel MoE layer.
+ENGINE_BOUNDS: dict[str, tuple[float, float, float, float]] = {
+    "overhead_scale": (0.25, 4.0, 0.25, 0.0625),
+    "ep_layer_s": (0.0, 300e-6, 20e-6, 5e-6),
+}
+# The reference engine's terms are the identity but for its expert-parallel cost (the family
+# constants have none of their own).
+REFERENCE_FREE = ("ep_layer_s",)
+NEUTRAL = EngineConstants()
 # Rounds of coordinate descent at most; it stops as soon as a round moves no constant.
 ROUNDS = 8
 # An architecture is fitted on at least this many points; else it keeps the prior.
@@ -65,13 +85,40 @@ MODEL_NAMES = {"deepseek-r1": "DeepSeek-R1", "gpt-oss-120b": "gpt-oss-120b",
                "llama-3.3-70b": "Llama 3.3 70B"}
 
 
-def errors(configs: Sequence[Configuration], k: ServingConstants) -> list[PointError]:
-    return [e for c in configs for e in configuration_errors(c, k)]
+def errors(configs: Sequence[Configuration], k: ServingConstants,
+           engines: Mapping[str, EngineConstants] = ENGINES) -> list[PointError]:
+    """The points of `configs` against the family constants `k` and the engines' terms."""
+    return [e for c in configs for e in configuration_errors(c, k, engines[c.engine])]
 
 
-def objective(configs: Sequence[Configuration], k: ServingConstants) -> float:
-    logs = [abs(e.log_error) for e in errors(configs, k)]
+def objective(configs: Sequence[Configuration], k: ServingConstants,
+              engines: Mapping[str, EngineConstants] = ENGINES) -> float:
+    logs = [abs(e.log_error) for e in errors(configs, k, engines)]
     return float(np.mean(logs)) if logs else 0.0
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """A joint fit: constants per group of configurations (a family, or one pooled group) and
+    the engines' terms."""
+
+    families: dict[str, ServingConstants]
+    engines: dict[str, EngineConstants]
+
+    def errors(self, configs: Sequence[Configuration],
+               group: Callable[[Configuration], str] | None = None) -> list[PointError]:
+        key = group or arch_of
+        return [e for c in configs for e in configuration_errors(
+            c, self.families[key(c)], self.engines[c.engine])]
+
+
+def arch_of(config: Configuration) -> str:
+    return config.arch
+
+
+def pooled(config: Configuration) -> str:
+    """Every configuration in one group: the constants of a family without its own fit."""
+    return "pooled"
 
 
 def _grid(low: float, high: float, step: float) -> list[float]:
@@ -84,19 +131,49 @@ def _search(cost: Callable[[float], float], low: float, high: float, coarse: flo
     return min(_grid(max(low, best - coarse), min(high, best + coarse), fine), key=cost)
 
 
-def fit(configs: Sequence[Configuration], rounds: int = ROUNDS) -> ServingConstants:
-    """Coordinate descent from the prior, each constant in turn within its bounds, until a
-    round changes nothing (a minimum on the fine grid along every constant)."""
-    k = PRIOR
+def total(configs: Sequence[Configuration], families: Mapping[str, ServingConstants],
+          engines: Mapping[str, EngineConstants],
+          group: Callable[[Configuration], str] = arch_of) -> float:
+    """The sum of |log error| over `configs`: the joint objective's share they carry."""
+    return sum(abs(e.log_error) for c in configs for e in configuration_errors(
+        c, families[group(c)], engines[c.engine]))
+
+
+def fit(configs: Sequence[Configuration], rounds: int = ROUNDS,
+        group: Callable[[Configuration], str] = arch_of) -> Fitted:
+    """Coordinate descent from the prior and neutral engine terms: each group's constants in
+    turn (on its points), then each engine's terms (on its points across the groups), until a
+    round changes nothing (a minimum on the fine grid along every constant) or `rounds`."""
+    by_group: dict[str, list[Configuration]] = defaultdict(list)
+    by_engine: dict[str, list[Configuration]] = defaultdict(list)
+    for c in configs:
+        by_group[group(c)].append(c)
+        by_engine[c.engine].append(c)
+    families = dict.fromkeys(sorted(by_group), PRIOR)
+    engines = dict.fromkeys(ENGINES, NEUTRAL)
     for _ in range(rounds):
-        start = k
-        for name, (low, high, coarse, fine) in BOUNDS.items():
-            def cost(value: float, name: str = name, k: ServingConstants = k) -> float:
-                return objective(configs, replace(k, **{name: value}))
-            k = replace(k, **{name: _search(cost, low, high, coarse, fine)})
-        if k == start:
+        start = (dict(families), dict(engines))
+        for name, mine in sorted(by_group.items()):
+            for field_name, (low, high, coarse, fine) in BOUNDS.items():
+                def cost(value: float, name: str = name, field_name: str = field_name,
+                         mine: list[Configuration] = mine) -> float:
+                    trial = {**families, name: replace(families[name], **{field_name: value})}
+                    return total(mine, trial, engines, group)
+                families[name] = replace(families[name], **{
+                    field_name: _search(cost, low, high, coarse, fine)})
+        for name, mine in sorted(by_engine.items()):
+            for field_name, (low, high, coarse, fine) in ENGINE_BOUNDS.items():
+                if name == REFERENCE_ENGINE and field_name not in REFERENCE_FREE:
+                    continue
+                def engine_cost(value: float, name: str = name, field_name: str = field_name,
+                                mine: list[Configuration] = mine) -> float:
+                    trial = {**engines, name: replace(engines[name], **{field_name: value})}
+                    return total(mine, families, trial, group)
+                engines[name] = replace(engines[name], **{
+                    field_name: _search(engine_cost, low, high, coarse, fine)})
+        if (families, engines) == start:
             break
-    return k
+    return Fitted(families, engines)
 
 
 def point_fold(p: MeasuredPoint) -> str:
@@ -132,60 +209,65 @@ class FitReport:
     # arch -> per left-out set: (set, its points, how many the band of the OTHER sets' left-out
     # points holds): the band's coverage on points that built neither the fit nor the band
     coverage: dict[str, list[tuple[str, int, int]]] = field(default_factory=dict)
+    engines: dict[str, EngineConstants] = field(default_factory=dict)   # fitted with every family
+    pooled_engines: dict[str, EngineConstants] = field(default_factory=dict)   # with `pooled`
 
 
 def fit_all(jobs: int = 1, whole_families: bool = True) -> FitReport:
-    """The fit per architecture, its errors in and out of sample, and the bands. The fits are
-    independent of one another: `jobs` > 1 runs them in that many processes. Without
-    `whole_families`, each family is not also left out whole (nor the pooled fit run): half
-    the work, and no uncalibrated band or pooled constants."""
+    """The joint fit (every family's constants, every engine's terms), its errors in and out
+    of sample, and the bands. The fits are independent of one another: `jobs` > 1 runs them in
+    that many processes. Without `whole_families`, each family is not also left out whole
+    (nor the pooled fit run): fewer fits, and no uncalibrated band or pooled constants."""
     by_arch: dict[str, list[Configuration]] = defaultdict(list)
     skipped = []
     for config in configurations(shipped_serving_points().points):
-        if config.curve(PRIOR):
+        if config.curve(PRIOR, NEUTRAL):
             by_arch[config.arch].append(config)
         else:  # the weights do not fit the model's HBM budget (the same with any constants)
             skipped.append(config.name)
     fitted = sorted(a for a, configs in by_arch.items()
                     if sum(len(c.points) for c in configs) >= MIN_POINTS)
-    # Every fit to run, by what it is for: (arch, None) a family's own, (arch, set) the family
-    # without that set, ("without", arch) every other family's, ("pooled", "") all of them.
-    tasks: dict[tuple[str, str | None], list[Configuration]] = {}
-    for arch in fitted:
-        tasks[(arch, None)] = by_arch[arch]
-        for name in sorted({fold(c) for c in by_arch[arch]}):
-            tasks[(arch, name)] = [c for c in by_arch[arch] if fold(c) != name]
+    every = [c for a in fitted for c in by_arch[a]]
+    sets = sorted({fold(c) for c in every})
+    # Every fit to run, by what it is for: ("all", "") every family's, ("set", name) all but
+    # that set, ("without", arch) every other family's pooled, ("pooled", "") all pooled.
+    tasks: dict[tuple[str, str], tuple[list[Configuration], Callable[[Configuration], str]]]
+    tasks = {("all", ""): (every, arch_of)}
+    for name in sets:
+        tasks[("set", name)] = ([c for c in every if fold(c) != name], arch_of)
     if len(fitted) > 1 and whole_families:
         for arch in fitted:
-            tasks[("without", arch)] = [c for a in fitted if a != arch for c in by_arch[a]]
-        tasks[("pooled", "")] = [c for a in fitted for c in by_arch[a]]
+            tasks[("without", arch)] = ([c for c in every if c.arch != arch], pooled)
+        tasks[("pooled", "")] = (every, pooled)
     if jobs > 1:
         with ProcessPoolExecutor(jobs) as pool:
-            done = dict(zip(tasks, pool.map(fit, tasks.values()), strict=True))
+            runs = [pool.submit(fit, configs, ROUNDS, group) for configs, group in tasks.values()]
+            done = {key: run.result() for key, run in zip(tasks, runs, strict=True)}
     else:
-        done = {key: fit(configs) for key, configs in tasks.items()}
-    report = FitReport({}, {}, {}, {}, {}, {}, skipped)
+        done = {key: fit(configs, ROUNDS, group) for key, (configs, group) in tasks.items()}
+    whole = done[("all", "")]
+    report = FitReport({}, {}, {}, {}, {}, {}, skipped, engines=whole.engines)
     for arch in fitted:
         configs = by_arch[arch]
-        k = done[(arch, None)]
-        report.constants[arch] = k
-        report.in_sample[arch] = errors(configs, k)
-        sets = sorted({fold(c) for c in configs})
-        report.folds[arch] = sets
+        report.constants[arch] = whole.families[arch]
+        report.in_sample[arch] = whole.errors(configs)
+        mine = sorted({fold(c) for c in configs})
+        report.folds[arch] = mine
         report.gpus[arch] = sorted({c.points[0].hardware for c in configs})
         report.models[arch] = sorted({c.points[0].model for c in configs})
         left_out = []
-        for name in sets:
-            left_out += errors([c for c in configs if fold(c) == name], done[(arch, name)])
+        for name in mine:
+            left_out += done[("set", name)].errors([c for c in configs if fold(c) == name])
         report.left_out[arch] = left_out
         report.bands[arch] = (*band([e.ratio for e in left_out]), len(left_out))
         report.coverage[arch] = set_coverage(left_out)
     if len(fitted) > 1 and whole_families:
         for arch in fitted:
-            report.family_out[arch] = errors(by_arch[arch], done[("without", arch)])
-        pooled = [e.ratio for errs in report.family_out.values() for e in errs]
-        report.uncalibrated = (*band(pooled), len(pooled))
-        report.pooled = done[("pooled", "")]
+            report.family_out[arch] = done[("without", arch)].errors(by_arch[arch], pooled)
+        ratios = [e.ratio for errs in report.family_out.values() for e in errs]
+        report.uncalibrated = (*band(ratios), len(ratios))
+        report.pooled = done[("pooled", "")].families["pooled"]
+        report.pooled_engines = done[("pooled", "")].engines
     return report
 
 
