@@ -212,10 +212,11 @@ def _option(scenario: ServingScenario, option: ServingOption, session: Session |
 
 
 def deployment_json(dep: Deployment) -> dict[str, Any]:
-    """The option's deployment as the answer prints it (ep null: experts split by TP)."""
+    """The option's deployment as the answer prints it (ep null: experts split by TP), with
+    the serving engine whose terms the model used."""
     return {"tp": dep.tp, "dp": dep.dp, "ep": dep.ep, "pp": dep.pp,
             "max_batch": dep.max_batch, "prefill_gpus": dep.prefill_gpus,
-            "kv_cache": "bf16" if dep.kv_bytes == 2 else "fp8"}
+            "kv_cache": "bf16" if dep.kv_bytes == 2 else "fp8", "engine": dep.engine}
 
 
 def deployment_band(arch: str, deployment: Deployment) -> tuple[float, float, str]:

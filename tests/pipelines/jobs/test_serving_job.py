@@ -50,7 +50,7 @@ def test_each_option_has_a_curve_its_point_at_the_target_and_a_cost(tmp_path):
     assert result["band"]["p10"] <= result["margin"] <= result["band"]["p90"]
     assert fast["band"]["basis"].startswith("no fit of this family's own")
     assert fast["deployment"] == {"tp": 8, "dp": 1, "ep": None, "pp": 1, "max_batch": 2048,
-                                  "prefill_gpus": 0, "kv_cache": "fp8"}
+                                  "prefill_gpus": 0, "kv_cache": "fp8", "engine": "sglang"}
 
 
 def measured(**columns) -> pd.DataFrame:
