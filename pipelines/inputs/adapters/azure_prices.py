@@ -158,8 +158,7 @@ def _read(walker: _JsonPages, options: AdapterOptions) -> Parsed:
     as_of = _as_of(options, newest, bool(pending))
     _page_notes(pages, sink.parsed)
     in_force = [(item, offer) for item, offer, started in pending
-                if started is None or started <= as_of  # _scheduled's test, without a call
-                or not _scheduled(item, started, as_of, sink)]
+                if not _scheduled(item, started, as_of, sink)]
     if in_force:
         sink.use_source(_source(as_of, options.as_of is not None))
     for item, offer in in_force:
@@ -477,13 +476,7 @@ class _JsonPages:
                 self.depth = max(self.depth, depth + _depth(value))
             elif self.depth <= depth:
                 self.depth = depth + 1
-            if start >= self._counted:  # _line_at, inline: the walk moves forward
-                self._line += text.count("\n", self._counted, start)
-                self._counted = start
-                line = self._line
-            else:
-                line = self._line_at(start)
-            yield _Item(f"{path}[{index}]", line, text[start : self.pos], value)
+            yield _Item(f"{path}[{index}]", self._line_at(start), text[start : self.pos], value)
             index += 1
             end = _ITEM_END.match(text, self.pos)
             if end is not None:
