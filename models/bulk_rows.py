@@ -68,7 +68,7 @@ class CommonFields:
     def __init__(self, metrics: Mapping[str, MetricDef], sources: set[str],
                  today: date) -> None:
         self.metrics, self.sources, self.today = metrics, sources, today
-        self.known: dict[tuple[Any, ...], _Shared | None] = {}
+        self._known: dict[tuple[Any, ...], _Shared | None] = {}
         # An offer's terms but its region (plain_offer), by their values.
         self.offers: dict[tuple[Any, ...], Any] = {}
 
@@ -76,9 +76,9 @@ class CommonFields:
         """The shared fields of a row whose shared values are `key`; None when they are not
         valid as a plain row's (validate_row then says why)."""
         try:
-            return self.known[key]
+            return self._known[key]
         except KeyError:
-            shared = self.known[key] = self._resolve(key)
+            shared = self._known[key] = self._resolve(key)
             return shared
 
     def _resolve(self, key: tuple[Any, ...]) -> _Shared | None:
@@ -122,9 +122,7 @@ def _plain_row(row: Mapping[str, Any], line: int | None, items: set[str],
     get = row.get
     key = (get("source"), get("metric"), get("unit"), get("as_of"), get("status"),
            get("value_kind"))
-    shared = common.known.get(key, _FAIL)  # common.of, without a call once known
-    if shared is _FAIL:
-        shared = common.of(key)
+    shared = common.of(key)
     if shared is None:
         return None
     item = get("item")
@@ -142,9 +140,7 @@ def _plain_row(row: Mapping[str, Any], line: int | None, items: set[str],
             metric.min_value is not None and low < metric.min_value) or (
             metric.max_value is not None and high > metric.max_value):
         return None
-    quote = get("quote")
-    if quote is not None:  # _text, inline
-        quote = (quote.strip() or None) if quote.__class__ is str else _FAIL
+    quote = _text(get("quote"))
     column = get(COLUMN_FIELD)
     if quote is _FAIL or (quote is not None and "\x00" in quote) or (
             column.__class__ is str and "\x00" in column):
@@ -153,15 +149,8 @@ def _plain_row(row: Mapping[str, Any], line: int | None, items: set[str],
     offer = None if raw_offer is None else plain_offer(raw_offer, common.offers)
     if offer is _FAIL:
         return None
-    # A price list's offer as _as_the_file_wrote reads it, without a call or a Mapping check.
-    if raw_offer.__class__ is dict and (
-            price := raw_offer.get("price_written")).__class__ is str and (
-            unit := raw_offer.get("unit_written")).__class__ is str and (
-            price := price.strip()) and (unit := unit.strip()):
-        value_written, unit_written = price, unit
-    else:
-        value_written, unit_written = _as_the_file_wrote(raw_offer, str(raw).strip(),
-                                                         shared.unit_written)
+    value_written, unit_written = _as_the_file_wrote(raw_offer, str(raw).strip(),
+                                                     shared.unit_written)
     return CleanObservation(
         source=shared.source, item=item, metric=metric.key, value=(low + high) / 2, low=low,
         high=high, value_written=value_written, unit_written=unit_written,
@@ -263,12 +252,7 @@ def validate_rows(
     first_line = {} if seen is None else seen
     common = CommonFields(metrics, sources, today) if bulk else None
     for line, row in rows:
-        result = None
-        if common is not None:
-            try:  # plain_row, without its call
-                result = _plain_row(row, line, items, common)
-            except Exception:  # noqa: BLE001 - anything unforeseen is validate_row's to word
-                result = None
+        result = None if common is None else plain_row(row, line, items, common)
         if result is None:
             result = validate_row(row, line=line, metrics=metrics, items=items,
                                   sources=sources, today=today)
