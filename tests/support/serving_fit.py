@@ -31,6 +31,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -153,27 +154,35 @@ def fit(configs: Sequence[Configuration], rounds: int = ROUNDS,
     engines = dict.fromkeys(ENGINES, NEUTRAL)
     for _ in range(rounds):
         start = (dict(families), dict(engines))
-        for name, mine in sorted(by_group.items()):
-            for field_name, (low, high, coarse, fine) in BOUNDS.items():
-                def cost(value: float, name: str = name, field_name: str = field_name,
-                         mine: list[Configuration] = mine) -> float:
-                    trial = {**families, name: replace(families[name], **{field_name: value})}
-                    return total(mine, trial, engines, group)
-                families[name] = replace(families[name], **{
-                    field_name: _search(cost, low, high, coarse, fine)})
-        for name, mine in sorted(by_engine.items()):
-            for field_name, (low, high, coarse, fine) in ENGINE_BOUNDS.items():
-                if name == REFERENCE_ENGINE and field_name not in REFERENCE_FREE:
-                    continue
-                def engine_cost(value: float, name: str = name, field_name: str = field_name,
-                                mine: list[Configuration] = mine) -> float:
-                    trial = {**engines, name: replace(engines[name], **{field_name: value})}
-                    return total(mine, families, trial, group)
-                engines[name] = replace(engines[name], **{
-                    field_name: _search(engine_cost, low, high, coarse, fine)})
+        _descend(families, by_group, BOUNDS,
+                 lambda mine, trial: total(mine, trial, engines, group))
+        _descend(engines, by_engine, ENGINE_BOUNDS,
+                 lambda mine, trial: total(mine, families, trial, group),
+                 fixed=lambda name, field_name: (name == REFERENCE_ENGINE
+                                                 and field_name not in REFERENCE_FREE))
         if (families, engines) == start:
             break
     return Fitted(families, engines)
+
+
+def _descend(params: dict[str, Any], groups: dict[str, list[Configuration]],
+             bounds: dict[str, tuple[float, float, float, float]],
+             cost_of: Callable[[list[Configuration], dict[str, Any]], float],
+             fixed: Callable[[str, str], bool] = lambda name, field_name: False) -> None:
+    """One round of coordinate descent over `params` (name -> constants), in place: each
+    name's each field searched within its bounds on that name's configurations, the others
+    held; `cost_of(configurations, trial params)` is the objective; `fixed` fields are left."""
+    for name, mine in sorted(groups.items()):
+        for field_name, (low, high, coarse, fine) in bounds.items():
+            if fixed(name, field_name):
+                continue
+
+            def cost(value: float, name: str = name, field_name: str = field_name,
+                     mine: list[Configuration] = mine) -> float:
+                trial = {**params, name: replace(params[name], **{field_name: value})}
+                return cost_of(mine, trial)
+            params[name] = replace(params[name], **{
+                field_name: _search(cost, low, high, coarse, fine)})
 
 
 def point_fold(p: MeasuredPoint) -> str:
