@@ -43,9 +43,11 @@ KIB = 1024
 
 @pytest.fixture
 def settings(ledger_url: str, tmp_path: Path) -> Settings:
+    # A generous attempt timeout: on a loaded machine a refusal must not turn into a timeout and
+    # a retry. The tests of timeouts set their own.
     return Settings(home=tmp_path / "home", database_url=ledger_url,
                     remote_sources_path=tmp_path / "remote_sources.yaml",
-                    fetch_timeout_seconds=1.0, fetch_retries=2, fetch_backoff_seconds=0.5,
+                    fetch_timeout_seconds=10.0, fetch_retries=2, fetch_backoff_seconds=0.5,
                     fetch_max_bytes=64 * KIB)
 
 
