@@ -2,8 +2,8 @@
 print them with each engine's terms (fitted jointly across the families), the error per
 architecture and per model and precision, in sample and left out, and the bands: the fit is
 tests/support/serving_fit.py (which tests/models/serving/test_serving_fit.py also runs); paste
-the values into models/serving/calibration.py (CONSTANTS, ENGINES, SOURCE, BAND, LEFT_OUT) when
-they change. From the repository root:
+the values into models/serving/calibration.py (CONSTANTS, ENGINES, SOURCE, BAND, LEFT_OUT,
+PAIRED_BAND) when they change. From the repository root:
 
     python -m bench.serving_fit [--jobs N] [--sets-only]
 
@@ -23,7 +23,7 @@ import numpy as np
 
 from models.serving.calibration import EngineConstants
 from models.serving.validation import PointError
-from tests.support.serving_fit import basis, fit_all, point_fold
+from tests.support.serving_fit import basis, fit_all, paired_basis, point_fold
 
 
 def _summary(errs: Sequence[PointError]) -> str:
@@ -109,6 +109,16 @@ def main(argv: Sequence[str] = ()) -> int:
             print(f"        ({name!r}, {n}, {h}),")
         print(f"    ), {family_mean}),   # held {held} of {len(errs)} "
               f"({100 * held / len(errs):.0f} %)")
+    print("\nPAIRED_BAND (models/serving/calibration.py): one configuration's left-out error "
+          "against another's of the same model, precision, engine and shape")
+    for arch, (low, high, n) in report.paired.items():
+        rows = report.paired_coverage[arch]
+        held = sum(h for _, _, h in rows)
+        print(f"    {arch!r}: ({low:.3f}, {high:.3f}, {paired_basis(report, arch)!r}),")
+        for name, m, h in rows:
+            print(f"        {name:44s} {m:4d} comparisons, {h:4d} held by the other groups' band")
+        print(f"        held {held} of {n} ({100 * held / n:.0f} %) by a band built without "
+              "their group")
     if report.skipped:
         print("\nmemory misses (the model's HBM budget does not hold the weights), left out:")
         for name in report.skipped:

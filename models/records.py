@@ -322,6 +322,7 @@ class ServingRecord:
     call: str | None
     price_basis: str = "owned"
     not_compared: str | None = None
+    margin_basis: str | None = None    # "paired" | "widest" (models.serving.cost)
 
     @classmethod
     def from_json(cls, result: Mapping[str, Any]) -> ServingRecord:
@@ -333,7 +334,8 @@ class ServingRecord:
                    tuple(ServingOption.from_json(o) for o in result["options"]),
                    result.get("cheaper_option"), result.get("dearer_option"),
                    result.get("margin"), band.get("p10"), band.get("p90"), result.get("call"),
-                   str(result.get("price_basis") or "owned"), result.get("not_compared"))
+                   str(result.get("price_basis") or "owned"), result.get("not_compared"),
+                   band.get("basis"))
 
 
 def _point(data: Mapping[str, Any]) -> CurvePoint:

@@ -276,6 +276,7 @@ class ServingLine:
     too_close: bool = False
     price_basis: str = "owned"            # owned | rented <term> | given | mixed
     not_compared: str | None = None       # why there is no verdict (the bases differ)
+    saving_basis: str | None = None       # "paired" | "widest": how the band was built
 
 
 @dataclass(frozen=True)

@@ -172,6 +172,11 @@ def flip(line: DecisionLine) -> str:
     return text + "".join(f", or with {f}" for f in line.flips) + "."
 
 
+# Both options are model estimates on one GPU family's constants and one engine: the band is
+# that of one configuration's error against the other's (models.serving.cost.cheaper_at_target).
+PAIRED_NOTE = "; both model estimates on one GPU family's fit, their errors paired"
+
+
 def serving_verdict(line: ServingLine) -> str:
     """A serving scenario in one sentence: the cheaper option per million output tokens at
     the target, by how much, and how sure."""
@@ -196,6 +201,8 @@ def serving_verdict(line: ServingLine) -> str:
     basis = {"owned": "each option at its owner's cost per GPU-hour",
              "given": "each option at the price the scenario gives"}.get(
         line.price_basis, f"each option {line.price_basis} at the market's median")
+    if line.saving_basis == "paired":
+        basis += PAIRED_NOTE
     if line.too_close:
         return (f"Too close to call: {text} ({basis}); measured serving points for each "
                 "option (an InferenceX or MLPerf Inference run) would settle it.")

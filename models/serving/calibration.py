@@ -218,6 +218,44 @@ POOLED_ENGINES: Final[dict[str, EngineConstants]] = {
 }
 
 
+# Two options of one fitted family and one engine are wrong together: the margin between them is
+# banded by one configuration's left-out error against another's of the same model, precision,
+# engine and request shape at a matched interactivity (models.serving.validation
+# .paired_ratios; bench/serving_fit.py prints them): P10 and P90 of that ratio, rounded outward,
+# and the comparisons it rests on. Blackwell's rest on B200 layouts alone (InferenceX has no
+# GB200 aggregated points); Hopper's and CDNA 3's compare two GPUs as well. On Hopper the
+# configurations' errors are mostly their own (the paired band is wider than the family's),
+# on Blackwell mostly shared. CDNA 4 has 14 comparisons, fewer than the 30 a band needs
+# (tests/support/serving_fit.py MIN_COMPARISONS): its margins keep the widest combination.
+PAIRED_BAND: Final[dict[str, tuple[float, float, str]]] = {
+    "blackwell": (0.540, 1.852,
+                  "285 comparisons of left-out points of two B200 configurations (GPU or "
+                  "layout) in 17 groups of one model, precision, engine and request shape; a "
+                  "band built without a group holds 226 of them (79 %)"),
+    "cdna3": (0.640, 1.439,
+              "30 comparisons of left-out points of two MI300X / MI325X configurations (GPU "
+              "or layout) in 3 groups of one model, precision, engine and request shape; a "
+              "band built without a group holds 25 of them (83 %)"),
+    "hopper": (0.590, 1.768,
+               "435 comparisons of left-out points of two H100 / H200 configurations (GPU or "
+               "layout) in 6 groups of one model, precision, engine and request shape; a band "
+               "built without a group holds 331 of them (76 %)"),
+}
+
+
+def pairing(arch: str, engine: str) -> str | None:
+    """The key two model estimates share when their errors are paired (PAIRED_BAND): the
+    family and the engine; None for a family without a paired band."""
+    return f"{arch} {engine}" if arch in PAIRED_BAND else None
+
+
+def paired_bands() -> dict[str, tuple[float, float]]:
+    """(low, high) of PAIRED_BAND by pairing key, as models.serving.cost.cheaper_at_target
+    takes them."""
+    return {f"{arch} {engine}": (low, high) for arch, (low, high, _) in PAIRED_BAND.items()
+            for engine in ENGINES}
+
+
 def engine_constants(engine: str, arch: str | None = None) -> EngineConstants:
     """The stored terms of `engine`: those fitted with the families' own constants, or, on an
     `arch` without a fit of its own, those fitted with POOLED. A KeyError names an engine the

@@ -4,7 +4,7 @@ option is cheaper there, by how much and how sure the model is."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 SECONDS_PER_HOUR = 3600.0
@@ -55,19 +55,27 @@ def at_target(points: Sequence[Point], target: float) -> Point | None:
 @dataclass(frozen=True)
 class Priced:
     """An option at the target: its cost per million output tokens with the P10-P90 the
-    model's band (or a measurement's) gives it."""
+    model's band (or a measurement's) gives it. `pairing`: for a model estimate, the family
+    and engine whose constants made it (two options of one pairing are wrong together, see
+    cheaper_at_target); None for a measured curve."""
 
     name: str
     usd_per_mtok: float
     low: float
     high: float
+    pairing: str | None = None
 
 
 def priced(name: str, usd_per_gpu_hour: float, point: Point,
-           band: tuple[float, float]) -> Priced:
+           band: tuple[float, float], pairing: str | None = None) -> Priced:
     """`band` is measured / predicted throughput (P10, P90): cost scales inversely."""
     cost = usd_per_mtok(usd_per_gpu_hour, point.tok_s_per_gpu)
-    return Priced(name, cost, cost / band[1], cost / band[0])
+    return Priced(name, cost, cost / band[1], cost / band[0], pairing)
+
+
+# How a margin's band was built (ServingMargin.basis).
+PAIRED = "paired"
+WIDEST = "widest"
 
 
 @dataclass(frozen=True)
@@ -77,17 +85,35 @@ class ServingMargin:
     saving: float       # 1 - cost_cheaper / cost_dearer
     p10: float
     p90: float
+    basis: str = WIDEST  # PAIRED: one option's error against the other's; WIDEST: each alone
 
     @property
     def too_close(self) -> bool:
         return self.p10 < 0 < self.p90
 
 
-def cheaper_at_target(options: Sequence[Priced]) -> ServingMargin | None:
-    """The cheapest option against the next cheapest, with the band taken at the widest
-    combination of their bands (None with fewer than two options)."""
+def cheaper_at_target(options: Sequence[Priced],
+                      paired: Mapping[str, tuple[float, float]] | None = None
+                      ) -> ServingMargin | None:
+    """The cheapest option against the next cheapest (None with fewer than two options).
+
+    Two model estimates of one pairing (one GPU family's constants, one engine) share most of
+    their error: the family's constants are wrong for both alike, and the band of the margin
+    is that of one configuration's error against the other's (`paired[pairing]`: P10, P90 of
+    measured / predicted of the one over the other's, validation.paired_ratios). Otherwise
+    (other families, another engine, a measured curve beside a model's, or no paired band)
+    the errors are taken as unrelated and the band at the widest combination of the two
+    options' bands: the cheaper at its dearest against the dearer at its cheapest."""
     if len(options) < 2:
         return None
     first, second = sorted(options, key=lambda o: o.usd_per_mtok)[:2]
-    return ServingMargin(first.name, second.name, 1 - first.usd_per_mtok / second.usd_per_mtok,
+    ratio = first.usd_per_mtok / second.usd_per_mtok
+    shared = first.pairing if first.pairing == second.pairing else None
+    if shared is not None and paired and shared in paired:
+        # Cost scales inversely with throughput: the real cost ratio is the estimated one
+        # over (first's measured/predicted) / (second's measured/predicted).
+        low, high = paired[shared]
+        return ServingMargin(first.name, second.name, 1 - ratio, 1 - ratio / low,
+                             1 - ratio / high, PAIRED)
+    return ServingMargin(first.name, second.name, 1 - ratio,
                          1 - first.high / second.low, 1 - first.low / second.high)

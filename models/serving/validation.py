@@ -355,3 +355,45 @@ def dp_attention_band(points: tuple[MeasuredPoint, ...], min_points: int = 5
     return (round(low, 3), round(high, 3),
             f"{len(ratios)} InferenceX data-parallel-attention points over every family, in "
             "sample (the model's least certain layout)")
+
+
+# Two points are compared at one interactivity when their tokens/s per user are within this
+# factor of each other (the measured curves step concurrency by 2x, so most points find one).
+PAIR_WITHIN: Final = 1.25
+
+
+def _pair_group(p: MeasuredPoint) -> tuple[object, ...]:
+    """What two configurations must share to be compared as a serving scenario compares two
+    options: the family, the model and its precision, the engine and the request shape."""
+    return (p.arch, p.model, p.precision, p.engine, p.input_tokens, p.output_tokens)
+
+
+def paired_ratios(errors: Iterable[PointError], within: float = PAIR_WITHIN
+                  ) -> dict[tuple[object, ...], list[float]]:
+    """Per group of configurations (_pair_group, whose first member is the family), the
+    model's error on one configuration relative to another's: for every ordered pair of the
+    group's configurations and each point of the first, the point of the second nearest in
+    tokens/s per user (within `within` x), the ratio of their measured / predicted ratios.
+    A scenario's two options of one family are wrong together (the family's constants are
+    shared, and most of a family's error with them): this is what is left of the error of the
+    one against the other, so it bands the margin between them. Both orders of each pair are
+    kept, so the distribution is symmetric in log."""
+    groups: dict[tuple[object, ...], dict[str, list[PointError]]] = defaultdict(
+        lambda: defaultdict(list))
+    for e in errors:
+        groups[_pair_group(e.point)][e.configuration].append(e)
+    out: dict[tuple[object, ...], list[float]] = defaultdict(list)
+    reach = math.log(within)
+    for key, by_config in sorted(groups.items(), key=lambda kv: repr(kv[0])):
+        names = sorted(by_config)
+        for first in names:
+            for second in names:
+                if first == second:
+                    continue
+                for a in by_config[first]:
+                    def gap(b: PointError, a: PointError = a) -> float:
+                        return abs(math.log(a.point.tok_s_per_user / b.point.tok_s_per_user))
+                    b = min(by_config[second], key=gap)
+                    if gap(b) <= reach:
+                        out[key].append(a.ratio / b.ratio)
+    return dict(out)

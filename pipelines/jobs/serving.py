@@ -85,7 +85,8 @@ def evaluate(scenario: ServingScenario, session: Session | None, *, on: date,
     bases = sorted({price_basis(option.price) for option in scenario.options})
     reached = [o["priced"] for o in options if o["priced"] is not None]
     # Like with like: an owner's cost against a renter's price is not a verdict on the hardware.
-    margin = cheaper_at_target(reached) if len(bases) == 1 else None
+    margin = (cheaper_at_target(reached, calibration.paired_bands()) if len(bases) == 1
+              else None)
     for option in options:
         option.pop("priced")
     return {
@@ -98,7 +99,8 @@ def evaluate(scenario: ServingScenario, session: Session | None, *, on: date,
         "cheaper_option": margin.cheaper if margin else None,
         "dearer_option": margin.dearer if margin else None,
         "margin": margin.saving if margin else None,
-        "band": {"p10": margin.p10, "p90": margin.p90} if margin else None,
+        "band": ({"p10": margin.p10, "p90": margin.p90, "basis": margin.basis}
+                 if margin else None),
         "call": (None if margin is None else
                  TOO_CLOSE if margin.too_close else margin.cheaper),
         "unreached": [o["name"] for o in options if o["at_target"] is None],
@@ -207,7 +209,10 @@ def _option(scenario: ServingScenario, option: ServingOption, session: Session |
         "at_target": None if target is None else _row(target, price),
         "prefill_share": share,
         "hardware": [f.to_json() for f in used],
-        "priced": None if target is None else priced(option.name, price, target, (low, high)),
+        "priced": None if target is None else priced(
+            option.name, price, target, (low, high),
+            calibration.pairing(hw.arch, option.deployment.engine) if source == "model"
+            else None),
     }
 
 

@@ -48,6 +48,7 @@ from models.serving.validation import (
     PointError,
     configuration_errors,
     configurations,
+    paired_ratios,
 )
 from pipelines.inputs.measurements import shipped_serving_points
 
@@ -80,6 +81,9 @@ NEUTRAL = EngineConstants()
 ROUNDS = 8
 # An architecture is fitted on at least this many points; else it keeps the prior.
 MIN_POINTS = 10
+# A paired band (calibration.PAIRED_BAND) rests on at least this many comparisons; a family
+# with fewer keeps the widest combination of its options' bands for a margin.
+MIN_COMPARISONS = 30
 GPU_NAMES = {"h100-sxm5": "H100", "h200-sxm": "H200", "b200": "B200", "amd-mi300x": "MI300X",
              "amd-mi325x": "MI325X", "amd-mi355x": "MI355X"}
 MODEL_NAMES = {"deepseek-r1": "DeepSeek-R1", "gpt-oss-120b": "gpt-oss-120b",
@@ -220,6 +224,13 @@ class FitReport:
     coverage: dict[str, list[tuple[str, int, int]]] = field(default_factory=dict)
     engines: dict[str, EngineConstants] = field(default_factory=dict)   # fitted with every family
     pooled_engines: dict[str, EngineConstants] = field(default_factory=dict)   # with `pooled`
+    # arch -> P10, P90 of one configuration's left-out error relative to another's of the same
+    # model, precision, engine and shape (validation.paired_ratios), and the comparisons (each
+    # point of one configuration against the nearest of the other)
+    paired: dict[str, tuple[float, float, int]] = field(default_factory=dict)
+    # arch -> per group of paired_ratios: (group, its comparisons, how many the band of the
+    # OTHER groups' comparisons holds)
+    paired_coverage: dict[str, list[tuple[str, int, int]]] = field(default_factory=dict)
 
 
 def fit_all(jobs: int = 1, whole_families: bool = True) -> FitReport:
@@ -270,6 +281,11 @@ def fit_all(jobs: int = 1, whole_families: bool = True) -> FitReport:
         report.left_out[arch] = left_out
         report.bands[arch] = (*band([e.ratio for e in left_out]), len(left_out))
         report.coverage[arch] = set_coverage(left_out)
+        pairs = paired_ratios(left_out)
+        ratios = [r for group in pairs.values() for r in group]
+        if len(ratios) >= MIN_COMPARISONS:
+            report.paired[arch] = (*band(ratios), len(ratios))
+            report.paired_coverage[arch] = paired_coverage(pairs)
     if len(fitted) > 1 and whole_families:
         for arch in fitted:
             report.family_out[arch] = done[("without", arch)].errors(by_arch[arch], pooled)
@@ -297,6 +313,23 @@ def set_coverage(left_out: Sequence[PointError]) -> list[tuple[str, int, int]]:
     return out
 
 
+def paired_coverage(pairs: Mapping[tuple[object, ...], Sequence[float]]
+                    ) -> list[tuple[str, int, int]]:
+    """For each group of `pairs` (validation.paired_ratios): its comparisons and how many of
+    them the paired band built from the other groups' alone holds: the paired band's coverage
+    on comparisons it was not built from."""
+    out = []
+    for key, mine in pairs.items():
+        name = " ".join(str(part) for part in key[1:])
+        others = [r for k, group in pairs.items() if k != key for r in group]
+        if not others:
+            out.append((name, len(mine), 0))
+            continue
+        low, high = band(others)
+        out.append((name, len(mine), sum(low <= r <= high for r in mine)))
+    return sorted(out)
+
+
 def basis(report: FitReport, arch: str) -> str:
     """The BAND basis string calibration.py stores."""
     gpus = " / ".join(GPU_NAMES.get(g, g) for g in report.gpus[arch])
@@ -304,3 +337,14 @@ def basis(report: FitReport, arch: str) -> str:
     n = len(report.left_out[arch])
     return (f"{n} InferenceX {gpus} {models} points (aggregated, no speculative decoding), "
             "each model x GPU x engine set left out of the fit in turn")
+
+
+def paired_basis(report: FitReport, arch: str) -> str:
+    """The PAIRED_BAND basis string calibration.py stores."""
+    n = report.paired[arch][2]
+    groups = len(report.paired_coverage[arch])
+    held = sum(h for _, _, h in report.paired_coverage[arch])
+    gpus = " / ".join(GPU_NAMES.get(g, g) for g in report.gpus[arch])
+    return (f"{n} comparisons of left-out points of two {gpus} configurations (GPU or layout) "
+            f"in {groups} groups of one model, precision, engine and request shape; a band "
+            f"built without a group holds {held} of them ({100 * held / n:.0f} %)")

@@ -39,6 +39,32 @@ def test_the_cheaper_option_carries_its_margin_and_the_widest_band():
     assert cheaper_at_target([a]) is None
 
 
+def test_two_estimates_of_one_family_and_engine_take_the_paired_band():
+    """GB200 NVL72 against B200, both on Blackwell's constants: what makes one estimate wrong
+    makes the other wrong too, so the margin is banded by their errors' ratio alone."""
+    wide = (0.5, 4.6)
+    a = priced("gb200-nvl72", 4.5, Point(1, 3000, 50), wide, pairing="blackwell sglang")
+    b = priced("b200-hgx", 4.0, Point(1, 1600, 50), wide, pairing="blackwell sglang")
+    paired = {"blackwell sglang": (0.8, 1.25)}
+    margin = cheaper_at_target([a, b], paired)
+    ratio = a.usd_per_mtok / b.usd_per_mtok
+    assert (margin.cheaper, margin.basis) == ("gb200-nvl72", "paired")
+    assert (margin.p10, margin.p90) == pytest.approx((1 - ratio / 0.8, 1 - ratio / 1.25))
+    assert margin.p10 < margin.saving < margin.p90 and not margin.too_close
+    widest = cheaper_at_target([a, b])       # no paired band known: each error taken alone
+    assert widest.basis == "widest" and widest.too_close
+    assert widest.p10 < margin.p10 and widest.p90 > margin.p90
+
+
+@pytest.mark.parametrize("other", [None, "blackwell trt", "hopper sglang"])
+def test_a_measured_curve_or_another_family_or_engine_is_never_paired(other):
+    a = priced("a", 4.0, Point(1, 3000, 50), (0.5, 4.6), pairing="blackwell sglang")
+    b = priced("b", 4.0, Point(1, 1600, 50), (0.5, 4.6), pairing=other)
+    paired = {"blackwell sglang": (0.8, 1.25), "blackwell trt": (0.8, 1.25),
+              "hopper sglang": (0.8, 1.25)}
+    assert cheaper_at_target([a, b], paired).basis == "widest"
+
+
 @given(st.lists(st.tuples(st.floats(1, 1e4), st.floats(1, 1e3)), min_size=1, max_size=12),
        st.floats(1, 1e3))
 def test_the_target_point_never_beats_the_curve(pairs, target):

@@ -22,6 +22,7 @@ from pipelines.inputs.measurements import shipped_serving_points
 from tests.support.serving_fit import (
     BOUNDS,
     ENGINE_BOUNDS,
+    MIN_COMPARISONS,
     MIN_POINTS,
     NEUTRAL,
     band,
@@ -30,6 +31,7 @@ from tests.support.serving_fit import (
     fit_all,
     fold,
     objective,
+    paired_basis,
     point_fold,
     set_coverage,
     total,
@@ -83,6 +85,16 @@ def test_a_sets_coverage_is_judged_by_the_band_of_the_other_sets():
         low, high = band(others)
         assert held == sum(low <= e.ratio <= high for e in hopper if point_fold(e.point) == name)
         assert 0 <= held <= n
+
+
+def test_a_paired_band_rests_on_enough_comparisons_and_says_what_it_holds_left_out():
+    assert set(calibration.PAIRED_BAND) <= set(calibration.CONSTANTS)
+    for arch, (low, high, basis_text) in calibration.PAIRED_BAND.items():
+        comparisons = int(basis_text.split()[0])
+        held = int(basis_text.split(" holds ")[1].split()[0])
+        assert comparisons >= MIN_COMPARISONS and 0 <= held <= comparisons, arch
+        assert low < 1 < high, arch       # both orders of each pair: around no error
+    assert calibration.pairing("cdna4", "atom") is None     # too few comparisons
 
 
 def test_every_fitted_family_says_what_its_band_holds_left_out():
@@ -164,6 +176,12 @@ def test_refitting_the_measured_points_gives_the_stored_constants_and_bands():
         if family:
             assert stored.family_mean_abs_error == pytest.approx(
                 sum(abs(e.error) for e in family) / len(family), abs=0.05)
+    assert set(report.paired) == set(calibration.PAIRED_BAND)
+    for arch, (low, high, _) in report.paired.items():
+        stored_low, stored_high, stored_basis = calibration.PAIRED_BAND[arch]
+        assert (stored_low, stored_high) == pytest.approx((low, high), abs=0.002), arch
+        assert stored_low <= low and stored_high >= high   # rounded outward
+        assert stored_basis == paired_basis(report, arch)
     low, high, n = report.uncalibrated
     stored_low, stored_high, _ = calibration.UNCALIBRATED_BAND
     assert (stored_low, stored_high) == pytest.approx((low, high), abs=0.002)

@@ -19,10 +19,12 @@ from models.serving.validation import (
     FAMILIES,
     HARDWARE,
     PEAKS,
+    PointError,
     configurations,
     deployment,
     fidelity_report,
     memory_misses,
+    paired_ratios,
     point_errors,
     serving_fidelity,
 )
@@ -185,3 +187,44 @@ def test_fidelity_report_keeps_the_c2c_set_shape():
         assert report.mean_abs_error == pytest.approx(rows[family].mean_abs_error)
         assert report.published.error_unit == "%"
         assert report.published.url in {s.url for s in SOURCES.values()}
+
+
+def test_two_configurations_wrong_by_one_factor_are_paired_to_no_error():
+    """A family's constants off by a factor make every configuration of it wrong alike: the
+    ratio of one configuration's error to another's, at a matched interactivity, is 1."""
+    configs = [c for c in configurations(POINTS)
+               if c.points[0].model == "gpt-oss-120b" and c.points[0].engine == "vllm"
+               and c.points[0].input_tokens == 1024 and c.points[0].output_tokens == 1024
+               and c.arch == "hopper"]
+    assert len({c.points[0].hardware for c in configs}) == 2     # H100 and H200
+    errors = [PointError(p, c.name, 2.0, True) for c in configs for p in c.points]
+    pairs = paired_ratios(errors)
+    [(group, ratios)] = pairs.items()
+    assert group[:2] == ("hopper", "gpt-oss-120b")
+    assert ratios and all(r == pytest.approx(1.0) for r in ratios)
+
+
+def test_paired_ratios_compare_points_of_one_group_at_a_matched_interactivity():
+    errors = point_errors(configurations(POINTS))
+    pairs = paired_ratios(errors)
+    assert {group[0] for group in pairs} <= set(FAMILIES)
+    by_config = {}
+    for e in errors:
+        by_config.setdefault(e.configuration, []).append(e)
+    for group, ratios in pairs.items():
+        mine = [e for e in errors if (e.point.arch, e.point.model, e.point.precision,
+                                      e.point.engine, e.point.input_tokens,
+                                      e.point.output_tokens) == group]
+        configs = {e.configuration for e in mine}
+        assert len(configs) >= 2     # a pair needs two configurations
+        # At most one comparison per point and other configuration of its group.
+        assert len(ratios) <= len(mine) * (len(configs) - 1)
+        # Both orders are kept: the log-ratios sum to about zero, never far from it.
+        logs = [math.log(r) for r in ratios]
+        assert min(logs) <= 0 <= max(logs)
+
+
+def test_no_pair_is_made_across_interactivities_further_apart_than_allowed():
+    errors = point_errors(configurations(POINTS))
+    assert sum(map(len, paired_ratios(errors, within=1.0001).values())) < \
+        sum(map(len, paired_ratios(errors).values()))

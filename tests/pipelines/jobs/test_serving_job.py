@@ -117,3 +117,25 @@ def test_a_data_parallel_attention_deployment_carries_the_wider_band(tmp_path):
     assert (fast["band"]["low"], fast["band"]["high"]) == (min(family[0], scheme[0]),
                                                            max(family[1], scheme[1]))
     assert "data-parallel-attention" in fast["band"]["basis"]
+
+
+def test_two_estimates_on_one_familys_fit_carry_the_paired_band(tmp_path):
+    """Both options on Hopper's constants and one engine: the margin's band is the paired
+    one (one configuration's error against the other's), not the widest combination."""
+    from models.serving.calibration import PAIRED_BAND
+
+    hopper = (INLINE + SECOND).replace("gpu_specs: {", "gpu_specs: {arch: hopper, ")
+    result = answer(tmp_path, hopper)
+    assert [o["arch"] for o in result["options"]] == ["hopper", "hopper"]
+    low, high, _ = PAIRED_BAND["hopper"]
+    ratio = 1 - result["margin"]            # cost of the cheaper / cost of the dearer
+    assert result["band"] == pytest.approx(
+        {"p10": 1 - ratio / low, "p90": 1 - ratio / high, "basis": "paired"})
+
+
+def test_estimates_on_two_fits_or_two_engines_keep_the_widest_band(tmp_path):
+    two_families = (INLINE + SECOND).replace("gpu_specs: {", "gpu_specs: {arch: hopper, ", 1)
+    assert answer(tmp_path, two_families)["band"]["basis"] == "widest"
+    hopper = (INLINE + SECOND).replace("gpu_specs: {", "gpu_specs: {arch: hopper, ")
+    two_engines = hopper.replace("deployment: {tp: 8}", "deployment: {tp: 8, engine: vllm}", 1)
+    assert answer(tmp_path, two_engines)["band"]["basis"] == "widest"

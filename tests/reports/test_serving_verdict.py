@@ -1,0 +1,28 @@
+"""A serving scenario's verdict in one sentence: which option is cheaper per million output
+tokens, by how much, and how the band was built."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from reports.decisions import PAIRED_NOTE, serving_verdict
+from tests.support.contexts import serving
+
+
+def test_the_verdict_names_the_cheaper_option_its_margin_and_band():
+    [line] = serving()
+    text = serving_verdict(line)
+    assert text == ("gb200-nvl72-ep72 costs $0.148 per million output tokens at 35 tokens/s "
+                    "per user, 86.7 % less than b200-ep16-ndr ($1.11), P10–P90 +52 % to +92 % "
+                    "(each option at its owner's cost per GPU-hour).")
+    assert PAIRED_NOTE not in text
+
+
+def test_a_paired_band_says_the_two_estimates_errors_were_taken_together():
+    [line] = serving()
+    text = serving_verdict(replace(line, saving_basis="paired"))
+    assert text.endswith("P10–P90 +52 % to +92 % (each option at its owner's cost per GPU-hour; "
+                         "both model estimates on one GPU family's fit, their errors paired).")
+    too_close = serving_verdict(replace(line, saving_basis="paired", saving_p10=-0.1,
+                                        too_close=True))
+    assert too_close.startswith("Too close to call: ") and PAIRED_NOTE in too_close
