@@ -172,9 +172,9 @@ def flip(line: DecisionLine) -> str:
     return text + "".join(f", or with {f}" for f in line.flips) + "."
 
 
-# Both options are model estimates on one GPU family's constants and one engine: the band is
-# that of one configuration's error against the other's (models.serving.cost.cheaper_at_target).
-PAIRED_NOTE = "; both model estimates on one GPU family's fit, their errors paired"
+# Both options are model estimates with one engine: the band is that of one configuration's
+# error against the other's, for their families (models.serving.cost.cheaper_at_target).
+PAIRED_NOTE = "; the two model estimates' errors paired, as measured between their GPU families"
 
 
 def serving_verdict(line: ServingLine) -> str:

@@ -218,42 +218,55 @@ POOLED_ENGINES: Final[dict[str, EngineConstants]] = {
 }
 
 
-# Two options of one fitted family and one engine are wrong together: the margin between them is
-# banded by one configuration's left-out error against another's of the same model, precision,
-# engine and request shape at a matched interactivity (models.serving.validation
-# .paired_ratios; bench/serving_fit.py prints them): P10 and P90 of that ratio, rounded outward,
-# and the comparisons it rests on. Blackwell's rest on B200 layouts alone (InferenceX has no
-# GB200 aggregated points); Hopper's and CDNA 3's compare two GPUs as well. On Hopper the
-# configurations' errors are mostly their own (the paired band is wider than the family's),
-# on Blackwell mostly shared. CDNA 4 has 14 comparisons, fewer than the 30 a band needs
-# (tests/support/serving_fit.py MIN_COMPARISONS): its margins keep the widest combination.
-PAIRED_BAND: Final[dict[str, tuple[float, float, str]]] = {
-    "blackwell": (0.540, 1.852,
-                  "285 comparisons of left-out points of two B200 configurations (GPU or "
-                  "layout) in 17 groups of one model, precision, engine and request shape; a "
-                  "band built without a group holds 226 of them (79 %)"),
-    "cdna3": (0.640, 1.439,
-              "30 comparisons of left-out points of two MI300X / MI325X configurations (GPU "
-              "or layout) in 3 groups of one model, precision, engine and request shape; a "
-              "band built without a group holds 25 of them (83 %)"),
-    "hopper": (0.590, 1.768,
-               "435 comparisons of left-out points of two H100 / H200 configurations (GPU or "
-               "layout) in 6 groups of one model, precision, engine and request shape; a band "
-               "built without a group holds 331 of them (76 %)"),
+# Two options estimated with one engine are not wrong independently: two configurations of one
+# family share its constants and most of its error with them, two of different families each
+# family's leaning. The margin between two model estimates is banded by one configuration's
+# left-out error against another's of the same model, precision, engine and request shape at a
+# matched interactivity (models.serving.validation.paired_ratios; bench/serving_fit.py prints
+# them), by (family of the one, family of the other): P10 and P90 of that ratio, rounded
+# outward, and the comparisons it rests on. Only pairs of families with at least 30 comparisons
+# have one (tests/support/serving_fit.py MIN_COMPARISONS; CDNA 4 within itself has 14); the
+# others keep the widest combination of the two bands. Blackwell's comparisons within the
+# family are between B200 layouts (InferenceX has no aggregated GB200 points); Hopper's and
+# CDNA 3's compare two GPUs as well. On Blackwell most of the error is shared (family band
+# 0.50-4.62, paired 0.54-1.85); on Hopper it is mostly each configuration's own (the paired
+# band is wider than the family's 0.72-1.37).
+PAIRED_BAND: Final[dict[tuple[str, str], tuple[float, float, str]]] = {
+    ("blackwell", "blackwell"): (0.540, 1.852,
+        "285 comparisons of left-out points of two B200 configurations (GPU or layout) in 17 "
+        "groups of one model, precision, engine and request shape; a band built without a group "
+        "holds 226 of them (79 %)"),
+    ("blackwell", "cdna4"): (0.609, 2.850,
+        "31 comparisons of left-out points of a B200 configuration against an MI355X one in 6 "
+        "groups of one model, precision, engine and request shape; a band built without a group "
+        "holds 24 of them (77 %)"),
+    ("blackwell", "hopper"): (0.599, 1.695,
+        "293 comparisons of left-out points of a B200 configuration against an H100 / H200 one "
+        "in 9 groups of one model, precision, engine and request shape; a band built without a "
+        "group holds 227 of them (77 %)"),
+    ("cdna3", "cdna3"): (0.640, 1.439,
+        "30 comparisons of left-out points of two MI300X / MI325X configurations (GPU or "
+        "layout) in 3 groups of one model, precision, engine and request shape; a band built "
+        "without a group holds 25 of them (83 %)"),
+    ("cdna4", "blackwell"): (0.432, 2.359,
+        "53 comparisons of left-out points of an MI355X configuration against a B200 one in 6 "
+        "groups of one model, precision, engine and request shape; a band built without a group "
+        "holds 38 of them (72 %)"),
+    ("hopper", "blackwell"): (0.598, 1.688,
+        "292 comparisons of left-out points of an H100 / H200 configuration against a B200 one "
+        "in 9 groups of one model, precision, engine and request shape; a band built without a "
+        "group holds 227 of them (78 %)"),
+    ("hopper", "hopper"): (0.590, 1.768,
+        "435 comparisons of left-out points of two H100 / H200 configurations (GPU or layout) "
+        "in 6 groups of one model, precision, engine and request shape; a band built without a "
+        "group holds 331 of them (76 %)"),
 }
 
 
-def pairing(arch: str, engine: str) -> str | None:
-    """The key two model estimates share when their errors are paired (PAIRED_BAND): the
-    family and the engine; None for a family without a paired band."""
-    return f"{arch} {engine}" if arch in PAIRED_BAND else None
-
-
-def paired_bands() -> dict[str, tuple[float, float]]:
-    """(low, high) of PAIRED_BAND by pairing key, as models.serving.cost.cheaper_at_target
-    takes them."""
-    return {f"{arch} {engine}": (low, high) for arch, (low, high, _) in PAIRED_BAND.items()
-            for engine in ENGINES}
+def paired_bands() -> dict[tuple[str, str], tuple[float, float]]:
+    """(low, high) of PAIRED_BAND by (family of the one, family of the other), as
+    models.serving.cost.cheaper_at_target takes them."""
+    return {families: (low, high) for families, (low, high, _) in PAIRED_BAND.items()}
 
 
 def engine_constants(engine: str, arch: str | None = None) -> EngineConstants:

@@ -55,22 +55,22 @@ def at_target(points: Sequence[Point], target: float) -> Point | None:
 @dataclass(frozen=True)
 class Priced:
     """An option at the target: its cost per million output tokens with the P10-P90 the
-    model's band (or a measurement's) gives it. `pairing`: for a model estimate, the family
-    and engine whose constants made it (two options of one pairing are wrong together, see
-    cheaper_at_target); None for a measured curve."""
+    model's band (or a measurement's) gives it. For a model estimate, `family` and `engine`
+    are those whose constants made it (see cheaper_at_target); None for a measured curve."""
 
     name: str
     usd_per_mtok: float
     low: float
     high: float
-    pairing: str | None = None
+    family: str | None = None
+    engine: str | None = None
 
 
-def priced(name: str, usd_per_gpu_hour: float, point: Point,
-           band: tuple[float, float], pairing: str | None = None) -> Priced:
+def priced(name: str, usd_per_gpu_hour: float, point: Point, band: tuple[float, float],
+           family: str | None = None, engine: str | None = None) -> Priced:
     """`band` is measured / predicted throughput (P10, P90): cost scales inversely."""
     cost = usd_per_mtok(usd_per_gpu_hour, point.tok_s_per_gpu)
-    return Priced(name, cost, cost / band[1], cost / band[0], pairing)
+    return Priced(name, cost, cost / band[1], cost / band[0], family, engine)
 
 
 # How a margin's band was built (ServingMargin.basis).
@@ -93,26 +93,29 @@ class ServingMargin:
 
 
 def cheaper_at_target(options: Sequence[Priced],
-                      paired: Mapping[str, tuple[float, float]] | None = None
+                      paired: Mapping[tuple[str, str], tuple[float, float]] | None = None
                       ) -> ServingMargin | None:
     """The cheapest option against the next cheapest (None with fewer than two options).
 
-    Two model estimates of one pairing (one GPU family's constants, one engine) share most of
-    their error: the family's constants are wrong for both alike, and the band of the margin
-    is that of one configuration's error against the other's (`paired[pairing]`: P10, P90 of
-    measured / predicted of the one over the other's, validation.paired_ratios). Otherwise
-    (other families, another engine, a measured curve beside a model's, or no paired band)
-    the errors are taken as unrelated and the band at the widest combination of the two
-    options' bands: the cheaper at its dearest against the dearer at its cheapest."""
+    Two model estimates with one engine are not wrong independently: of one family they share
+    its constants, of two families each family's leaning. When `paired` has their families
+    (the cheaper's first), the margin is banded by it: P10 and P90 of one configuration's
+    measured / predicted over the other's (validation.paired_ratios). Otherwise (two engines,
+    a measured curve beside a model's, or a pair of families with too few comparisons) the
+    errors are taken as unrelated and the band at the widest combination of the two options'
+    bands: the cheaper at its dearest against the dearer at its cheapest, and the reverse."""
     if len(options) < 2:
         return None
     first, second = sorted(options, key=lambda o: o.usd_per_mtok)[:2]
     ratio = first.usd_per_mtok / second.usd_per_mtok
-    shared = first.pairing if first.pairing == second.pairing else None
-    if shared is not None and paired and shared in paired:
+    found = None
+    if (paired and first.family and second.family and first.engine is not None
+            and first.engine == second.engine):
+        found = paired.get((first.family, second.family))
+    if found is not None:
         # Cost scales inversely with throughput: the real cost ratio is the estimated one
         # over (first's measured/predicted) / (second's measured/predicted).
-        low, high = paired[shared]
+        low, high = found
         return ServingMargin(first.name, second.name, 1 - ratio, 1 - ratio / low,
                              1 - ratio / high, PAIRED)
     return ServingMargin(first.name, second.name, 1 - ratio,

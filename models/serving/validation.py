@@ -364,27 +364,29 @@ PAIR_WITHIN: Final = 1.25
 
 def _pair_group(p: MeasuredPoint) -> tuple[object, ...]:
     """What two configurations must share to be compared as a serving scenario compares two
-    options: the family, the model and its precision, the engine and the request shape."""
-    return (p.arch, p.model, p.precision, p.engine, p.input_tokens, p.output_tokens)
+    options: the model and its precision, the engine and the request shape."""
+    return (p.model, p.precision, p.engine, p.input_tokens, p.output_tokens)
 
 
 def paired_ratios(errors: Iterable[PointError], within: float = PAIR_WITHIN
                   ) -> dict[tuple[object, ...], list[float]]:
-    """Per group of configurations (_pair_group, whose first member is the family), the
-    model's error on one configuration relative to another's: for every ordered pair of the
-    group's configurations and each point of the first, the point of the second nearest in
-    tokens/s per user (within `within` x), the ratio of their measured / predicted ratios.
-    A scenario's two options of one family are wrong together (the family's constants are
-    shared, and most of a family's error with them): this is what is left of the error of the
-    one against the other, so it bands the margin between them. Both orders of each pair are
-    kept, so the distribution is symmetric in log."""
+    """The model's error on one configuration relative to another's, keyed by the first's
+    family, the second's and their group (_pair_group): for every ordered pair of a group's
+    configurations and each point of the first, the point of the second nearest in tokens/s
+    per user (within `within` x), the ratio of their measured / predicted ratios.
+
+    A scenario's two options are compared at one interactivity with one engine, and their
+    errors are not unrelated: two configurations of one family share its constants (and
+    most of its error with them), two of different families have each family's leaning (the
+    model under-predicts one more than the other). The spread of this ratio is what bands the
+    margin between them. Both orders of each pair are kept."""
     groups: dict[tuple[object, ...], dict[str, list[PointError]]] = defaultdict(
         lambda: defaultdict(list))
     for e in errors:
         groups[_pair_group(e.point)][e.configuration].append(e)
     out: dict[tuple[object, ...], list[float]] = defaultdict(list)
     reach = math.log(within)
-    for key, by_config in sorted(groups.items(), key=lambda kv: repr(kv[0])):
+    for group, by_config in sorted(groups.items(), key=lambda kv: repr(kv[0])):
         names = sorted(by_config)
         for first in names:
             for second in names:
@@ -395,5 +397,5 @@ def paired_ratios(errors: Iterable[PointError], within: float = PAIR_WITHIN
                         return abs(math.log(a.point.tok_s_per_user / b.point.tok_s_per_user))
                     b = min(by_config[second], key=gap)
                     if gap(b) <= reach:
-                        out[key].append(a.ratio / b.ratio)
+                        out[(a.point.arch, b.point.arch, *group)].append(a.ratio / b.ratio)
     return dict(out)

@@ -211,8 +211,7 @@ def _option(scenario: ServingScenario, option: ServingOption, session: Session |
         "hardware": [f.to_json() for f in used],
         "priced": None if target is None else priced(
             option.name, price, target, (low, high),
-            calibration.pairing(hw.arch, option.deployment.engine) if source == "model"
-            else None),
+            *((hw.arch, option.deployment.engine) if source == "model" else (None, None))),
     }
 
 

@@ -22,7 +22,8 @@ def test_a_paired_band_says_the_two_estimates_errors_were_taken_together():
     [line] = serving()
     text = serving_verdict(replace(line, saving_basis="paired"))
     assert text.endswith("P10–P90 +52 % to +92 % (each option at its owner's cost per GPU-hour; "
-                         "both model estimates on one GPU family's fit, their errors paired).")
+                         "the two model estimates' errors paired, as measured between their GPU "
+                         "families).")
     too_close = serving_verdict(replace(line, saving_basis="paired", saving_p10=-0.1,
                                         too_close=True))
     assert too_close.startswith("Too close to call: ") and PAIRED_NOTE in too_close

@@ -224,13 +224,15 @@ class FitReport:
     coverage: dict[str, list[tuple[str, int, int]]] = field(default_factory=dict)
     engines: dict[str, EngineConstants] = field(default_factory=dict)   # fitted with every family
     pooled_engines: dict[str, EngineConstants] = field(default_factory=dict)   # with `pooled`
-    # arch -> P10, P90 of one configuration's left-out error relative to another's of the same
+    # (arch of the one, arch of the other) -> P10, P90 of one configuration's left-out error
+    # relative to another's of the same
     # model, precision, engine and shape (validation.paired_ratios), and the comparisons (each
     # point of one configuration against the nearest of the other)
-    paired: dict[str, tuple[float, float, int]] = field(default_factory=dict)
-    # arch -> per group of paired_ratios: (group, its comparisons, how many the band of the
-    # OTHER groups' comparisons holds)
-    paired_coverage: dict[str, list[tuple[str, int, int]]] = field(default_factory=dict)
+    paired: dict[tuple[str, str], tuple[float, float, int]] = field(default_factory=dict)
+    # (arch, arch) -> per group of paired_ratios: (group, its comparisons, how many the band of
+    # the OTHER groups' comparisons holds)
+    paired_coverage: dict[tuple[str, str], list[tuple[str, int, int]]] = field(
+        default_factory=dict)
 
 
 def fit_all(jobs: int = 1, whole_families: bool = True) -> FitReport:
@@ -281,11 +283,15 @@ def fit_all(jobs: int = 1, whole_families: bool = True) -> FitReport:
         report.left_out[arch] = left_out
         report.bands[arch] = (*band([e.ratio for e in left_out]), len(left_out))
         report.coverage[arch] = set_coverage(left_out)
-        pairs = paired_ratios(left_out)
-        ratios = [r for group in pairs.values() for r in group]
+    by_families: dict[tuple[str, str], dict[tuple[object, ...], list[float]]] = defaultdict(dict)
+    every_left_out = [e for arch in fitted for e in report.left_out[arch]]
+    for key, ratios in paired_ratios(every_left_out).items():
+        by_families[(str(key[0]), str(key[1]))][key[2:]] = ratios
+    for families, groups in sorted(by_families.items()):
+        ratios = [r for group in groups.values() for r in group]
         if len(ratios) >= MIN_COMPARISONS:
-            report.paired[arch] = (*band(ratios), len(ratios))
-            report.paired_coverage[arch] = paired_coverage(pairs)
+            report.paired[families] = (*band(ratios), len(ratios))
+            report.paired_coverage[families] = paired_coverage(groups)
     if len(fitted) > 1 and whole_families:
         for arch in fitted:
             report.family_out[arch] = done[("without", arch)].errors(by_arch[arch], pooled)
@@ -313,15 +319,15 @@ def set_coverage(left_out: Sequence[PointError]) -> list[tuple[str, int, int]]:
     return out
 
 
-def paired_coverage(pairs: Mapping[tuple[object, ...], Sequence[float]]
+def paired_coverage(groups: Mapping[tuple[object, ...], Sequence[float]]
                     ) -> list[tuple[str, int, int]]:
-    """For each group of `pairs` (validation.paired_ratios): its comparisons and how many of
-    them the paired band built from the other groups' alone holds: the paired band's coverage
-    on comparisons it was not built from."""
+    """For each group of comparisons (validation.paired_ratios, one pair of families): its
+    comparisons and how many of them the band built from the other groups' alone holds: the
+    paired band's coverage on comparisons it was not built from."""
     out = []
-    for key, mine in pairs.items():
-        name = " ".join(str(part) for part in key[1:])
-        others = [r for k, group in pairs.items() if k != key for r in group]
+    for key, mine in groups.items():
+        name = " ".join(str(part) for part in key)
+        others = [r for k, group in groups.items() if k != key for r in group]
         if not others:
             out.append((name, len(mine), 0))
             continue
@@ -339,12 +345,22 @@ def basis(report: FitReport, arch: str) -> str:
             "each model x GPU x engine set left out of the fit in turn")
 
 
-def paired_basis(report: FitReport, arch: str) -> str:
+def paired_basis(report: FitReport, families: tuple[str, str]) -> str:
     """The PAIRED_BAND basis string calibration.py stores."""
-    n = report.paired[arch][2]
-    groups = len(report.paired_coverage[arch])
-    held = sum(h for _, _, h in report.paired_coverage[arch])
-    gpus = " / ".join(GPU_NAMES.get(g, g) for g in report.gpus[arch])
-    return (f"{n} comparisons of left-out points of two {gpus} configurations (GPU or layout) "
-            f"in {groups} groups of one model, precision, engine and request shape; a band "
-            f"built without a group holds {held} of them ({100 * held / n:.0f} %)")
+    n = report.paired[families][2]
+    rows = report.paired_coverage[families]
+    held = sum(h for _, _, h in rows)
+    first, second = (" / ".join(GPU_NAMES.get(g, g) for g in report.gpus[arch])
+                     for arch in families)
+    what = (f"two {first} configurations (GPU or layout)" if families[0] == families[1]
+            else f"{_article(first)} {first} configuration against {_article(second)} {second} "
+                 "one")
+    return (f"{n} comparisons of left-out points of {what} in {len(rows)} groups of one "
+            f"model, precision, engine and request shape; a band built without a group holds "
+            f"{held} of them ({100 * held / n:.0f} %)")
+
+
+def _article(name: str) -> str:
+    """"an" before a GPU name read out letter by letter from a vowel sound (an H100, an
+    MI355X), else "a" (a B200)."""
+    return "an" if name[:1] in "AEFHILMNORSX" else "a"

@@ -39,13 +39,13 @@ def test_the_cheaper_option_carries_its_margin_and_the_widest_band():
     assert cheaper_at_target([a]) is None
 
 
-def test_two_estimates_of_one_family_and_engine_take_the_paired_band():
+def test_two_estimates_with_one_engine_take_the_band_of_their_families_pair():
     """GB200 NVL72 against B200, both on Blackwell's constants: what makes one estimate wrong
     makes the other wrong too, so the margin is banded by their errors' ratio alone."""
     wide = (0.5, 4.6)
-    a = priced("gb200-nvl72", 4.5, Point(1, 3000, 50), wide, pairing="blackwell sglang")
-    b = priced("b200-hgx", 4.0, Point(1, 1600, 50), wide, pairing="blackwell sglang")
-    paired = {"blackwell sglang": (0.8, 1.25)}
+    a = priced("gb200-nvl72", 4.5, Point(1, 3000, 50), wide, "blackwell", "sglang")
+    b = priced("b200-hgx", 4.0, Point(1, 1600, 50), wide, "blackwell", "sglang")
+    paired = {("blackwell", "blackwell"): (0.8, 1.25)}
     margin = cheaper_at_target([a, b], paired)
     ratio = a.usd_per_mtok / b.usd_per_mtok
     assert (margin.cheaper, margin.basis) == ("gb200-nvl72", "paired")
@@ -56,12 +56,27 @@ def test_two_estimates_of_one_family_and_engine_take_the_paired_band():
     assert widest.p10 < margin.p10 and widest.p90 > margin.p90
 
 
-@pytest.mark.parametrize("other", [None, "blackwell trt", "hopper sglang"])
-def test_a_measured_curve_or_another_family_or_engine_is_never_paired(other):
-    a = priced("a", 4.0, Point(1, 3000, 50), (0.5, 4.6), pairing="blackwell sglang")
-    b = priced("b", 4.0, Point(1, 1600, 50), (0.5, 4.6), pairing=other)
-    paired = {"blackwell sglang": (0.8, 1.25), "blackwell trt": (0.8, 1.25),
-              "hopper sglang": (0.8, 1.25)}
+def test_the_pair_of_two_families_is_read_with_the_cheaper_first():
+    """The model under-predicts one family more than another: the band of (cheaper's family,
+    dearer's family) is the one that applies, not its reverse."""
+    b200 = priced("b200", 4.0, Point(1, 3000, 50), (0.5, 4.6), "blackwell", "vllm")
+    h100 = priced("h100", 2.0, Point(1, 800, 50), (0.7, 1.4), "hopper", "vllm")
+    paired = {("blackwell", "hopper"): (0.6, 1.7), ("hopper", "blackwell"): (0.1, 9.0)}
+    margin = cheaper_at_target([h100, b200], paired)
+    ratio = b200.usd_per_mtok / h100.usd_per_mtok
+    assert margin.cheaper == "b200" and margin.basis == "paired"
+    assert (margin.p10, margin.p90) == pytest.approx((1 - ratio / 0.6, 1 - ratio / 1.7))
+
+
+@pytest.mark.parametrize(("family", "engine"), [
+    (None, None),             # a measured curve
+    ("blackwell", "trt"),     # another engine
+    ("cdna4", "sglang"),      # a pair of families without a paired band
+])
+def test_a_measured_curve_or_another_engine_or_an_unknown_pair_is_never_paired(family, engine):
+    a = priced("a", 4.0, Point(1, 3000, 50), (0.5, 4.6), "blackwell", "sglang")
+    b = priced("b", 4.0, Point(1, 1600, 50), (0.5, 4.6), family, engine)
+    paired = {("blackwell", "blackwell"): (0.8, 1.25), ("blackwell", "hopper"): (0.8, 1.25)}
     assert cheaper_at_target([a, b], paired).basis == "widest"
 
 

@@ -88,13 +88,13 @@ def test_a_sets_coverage_is_judged_by_the_band_of_the_other_sets():
 
 
 def test_a_paired_band_rests_on_enough_comparisons_and_says_what_it_holds_left_out():
-    assert set(calibration.PAIRED_BAND) <= set(calibration.CONSTANTS)
-    for arch, (low, high, basis_text) in calibration.PAIRED_BAND.items():
+    for (first, second), (low, high, basis_text) in calibration.PAIRED_BAND.items():
+        assert {first, second} <= set(calibration.CONSTANTS)
         comparisons = int(basis_text.split()[0])
         held = int(basis_text.split(" holds ")[1].split()[0])
-        assert comparisons >= MIN_COMPARISONS and 0 <= held <= comparisons, arch
-        assert low < 1 < high, arch       # both orders of each pair: around no error
-    assert calibration.pairing("cdna4", "atom") is None     # too few comparisons
+        assert comparisons >= MIN_COMPARISONS and 0 <= held <= comparisons, (first, second)
+        assert low < 1 < high, (first, second)
+    assert ("cdna4", "cdna4") not in calibration.PAIRED_BAND     # 14 comparisons, too few
 
 
 def test_every_fitted_family_says_what_its_band_holds_left_out():

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
@@ -199,29 +200,33 @@ def test_two_configurations_wrong_by_one_factor_are_paired_to_no_error():
     assert len({c.points[0].hardware for c in configs}) == 2     # H100 and H200
     errors = [PointError(p, c.name, 2.0, True) for c in configs for p in c.points]
     pairs = paired_ratios(errors)
-    [(group, ratios)] = pairs.items()
-    assert group[:2] == ("hopper", "gpt-oss-120b")
+    [(key, ratios)] = pairs.items()
+    assert key[:3] == ("hopper", "hopper", "gpt-oss-120b")
     assert ratios and all(r == pytest.approx(1.0) for r in ratios)
 
 
 def test_paired_ratios_compare_points_of_one_group_at_a_matched_interactivity():
     errors = point_errors(configurations(POINTS))
     pairs = paired_ratios(errors)
-    assert {group[0] for group in pairs} <= set(FAMILIES)
-    by_config = {}
-    for e in errors:
-        by_config.setdefault(e.configuration, []).append(e)
-    for group, ratios in pairs.items():
-        mine = [e for e in errors if (e.point.arch, e.point.model, e.point.precision,
-                                      e.point.engine, e.point.input_tokens,
-                                      e.point.output_tokens) == group]
-        configs = {e.configuration for e in mine}
-        assert len(configs) >= 2     # a pair needs two configurations
-        # At most one comparison per point and other configuration of its group.
-        assert len(ratios) <= len(mine) * (len(configs) - 1)
-        # Both orders are kept: the log-ratios sum to about zero, never far from it.
-        logs = [math.log(r) for r in ratios]
-        assert min(logs) <= 0 <= max(logs)
+    assert {key[:2] for key in pairs} >= {("hopper", "hopper"), ("hopper", "blackwell"),
+                                          ("blackwell", "hopper")}
+    for key, ratios in pairs.items():
+        first, second, *group = key
+        mine = [e for e in errors if e.point.arch == first and [
+            e.point.model, e.point.precision, e.point.engine, e.point.input_tokens,
+            e.point.output_tokens] == group]
+        theirs = {e.configuration for e in errors if e.point.arch == second and [
+            e.point.model, e.point.precision, e.point.engine, e.point.input_tokens,
+            e.point.output_tokens] == group}
+        # At most one comparison per point of the first family and other configuration.
+        assert 0 < len(ratios) <= len(mine) * len(theirs - {mine[0].configuration} if
+                                                  first == second else theirs)
+    # Both orders are kept: a pair of families' log-ratios mirror its reverse's.
+    there = sorted(math.log(r) for r in pairs[("hopper", "blackwell", "gpt-oss-120b", "fp4",
+                                                "vllm", 1024, 1024)])
+    back = sorted(-math.log(r) for r in pairs[("blackwell", "hopper", "gpt-oss-120b", "fp4",
+                                                "vllm", 1024, 1024)])
+    assert abs(np.median(there) - np.median(back)) < 0.1
 
 
 def test_no_pair_is_made_across_interactivities_further_apart_than_allowed():

@@ -127,15 +127,23 @@ def test_two_estimates_on_one_familys_fit_carry_the_paired_band(tmp_path):
     hopper = (INLINE + SECOND).replace("gpu_specs: {", "gpu_specs: {arch: hopper, ")
     result = answer(tmp_path, hopper)
     assert [o["arch"] for o in result["options"]] == ["hopper", "hopper"]
-    low, high, _ = PAIRED_BAND["hopper"]
+    low, high, _ = PAIRED_BAND[("hopper", "hopper")]
     ratio = 1 - result["margin"]            # cost of the cheaper / cost of the dearer
     assert result["band"] == pytest.approx(
         {"p10": 1 - ratio / low, "p90": 1 - ratio / high, "basis": "paired"})
 
 
-def test_estimates_on_two_fits_or_two_engines_keep_the_widest_band(tmp_path):
-    two_families = (INLINE + SECOND).replace("gpu_specs: {", "gpu_specs: {arch: hopper, ", 1)
-    assert answer(tmp_path, two_families)["band"]["basis"] == "widest"
+def test_estimates_of_two_families_take_their_pairs_band_and_two_engines_the_widest(tmp_path):
+    from models.serving.calibration import PAIRED_BAND
+
     hopper = (INLINE + SECOND).replace("gpu_specs: {", "gpu_specs: {arch: hopper, ")
+    two_families = hopper.replace("arch: hopper, ", "arch: blackwell, ", 1)
+    result = answer(tmp_path, two_families)
+    assert [o["arch"] for o in result["options"]] == ["blackwell", "hopper"]
+    assert result["cheaper_option"] == "fast" and result["band"]["basis"] == "paired"
+    low, high, _ = PAIRED_BAND[("blackwell", "hopper")]
+    assert result["band"]["p10"] == pytest.approx(1 - (1 - result["margin"]) / low)
     two_engines = hopper.replace("deployment: {tp: 8}", "deployment: {tp: 8, engine: vllm}", 1)
     assert answer(tmp_path, two_engines)["band"]["basis"] == "widest"
+    no_fit = (INLINE + SECOND).replace("gpu_specs: {", "gpu_specs: {arch: hopper, ", 1)
+    assert answer(tmp_path, no_fit)["band"]["basis"] == "widest"   # "generic": no fit
