@@ -32,23 +32,27 @@ MAX_HEADLINES = 5
 MAX_FLIPS = 2
 
 
-def decision_lines(records: Iterable[TcoRecord],
-                   scenarios: Sequence[ScenarioLine]) -> list[DecisionLine]:
+def decision_lines(records: Iterable[TcoRecord], scenarios: Sequence[ScenarioLine], *,
+                   as_of: date | None = None, max_age_days: int | None = None
+                   ) -> list[DecisionLine]:
     """One decision per TCO comparison of the version, as the TCO stage stored it: its
-    verdict and margin, and each option's rent-vs-buy line."""
+    verdict and margin, and each option's rent-vs-buy line (a rent price older than
+    `max_age_days` on `as_of` says so: rent_basis)."""
     by_name = {s.name: s for s in scenarios}
-    return [decision_line(record, by_name) for record in records
-            if record.mode == "comparison"]
+    return [decision_line(record, by_name, as_of=as_of, max_age_days=max_age_days)
+            for record in records if record.mode == "comparison"]
 
 
-def decision_line(record: TcoRecord, scenarios: dict[str, ScenarioLine]) -> DecisionLine:
+def decision_line(record: TcoRecord, scenarios: dict[str, ScenarioLine], *,
+                  as_of: date | None = None, max_age_days: int | None = None) -> DecisionLine:
     up, out = record.scale_up or "", record.scale_out or ""
     workload = _workload(record, scenarios)
     speedup, break_even, verdict = record.speedup, record.break_even, record.verdict
     line = DecisionLine(name=record.scenario, workload=workload or record.scenario,
                         illustrative=workload is None,
                         scale_up_option=up, scale_out_option=out,
-                        options=tuple(_option(o, scenarios.get(record.c2c_links.get(o.name, "")))
+                        options=tuple(_option(o, scenarios.get(record.c2c_links.get(o.name, "")),
+                                              as_of, max_age_days)
                                       for o in record.options),
                         cheaper=record.cheaper_option, settle_with=verdict.settle_with,
                         break_even=break_even.value if break_even else None,
@@ -66,7 +70,8 @@ def decision_line(record: TcoRecord, scenarios: dict[str, ScenarioLine]) -> Deci
         swings=tuple(margin_swings(record.tornado, margin.cheaper, margin.dearer)))
 
 
-def _option(option: TcoOption, linked: ScenarioLine | None) -> OptionLine:
+def _option(option: TcoOption, linked: ScenarioLine | None, as_of: date | None,
+            max_age_days: int | None) -> OptionLine:
     on_demand = option.on_demand
     return OptionLine(name=option.name, gpus=option.gpus, gpu=option.gpu,
                       time_to_train_days=option.jct_days, job_cost_usd=option.job_cost_usd,
@@ -76,7 +81,8 @@ def _option(option: TcoOption, linked: ScenarioLine | None) -> OptionLine:
                       layout=linked.layout if linked else None,
                       layout_note=linked.layout_note if linked else None,
                       layout_searched=linked.layout_searched if linked else False,
-                      basis=rent_basis(option.rent) if option.rent else "owned",
+                      basis=(rent_basis(option.rent, as_of, max_age_days) if option.rent
+                             else "owned"),
                       rented=option.rent is not None,
                       availability=option.availability, goodput=option.goodput,
                       utilisation=option.utilisation,
@@ -85,17 +91,32 @@ def _option(option: TcoOption, linked: ScenarioLine | None) -> OptionLine:
                       market_price_dates=on_demand.price_dates if on_demand else None)
 
 
-def rent_basis(rent: Mapping[str, Any]) -> str:
+def rent_basis(rent: Mapping[str, Any], as_of: date | None = None,
+               max_age_days: int | None = None) -> str:
     """A rented option's price as the TCO stage read it, with its offers (or ledger item and
     source) and date: "rented at $2.35/GPU-hour: h100-1yr-contract-index (...), price of
-    2026-03-01"."""
+    2026-03-01"; on `as_of`, a price older than `max_age_days` (the market's age limit, past
+    which an offer leaves the price index) says how old it is."""
     if rent.get("origin") == "market":   # the price index: how many offers, whose
         note = str(rent.get("note") or "").split(" (P25")[0]
     else:                                # a ledger figure or the scenario's own
         note = (f"{rent['item']} ({rent.get('source')})" if rent.get("item")
                 else str(rent.get("note") or "the scenario's figure"))
     when = f", price of {rent['as_of']}" if rent.get("as_of") else ""
+    age = _age_days(rent.get("as_of"), as_of)
+    if age is not None and max_age_days is not None and age > max_age_days:
+        when += f" ({age} days old, past the market's {max_age_days}-day limit)"
     return f"rented at {format_usd(float(rent['value']))}/GPU-hour: {note}{when}"
+
+
+def _age_days(priced_on: object, as_of: date | None) -> int | None:
+    """Days from a price's date (ISO text as stored) to `as_of`; None when either is unknown."""
+    if as_of is None or not priced_on:
+        return None
+    try:
+        return (as_of - date.fromisoformat(str(priced_on)[:10])).days
+    except ValueError:
+        return None
 
 
 def _workload(record: TcoRecord, scenarios: dict[str, ScenarioLine]) -> str | None:

@@ -1,0 +1,30 @@
+"""A rented option's price on page 1: where it comes from and its date, and how old it is
+when it is older than the market lets an offer be."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from pipelines.briefing.decisions import rent_basis
+
+CONTRACT = {"origin": "ledger", "value": 2.35, "item": "h100-1yr-contract-index",
+            "source": "semianalysis-gpu-shortage-2026-04-02", "as_of": "2026-03-01"}
+
+
+def test_a_rent_price_names_its_item_source_and_date():
+    assert rent_basis(CONTRACT) == ("rented at $2.35/GPU-hour: h100-1yr-contract-index "
+                                    "(semianalysis-gpu-shortage-2026-04-02), price of 2026-03-01")
+
+
+def test_a_rent_price_older_than_the_market_limit_says_how_old_it_is():
+    text = rent_basis(CONTRACT, date(2026, 11, 27), 120)
+    assert text.endswith("price of 2026-03-01 (271 days old, past the market's 120-day limit)")
+
+
+def test_a_recent_or_undated_rent_price_carries_no_age():
+    assert rent_basis(CONTRACT, date(2026, 3, 31), 120).endswith("price of 2026-03-01")
+    undated = {**CONTRACT, "as_of": None}
+    assert rent_basis(undated, date(2026, 11, 27), 120).endswith(
+        "(semianalysis-gpu-shortage-2026-04-02)")
+    garbled = {**CONTRACT, "as_of": "sometime"}
+    assert rent_basis(garbled, date(2026, 11, 27), 120).endswith("price of sometime")
