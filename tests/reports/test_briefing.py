@@ -75,7 +75,7 @@ def test_page_one_sets_each_workloads_options_side_by_side(full_pdf):
     costs = line_with(page, "Cost per job")
     assert costs.index("$1.91 M") < costs.index("$1.95 M") < costs.index("$1.85 M")
     market = line_with(page, "Market $/GPU-hour")
-    assert "no offer" in market and "$6.25 ($5.1 M)" in market
+    assert "none in 120 days" in market and "$6.25 ($5.1 M)" in market
     assert "10.1 days" in line_with(page, "Time to train")
 
 
