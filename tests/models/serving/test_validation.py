@@ -210,22 +210,21 @@ def test_paired_ratios_compare_points_of_one_group_at_a_matched_interactivity():
     pairs = paired_ratios(errors)
     assert {key[:2] for key in pairs} >= {("hopper", "hopper"), ("hopper", "blackwell"),
                                           ("blackwell", "hopper")}
-    for key, ratios in pairs.items():
-        first, second, *group = key
-        mine = [e for e in errors if e.point.arch == first and [
+
+    def of(arch: str, group: list[object]) -> list[PointError]:
+        return [e for e in errors if e.point.arch == arch and [
             e.point.model, e.point.precision, e.point.engine, e.point.input_tokens,
             e.point.output_tokens] == group]
-        theirs = {e.configuration for e in errors if e.point.arch == second and [
-            e.point.model, e.point.precision, e.point.engine, e.point.input_tokens,
-            e.point.output_tokens] == group}
-        # At most one comparison per point of the first family and other configuration.
-        assert 0 < len(ratios) <= len(mine) * len(theirs - {mine[0].configuration} if
-                                                  first == second else theirs)
+
+    for (first, second, *group), ratios in pairs.items():
+        mine, theirs = of(first, group), {e.configuration for e in of(second, group)}
+        # At most one comparison per point and configuration of the other side (not itself).
+        others = len(theirs) - (first == second)
+        assert 0 < len(ratios) <= len(mine) * others
     # Both orders are kept: a pair of families' log-ratios mirror its reverse's.
-    there = sorted(math.log(r) for r in pairs[("hopper", "blackwell", "gpt-oss-120b", "fp4",
-                                                "vllm", 1024, 1024)])
-    back = sorted(-math.log(r) for r in pairs[("blackwell", "hopper", "gpt-oss-120b", "fp4",
-                                                "vllm", 1024, 1024)])
+    group = ("gpt-oss-120b", "fp4", "vllm", 1024, 1024)
+    there = [math.log(r) for r in pairs[("hopper", "blackwell", *group)]]
+    back = [-math.log(r) for r in pairs[("blackwell", "hopper", *group)]]
     assert abs(np.median(there) - np.median(back)) < 0.1
 
 
