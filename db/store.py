@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import repeat
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -295,6 +296,21 @@ def append_observations(session: Session, rows: Sequence[dict[str, Any]],
     """
     live = _live_by_identity(session, {(r["source_id"], r["item_id"]) for r in rows
                                        if r["item_id"] not in new_items})
+    # No live observation of these items (a fresh price list's): every row is new, and
+    # 100,000 rows need not be looked for.
+    inserts, superseded, conflicts, unchanged = (
+        _against_live(rows, live) if live else (list(rows), [], [], 0))
+    _close(session, [observation_id for observation_id, _ in superseded], recorded_at)
+    insert_rows(session, Observation.__table__, inserts,
+                {"recorded_at": recorded_at, "superseded_at": None})
+    return AppendResult(len(inserts), unchanged, [r["content_sha256"] for r in inserts],
+                        [digest for _, digest in superseded], conflicts)
+
+
+def _against_live(rows: Sequence[dict[str, Any]], live: dict[tuple[Any, ...], Any],
+                  ) -> tuple[list[dict[str, Any]], list[tuple[int, str]], list[Conflict], int]:
+    """Rows sorted against the live observations of their facts: (rows to insert, live
+    observations they supersede as (id, digest), conflicts, how many are unchanged)."""
     inserts: list[dict[str, Any]] = []
     superseded: list[tuple[int, str]] = []
     conflicts: list[Conflict] = []
@@ -311,11 +327,7 @@ def append_observations(session: Session, rows: Sequence[dict[str, Any]],
         if current is not None:
             superseded.append((current[0], current[1]))
         inserts.append(row)
-    _close(session, [observation_id for observation_id, _ in superseded], recorded_at)
-    insert_rows(session, Observation.__table__, inserts,
-                {"recorded_at": recorded_at, "superseded_at": None})
-    return AppendResult(len(inserts), unchanged, [r["content_sha256"] for r in inserts],
-                        [digest for _, digest in superseded], conflicts)
+    return inserts, superseded, conflicts, unchanged
 
 
 def insert_rows(session: Session, table: Table, rows: Sequence[dict[str, Any]],
@@ -342,19 +354,26 @@ def insert_rows(session: Session, table: Table, rows: Sequence[dict[str, Any]],
     # A row's values then the constants, in the statement's order.
     given = [*names, *constants]
     places = [given.index(name) for name in order]
-    arrange = itemgetter(*places) if len(places) > 1 else (lambda v: (v[places[0]],))
     for chunk in _chunks(rows, size):
         values = [pick(row) for row in chunk]
-        if converted:
-            columns = list(zip(*values, strict=True))
-            for index, processor in converted:
-                columns[index] = tuple(map(processor, columns[index]))
-            values = list(zip(*columns, strict=True))
-        if fixed or given != order:
-            values = [arrange(v + fixed) for v in values]
+        if converted or fixed or given != order:
+            values = _arranged(values, converted, fixed, places)
         params: list[Any] = (values if compiled.positional else
                              [dict(zip(order, v, strict=True)) for v in values])
         connection.exec_driver_sql(compiled.string, params)
+
+
+def _arranged(values: list[tuple[Any, ...]], converted: list[tuple[int, Any]],
+              fixed: tuple[Any, ...], places: list[int]) -> list[tuple[Any, ...]]:
+    """Rows of a row's own values, each converted column through its processor and the
+    constants appended, in the statement's order (`places`: where each of its parameters is
+    among the row's values then the constants). A column at a time: no tuple is built per row
+    but the one sent."""
+    columns: list[Any] = list(zip(*values, strict=True))
+    for index, processor in converted:
+        columns[index] = tuple(map(processor, columns[index]))
+    columns += [repeat(value, len(values)) for value in fixed]
+    return list(zip(*(columns[place] for place in places), strict=True))
 
 
 def _processor(table: Table, dialect: Any, name: str) -> Any:

@@ -81,9 +81,7 @@ def matched_changes(now: pd.DataFrame, then: pd.DataFrame) -> pd.DataFrame:
     median over providers. NaN when no offer is priced on both dates. Spot prices at or above
     on-demand are left out of both sides first."""
     group = [VERSION, GPU, TERM]
-    current, before = _keyed(without_false_spot(now)), _keyed(without_false_spot(then))
-    current["_matched"] = current["_key"].isin(before["_key"].to_numpy())
-    before["_matched"] = before["_key"].isin(current["_key"].to_numpy())
+    current, before = _matched(without_false_spot(now), without_false_spot(then))
     groups = current.groupby(group, sort=True).size().index
     medians_now = _voice_medians(current[current["_matched"]], group).reindex(groups)
     medians_then = _voice_medians(before[before["_matched"]], group).reindex(groups)
@@ -95,6 +93,22 @@ def matched_changes(now: pd.DataFrame, then: pd.DataFrame) -> pd.DataFrame:
         groups).to_numpy().astype("int64")
     out[COMPOSITION] = [_composition(key, added, dropped) for key in groups]
     return out[[VERSION, GPU, TERM, CHANGE, MATCHED, COMPOSITION]]
+
+
+def _matched(now: pd.DataFrame, then: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Both sides with `_matched`: whether the same offer is on the other side."""
+    if now.empty or then.empty:
+        # Nothing can match (a ledger's first prices have no earlier market): no offer's key
+        # is built (a price list's 100,000, twice per ingest).
+        return _unmatched(now), _unmatched(then)
+    current, before = _keyed(now), _keyed(then)
+    current["_matched"] = current["_key"].isin(before["_key"].to_numpy())
+    before["_matched"] = before["_key"].isin(current["_key"].to_numpy())
+    return current, before
+
+
+def _unmatched(offers: pd.DataFrame) -> pd.DataFrame:
+    return offers.assign(_matched=pd.Series(False, index=offers.index, dtype=bool))
 
 
 def _keyed(offers: pd.DataFrame) -> pd.DataFrame:
