@@ -323,6 +323,7 @@ class ServingRecord:
     price_basis: str = "owned"
     not_compared: str | None = None
     margin_basis: str | None = None    # "paired" | "widest" (models.serving.cost)
+    margin_note: str | None = None     # what the margin's band rests on
 
     @classmethod
     def from_json(cls, result: Mapping[str, Any]) -> ServingRecord:
@@ -335,7 +336,7 @@ class ServingRecord:
                    result.get("cheaper_option"), result.get("dearer_option"),
                    result.get("margin"), band.get("p10"), band.get("p90"), result.get("call"),
                    str(result.get("price_basis") or "owned"), result.get("not_compared"),
-                   band.get("basis"))
+                   band.get("basis"), band.get("note"))
 
 
 def _point(data: Mapping[str, Any]) -> CurvePoint:

@@ -277,6 +277,7 @@ class ServingLine:
     price_basis: str = "owned"            # owned | rented <term> | given | mixed
     not_compared: str | None = None       # why there is no verdict (the bases differ)
     saving_basis: str | None = None       # "paired" | "widest": how the band was built
+    saving_note: str | None = None        # what the band rests on
 
 
 @dataclass(frozen=True)

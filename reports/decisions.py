@@ -46,7 +46,7 @@ class ServingView:
 
     line: ServingLine
     verdict: str
-    band_basis: str   # the first option's (every option of a scenario shares it)
+    band_basis: str   # what the options' bands and the margin's rest on
 
 
 @dataclass(frozen=True)
@@ -65,8 +65,22 @@ def page_one(context: BriefingContext) -> PageOne:
 
 def serving_view(line: ServingLine) -> ServingView:
     """A serving scenario with its verdict sentence and band basis."""
-    return ServingView(line, serving_verdict(line),
-                       line.options[0].band_basis if line.options else "")
+    return ServingView(line, serving_verdict(line), band_basis(line))
+
+
+def band_basis(line: ServingLine) -> str:
+    """What the bands rest on: each distinct option band once, with the options it is of
+    (named when the options differ), then the margin's when it is paired."""
+    names: dict[str, list[str]] = {}
+    for option in line.options:
+        names.setdefault(option.band_basis, []).append(option.name)
+    if len(names) == 1:
+        text = next(iter(names))
+    else:
+        text = "; ".join(f"{', '.join(n)}: {basis}" for basis, n in names.items())
+    if line.saving_basis == "paired" and line.saving_note:
+        text += f". The margin's band: {line.saving_note}"
+    return text
 
 
 def workloads(decisions: Sequence[DecisionLine], illustrative: bool = False) -> list[Workload]:

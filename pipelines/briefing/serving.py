@@ -17,7 +17,8 @@ def serving_line(record: ServingRecord) -> ServingLine:
         cheaper=record.cheaper_option, dearer=record.dearer_option, saving=record.margin,
         saving_p10=record.margin_p10, saving_p90=record.margin_p90,
         too_close=record.call == TOO_CLOSE, price_basis=record.price_basis,
-        not_compared=record.not_compared, saving_basis=record.margin_basis)
+        not_compared=record.not_compared, saving_basis=record.margin_basis,
+        saving_note=record.margin_note)
 
 
 def _option(option: ServingOption) -> ServingOptionLine:

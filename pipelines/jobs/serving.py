@@ -21,7 +21,9 @@ from db.schema import DatasetVersion, ServingResult, TcoResult
 from models.c2c.spec import ClusterSpec, Precision
 from models.serving import calibration
 from models.serving.cost import (
+    PAIRED,
     Point,
+    ServingMargin,
     at_target,
     cheaper_at_target,
     priced,
@@ -99,8 +101,8 @@ def evaluate(scenario: ServingScenario, session: Session | None, *, on: date,
         "cheaper_option": margin.cheaper if margin else None,
         "dearer_option": margin.dearer if margin else None,
         "margin": margin.saving if margin else None,
-        "band": ({"p10": margin.p10, "p90": margin.p90, "basis": margin.basis}
-                 if margin else None),
+        "band": ({"p10": margin.p10, "p90": margin.p90, "basis": margin.basis,
+                  "note": margin_note(margin, options)} if margin else None),
         "call": (None if margin is None else
                  TOO_CLOSE if margin.too_close else margin.cheaper),
         "unreached": [o["name"] for o in options if o["at_target"] is None],
@@ -109,6 +111,15 @@ def evaluate(scenario: ServingScenario, session: Session | None, *, on: date,
                          f"the options are priced on different bases ({', '.join(bases)}): "
                          "a verdict needs them all owned, or all rented on one term"),
     }
+
+
+def margin_note(margin: ServingMargin, options: list[dict[str, Any]]) -> str:
+    """What the margin's band rests on: the paired band's comparisons (for the cheaper's and
+    the dearer's families), or each option's own band at its ends."""
+    if margin.basis != PAIRED:
+        return "each option's band taken at its ends (their errors not known to move together)"
+    arch = {o["name"]: o["arch"] for o in options}
+    return calibration.PAIRED_BAND[(arch[margin.cheaper], arch[margin.dearer])][2]
 
 
 def rent_beside(option: dict[str, Any], gpu: str | None, session: Session | None,

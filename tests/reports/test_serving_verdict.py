@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from reports.decisions import PAIRED_NOTE, serving_verdict
+from reports.decisions import PAIRED_NOTE, band_basis, serving_verdict
 from tests.support.contexts import serving
 
 
@@ -27,3 +27,15 @@ def test_a_paired_band_says_the_two_estimates_errors_were_taken_together():
     too_close = serving_verdict(replace(line, saving_basis="paired", saving_p10=-0.1,
                                         too_close=True))
     assert too_close.startswith("Too close to call: ") and PAIRED_NOTE in too_close
+
+
+def test_the_band_sentence_names_each_options_band_and_the_paired_margins():
+    [line] = serving()
+    assert band_basis(line).startswith("no measured serving point")   # one band: said once
+    hopper = replace(line.options[1], band_basis="127 H100 / H200 points")
+    paired = replace(line, options=(line.options[0], hopper), saving_basis="paired",
+                     saving_note="293 comparisons of a B200 configuration against an H100 one")
+    assert band_basis(paired) == (
+        "gb200-nvl72-ep72: no measured serving point of this architecture: the priors, not a "
+        "fit; b200-ep16-ndr: 127 H100 / H200 points. The margin's band: 293 comparisons of a "
+        "B200 configuration against an H100 one")

@@ -129,8 +129,10 @@ def test_two_estimates_on_one_familys_fit_carry_the_paired_band(tmp_path):
     assert [o["arch"] for o in result["options"]] == ["hopper", "hopper"]
     low, high, _ = PAIRED_BAND[("hopper", "hopper")]
     ratio = 1 - result["margin"]            # cost of the cheaper / cost of the dearer
+    note = result["band"].pop("note")
     assert result["band"] == pytest.approx(
         {"p10": 1 - ratio / low, "p90": 1 - ratio / high, "basis": "paired"})
+    assert note == PAIRED_BAND[("hopper", "hopper")][2]
 
 
 def test_estimates_of_two_families_take_their_pairs_band_and_two_engines_the_widest(tmp_path):
