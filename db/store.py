@@ -273,6 +273,13 @@ def measurement_runs_of(session: Session, raw_file_id: int) -> list[dict[str, An
     return [dict(row._mapping) for row in rows]
 
 
+def observed_besides(session: Session, run_id: int) -> bool:
+    """Whether the ledger holds an observation that ingest run `run_id` did not append."""
+    session.flush()  # a Core read below
+    return session.execute(select(Observation.id).where(
+        Observation.ingest_run_id != run_id).limit(1)).first() is not None
+
+
 def where_observed(session: Session, observation_id: int) -> str:
     """"file.yaml line 12": where an observation came from, for messages."""
     name, line = session.execute(

@@ -185,7 +185,11 @@ def _dataset_version(session: Session, cutoff: datetime, run_id: int,
     removed = [d for r in reports for d in r.removed_digests]
     measured = [d for r in reports for d in r.measured_digests]
     if latest is None:
-        digests = queries.live_digests(session, cutoff)
+        # The ledger's first version. When this run appended every observation it holds (a
+        # fresh ledger), the live ones are those it added (it supersedes none of its own):
+        # not read back (a price list's 100,000).
+        digests = (queries.live_digests(session, cutoff)
+                   if store.observed_besides(session, run_id) else added)
         digest, count = combine(EMPTY_DIGEST, [*digests, *measured]), len(digests)
     else:
         digest = combine(latest.content_hash, [*added, *measured], removed)
