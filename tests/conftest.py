@@ -29,6 +29,11 @@ for _name, _value in {"PREFECT_HOME": tempfile.mkdtemp(prefix="specledger-prefec
                       "PREFECT_LOGGING_LEVEL": "WARNING",
                       "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90"}.items():
     os.environ.setdefault(_name, _value)
+# specledger's cache (a migrated Prefect database any new home starts from) in a throwaway
+# folder of this test process and the commands it starts, not the user's ~/.cache.
+if "SPECLEDGER_CACHE_DIR" not in os.environ:
+    os.environ["SPECLEDGER_CACHE_DIR"] = tempfile.mkdtemp(prefix="specledger-cache-")
+    atexit.register(shutil.rmtree, os.environ["SPECLEDGER_CACHE_DIR"], ignore_errors=True)
 
 TODAY = date(2026, 11, 22)
 PG_URL = os.environ.get("SPECLEDGER_TEST_PG_URL")
