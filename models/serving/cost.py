@@ -85,7 +85,14 @@ class ServingMargin:
     saving: float       # 1 - cost_cheaper / cost_dearer
     p10: float
     p90: float
-    basis: str = WIDEST  # PAIRED: one option's error against the other's; WIDEST: each alone
+    # (cheaper's family, dearer's family) when the band is their paired one; None: each
+    # option's band taken alone, at the widest.
+    pair: tuple[str, str] | None = None
+
+    @property
+    def basis(self) -> str:
+        """PAIRED: one option's error against the other's; WIDEST: each alone."""
+        return WIDEST if self.pair is None else PAIRED
 
     @property
     def too_close(self) -> bool:
@@ -108,15 +115,13 @@ def cheaper_at_target(options: Sequence[Priced],
         return None
     first, second = sorted(options, key=lambda o: o.usd_per_mtok)[:2]
     ratio = first.usd_per_mtok / second.usd_per_mtok
-    found = None
+    pair = (first.family, second.family)
     if (paired and first.family and second.family and first.engine is not None
-            and first.engine == second.engine):
-        found = paired.get((first.family, second.family))
-    if found is not None:
+            and first.engine == second.engine and pair in paired):
         # Cost scales inversely with throughput: the real cost ratio is the estimated one
         # over (first's measured/predicted) / (second's measured/predicted).
-        low, high = found
+        low, high = paired[pair]
         return ServingMargin(first.name, second.name, 1 - ratio, 1 - ratio / low,
-                             1 - ratio / high, PAIRED)
+                             1 - ratio / high, pair)
     return ServingMargin(first.name, second.name, 1 - ratio,
                          1 - first.high / second.low, 1 - first.low / second.high)

@@ -21,7 +21,6 @@ from db.schema import DatasetVersion, ServingResult, TcoResult
 from models.c2c.spec import ClusterSpec, Precision
 from models.serving import calibration
 from models.serving.cost import (
-    PAIRED,
     Point,
     ServingMargin,
     at_target,
@@ -102,7 +101,7 @@ def evaluate(scenario: ServingScenario, session: Session | None, *, on: date,
         "dearer_option": margin.dearer if margin else None,
         "margin": margin.saving if margin else None,
         "band": ({"p10": margin.p10, "p90": margin.p90, "basis": margin.basis,
-                  "note": margin_note(margin, options)} if margin else None),
+                  "note": margin_note(margin)} if margin else None),
         "call": (None if margin is None else
                  TOO_CLOSE if margin.too_close else margin.cheaper),
         "unreached": [o["name"] for o in options if o["at_target"] is None],
@@ -113,13 +112,12 @@ def evaluate(scenario: ServingScenario, session: Session | None, *, on: date,
     }
 
 
-def margin_note(margin: ServingMargin, options: list[dict[str, Any]]) -> str:
+def margin_note(margin: ServingMargin) -> str:
     """What the margin's band rests on: the paired band's comparisons (for the cheaper's and
     the dearer's families), or each option's own band at its ends."""
-    if margin.basis != PAIRED:
+    if margin.pair is None:
         return "each option's band taken at its ends (their errors not known to move together)"
-    arch = {o["name"]: o["arch"] for o in options}
-    return calibration.PAIRED_BAND[(arch[margin.cheaper], arch[margin.dearer])][2]
+    return calibration.PAIRED_BAND[margin.pair][2]
 
 
 def rent_beside(option: dict[str, Any], gpu: str | None, session: Session | None,
@@ -220,9 +218,11 @@ def _option(scenario: ServingScenario, option: ServingOption, session: Session |
         "at_target": None if target is None else _row(target, price),
         "prefill_share": share,
         "hardware": [f.to_json() for f in used],
+        # A model estimate says whose constants made it: two of them may have paired errors.
         "priced": None if target is None else priced(
             option.name, price, target, (low, high),
-            *((hw.arch, option.deployment.engine) if source == "model" else (None, None))),
+            family=hw.arch if source == "model" else None,
+            engine=option.deployment.engine if source == "model" else None),
     }
 
 
