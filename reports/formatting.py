@@ -62,9 +62,9 @@ def format_percent(fraction: float | None, digits: int = 3, signed: bool = False
 
 def format_usd(value: float | None, digits: int = 3) -> str:
     """US dollars at `digits` significant figures, large sums in k / M / B:
-    1906306.8 -> "$1.91 M", 0.7571 -> "$0.757"; None -> "n/a". From $1 to $100 in dollars
-    and cents, as price lists write them (2.4 -> "$2.40", 10.6 -> "$10.60"), so the prices
-    set side by side in a column read alike."""
+    1906306.8 -> "$1.91 M", 0.7571 -> "$0.757", 0.09998 -> "$0.100"; None -> "n/a". From $1
+    to $100 in dollars and cents, as price lists write them (2.4 -> "$2.40", 10.6 ->
+    "$10.60"), so the prices set side by side in a column read alike."""
     if value is None:
         return "n/a"
     sign, value = ("−" if value < 0 else ""), abs(value)
@@ -73,6 +73,8 @@ def format_usd(value: float | None, digits: int = 3) -> str:
             return f"{sign}${format_number(value / scale, digits)}{suffix}"
     if 1 <= value < 100:  # a price as price lists write it: dollars and cents
         return f"{sign}${value:.2f}"
+    if 0.001 <= value < 1:  # cents and below, every significant figure: $0.100, not $0.1
+        return f"{sign}${value:#.{digits}g}"
     return f"{sign}${format_number(value, digits)}"
 
 

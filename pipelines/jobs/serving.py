@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -55,7 +55,31 @@ from pipelines.ledger.market_tiers import rental_tiers, version_offers
 
 # A measured curve needs at least this many points of one shape.
 MIN_MEASURED_POINTS = 2
-MEASURED_BAND = (1.0, 1.0, "measured points: the band covers the model's error only")
+# A measured curve carries no model error: its band is the point itself.
+MEASURED_BAND = (1.0, 1.0)
+
+
+@dataclass(frozen=True)
+class MeasuredCurve:
+    """The measured points that answer for an option, and what they are: the sources and
+    run dates they were read from, the framework (and its releases) that ran them."""
+
+    points: list[Point]
+    sources: tuple[str, ...] = ()
+    days: tuple[date, ...] = ()
+    framework: str = ""
+    versions: tuple[str, ...] = ()
+
+    def note(self) -> str:
+        """"measured: 6 points, vllm v0.13.0, inferencex-2026-01-02 (run of 2026-01-02)"."""
+        engine = " ".join(filter(None, [self.framework, "/".join(self.versions)]))
+        text = f"measured: {len(self.points)} points" + (f", {engine}" if engine else "")
+        if self.sources:
+            text += f", {', '.join(self.sources)}"
+        if self.days:
+            first, last = min(self.days), max(self.days)
+            text += f" (run of {first})" if first == last else f" (runs of {first} to {last})"
+        return text
 
 
 class MissingPrice(MissingInput):
@@ -190,12 +214,12 @@ def _option(scenario: ServingScenario, option: ServingOption, session: Session |
                                      scenarios_dir=scenarios_dir, limits=limits,
                                      dataset_version=dataset_version, tco_results=tco_results,
                                      stored_only=stored_only)
-    points = measured_points(measured, option, scenario)
+    found = measured_points(measured, option, scenario)
     constants, constants_note = calibration.constants(hw.arch)
-    if len(points) >= MIN_MEASURED_POINTS:
-        source, low, high, basis = "measured", *MEASURED_BAND
+    if len(found.points) >= MIN_MEASURED_POINTS:
+        source, (low, high), basis = "measured", MEASURED_BAND, found.note()
         constants_note = "measured"
-        curve = points
+        curve = found.points
     else:
         low, high, basis = deployment_band(hw.arch, option.deployment)
         source = "model"
@@ -291,14 +315,14 @@ def _same_deployment(row: Any, dep: Deployment, moe: bool) -> bool:
 
 
 def measured_points(measured: pd.DataFrame | None, option: ServingOption,
-                    scenario: ServingScenario) -> list[Point]:
+                    scenario: ServingScenario) -> MeasuredCurve:
     """The ledger's measured points for the option's hardware, the scenario's model,
     precision and request shape, and the option's whole deployment (_same_deployment), by
     concurrency: of one framework (the one with the most such points; a TP1 point never
     answers for a TP8 option, nor one engine's curve for another's), the latest run at each
     concurrency."""
     if measured is None or measured.empty or option.cluster.gpu is None:
-        return []
+        return MeasuredCurve([])
     rows = measured[(measured["hardware"] == option.cluster.gpu)
                     & (measured["model"] == scenario.model_key)
                     & (measured["precision"] == scenario.weights.value)
@@ -309,20 +333,24 @@ def measured_points(measured: pd.DataFrame | None, option: ServingOption,
     if "spec_decoding" in rows:   # speculative decoding is another curve: not this one
         rows = rows[rows["spec_decoding"].fillna("none").isin(["none", ""])]
     if rows.empty:
-        return []
+        return MeasuredCurve([])
     same = [_same_deployment(r, option.deployment, scenario.model.is_moe)
             for r in rows.itertuples()]
     rows = rows[same]
     if rows.empty:
-        return []
+        return MeasuredCurve([])
     frameworks = rows["framework"].fillna("").value_counts()
     framework = sorted(frameworks[frameworks == frameworks.max()].index)[0]
     rows = rows[rows["framework"].fillna("") == framework]
     rows = rows.sort_values(["concurrency", "as_of", "id"]).drop_duplicates(
         "concurrency", keep="last")
-    return [Point(float(r.concurrency), float(r.tok_s_per_gpu), float(r.tok_s_per_user),
-                  None if pd.isna(r.ttft_s) else float(r.ttft_s))
-            for r in rows.itertuples()]
+    points = [Point(float(r.concurrency), float(r.tok_s_per_gpu), float(r.tok_s_per_user),
+                    None if pd.isna(r.ttft_s) else float(r.ttft_s))
+              for r in rows.itertuples()]
+    return MeasuredCurve(
+        points, sources=tuple(sorted(set(rows["source_key"]))),
+        days=tuple(sorted(set(rows["as_of"]))), framework=framework,
+        versions=tuple(sorted({str(v) for v in rows["framework_version"].dropna()})))
 
 
 def option_price(price: Price, session: Session | None, *, on: date, known: datetime,

@@ -18,6 +18,16 @@ def test_the_verdict_names_the_cheaper_option_its_margin_and_band():
     assert PAIRED_NOTE not in text
 
 
+def test_two_measured_curves_give_a_measured_margin_not_a_band():
+    [line] = serving()
+    both = replace(line, options=tuple(replace(o, source="measured") for o in line.options),
+                   saving_p10=line.saving, saving_p90=line.saving)
+    text = serving_verdict(both)
+    assert "86.7 % less than b200-ep16-ndr ($1.11), both measured (each option" in text
+    assert "P10–P90" not in text
+    assert "P10–P90 +52 % to +92 %" in serving_verdict(line)   # one measured: the model's band
+
+
 def test_a_paired_band_says_the_two_estimates_errors_were_taken_together():
     [line] = serving()
     text = serving_verdict(replace(line, saving_basis="paired"))

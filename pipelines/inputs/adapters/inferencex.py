@@ -9,7 +9,9 @@ Two layouts, told apart row by row, both JSON arrays of row objects (one row obj
   `is_multinode`, `isl`, `osl`, `conc`, the topology (`tp`, `pp`, `pcp_size`, `ep`,
   `dp_attention`; multinode: `prefill_*`/`decode_*`, `num_prefill_gpu`, `num_decode_gpu`) and
   the metrics (`output_tput_per_gpu`, `tput_per_gpu`, `median_ttft`, `median_tpot`,
-  `median_intvty`, ... in seconds and tokens/s). They carry no date: `--as-of` gives the run's.
+  `median_intvty`, ... in seconds and tokens/s). They carry no date: `--as-of` gives the run's,
+  else the last YYYY-MM-DD in the file's name (`inferencemax_gpt-oss-120b_2026-01-02.json`),
+  as for a dated price list, so a shipped run file is dated without an option.
 - the published results the dashboard's API returns (`/api/v1/benchmarks`): `hardware`,
   `framework`, `model`, `precision`, `spec_method`, `disagg`, `is_multinode`, the
   `prefill_*`/`decode_*` topology, `isl`, `osl`, `conc`, `image`, `metrics: {...}`, `date` and
@@ -27,10 +29,11 @@ traces (AgentX) are not fixed-sequence points: they are skipped and counted.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import date
 from typing import Any
 
-from pipelines.inputs.adapters.base import AdapterOptions, InferencePoint, Parsed
+from pipelines.inputs.adapters.base import AdapterOptions, InferencePoint, Parsed, date_in_name
 from pipelines.inputs.adapters.guards import INT32_MAX
 from pipelines.inputs.adapters.inference_rows import (
     BadValue,
@@ -53,7 +56,7 @@ FORMAT = "inferencex"
 BENCHMARK = "inferencex"
 REPOSITORY = "https://github.com/SemiAnalysisAI/InferenceX"
 _NO_AS_OF = ("an InferenceX benchmark artifact carries no date; ingest it with --as-of <the "
-             "run's date>")
+             "run's date>, or put the date in the file's name (..._YYYY-MM-DD.json)")
 
 # InferenceX's GPU keys (InferenceX-app constants GPU_KEYS) -> the ledger's GPU items.
 _GPUS = {"h100": "h100-sxm5", "h200": "h200-sxm", "b200": "b200", "b300": "b300",
@@ -80,6 +83,8 @@ def detect(name: str, data: bytes) -> str | None:
 
 
 def parse(name: str, data: bytes, options: AdapterOptions) -> Parsed:
+    if options.as_of is None and (dated := date_in_name(name)) is not None:
+        options = replace(options, as_of=dated)
     return read_points(data, options, FORMAT, "the InferenceX results", _layout, _read_row)
 
 

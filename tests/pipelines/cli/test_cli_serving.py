@@ -76,7 +76,8 @@ def test_a_price_the_ledger_does_not_have_exits_2_naming_it(cli, tmp_path):
     assert "price.market: the ledger has no contract offer for 'h100-sxm5'" in result.output
 
 
-GPT_OSS_RUN = PROJECT_ROOT / "data" / "inference" / "inferencemax_gpt-oss-120b_2026-01-02.json"
+GPT_OSS_RUN = (PROJECT_ROOT / "data" / "sources" / "inference"
+               / "inferencemax_gpt-oss-120b_2026-01-02.json")
 GPT_OSS_1K = """\
 name: gpt-oss-1k1k
 kind: serving
@@ -102,22 +103,24 @@ options:
 """
 
 
-def test_shipped_inference_points_ingested_alone_give_the_matching_option_its_curve(cli,
-                                                                                  tmp_path):
-    """Issue 30, case 5, end to end: InferenceMAX's gpt-oss-120b run ingested on its own cuts a
-    version that `serving` reads; the TP2 option (experts split by TP, as measured) gets the
-    measured TP2 curve, the TP4 option with whole experts over 4 GPUs (not measured) the
-    model's."""
-    cli("ingest", str(SOURCES), "--json")
-    ingested = cli("ingest", str(GPT_OSS_RUN), "--as-of", "2026-01-02", "--json")
+def test_the_shipped_inference_run_gives_the_matching_option_its_measured_curve(cli, tmp_path):
+    """Issue 30, case 5, end to end: the source packs hold InferenceMAX's gpt-oss-120b run
+    (dated by its file name, no option needed); the TP2 option (experts split by TP, as
+    measured) gets the measured TP2 curve, the TP4 option with whole experts over 4 GPUs (not
+    measured) the model's."""
+    ingested = cli("ingest", str(SOURCES), "--json")
     assert ingested.exit_code == 0, ingested.output
-    assert json.loads(ingested.stdout)["dataset_changed"]
+    [run] = [f for f in json.loads(ingested.stdout)["files"] if f["path"].endswith(
+        GPT_OSS_RUN.name)]
+    assert (run["read"], run["accepted"], run["rejected"]) == (150, 150, 0)
     path = tmp_path / "gpt-oss.yaml"
     path.write_text(GPT_OSS_1K)
     result = cli("serving", str(path), "--json")
     assert result.exit_code == 0, result.output
     tp2, tp4 = json.loads(result.stdout)["options"]
     assert (tp2["source"], tp4["source"]) == ("measured", "model")
+    assert tp2["band"]["basis"] == ("measured: 5 points, vllm v0.13.0, inferencex-2026-01-02 "
+                                    "(run of 2026-01-02)")
     rows = [r for r in json.loads(GPT_OSS_RUN.read_text())
             if r["hw"] == "h100" and r["tp"] == 2 and (r["isl"], r["osl"]) == (1024, 1024)]
     assert sorted(p["tok_s_per_gpu"] for p in tp2["curve"]) == sorted(

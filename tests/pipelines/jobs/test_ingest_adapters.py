@@ -118,7 +118,8 @@ def test_an_nccl_run_keeps_every_size_point_and_its_metadata(ledger, ingest):
     [f] = report.files
     assert (f.format, f.rejected, f.measured_runs) == ("nccl-tests", 0, 1)
     with Session(ledger) as session:
-        run = session.scalars(select(MeasurementRun)).one()
+        run = session.scalars(select(MeasurementRun)
+                              .where(MeasurementRun.kind == "nccl-tests")).one()
         points = session.scalars(select(NcclPoint).order_by(NcclPoint.size_bytes)).all()
     assert (run.kind, run.item_key, run.ranks, run.nodes, run.gpus_per_node) == (
         "nccl-tests", "ib-ndr", 16, 2, 8)
@@ -267,7 +268,8 @@ def test_the_warehouse_publishes_measured_runs_and_their_points(ledger, ingest, 
     path = publish_warehouse(ledger, tmp_path / "warehouse.duckdb", meta, SOURCE_KIND_RANK)
 
     with duckdb.connect(str(path), read_only=True) as con:
-        runs = con.execute("select item, nodes, gpus_per_node from measurement_run").fetchall()
+        runs = con.execute("select item, nodes, gpus_per_node from measurement_run "
+                           "where kind = 'nccl-tests'").fetchall()
         peak = con.execute("select max(greatest(oop_busbw, coalesce(ip_busbw, 0))) "
                            "from nccl_point").fetchone()[0]
     assert runs == [("nvidia-sn5600", 2, 8)]

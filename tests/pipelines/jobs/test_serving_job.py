@@ -58,7 +58,8 @@ def measured(**columns) -> pd.DataFrame:
     concurrencies of llama-3.3-70b FP8 on the `slow` option's GPU at TP8, 1k/256, vLLM."""
     return pd.DataFrame({
         "id": [1, 2, 3], "hardware": "slow-gpu", "model": "llama-3.3-70b", "precision": "fp8",
-        "framework": "vllm", "as_of": date(2026, 1, 2), "input_tokens": 1024,
+        "framework": "vllm", "framework_version": "v0.13.0", "source_key": "inferencex-2026-01-02",
+        "as_of": date(2026, 1, 2), "input_tokens": 1024,
         "output_tokens": 256, "disaggregated": False, "gpus": 8, "tp": 8, "ep": 1, "dp": 1,
         "prefill_gpus": None, "decode_gpus": None,
         "concurrency": [4, 16, 64], "tok_s_per_gpu": [100.0, 300.0, 700.0],
@@ -72,6 +73,8 @@ def test_a_measured_curve_for_the_same_hardware_model_and_precision_is_preferred
     assert (fast["source"], slow["source"]) == ("model", "measured")
     assert [p["tok_s_per_gpu"] for p in slow["curve"]] == [100.0, 300.0, 700.0]
     assert 300 < slow["at_target"]["tok_s_per_gpu"] < 700
+    assert slow["band"] == {"low": 1.0, "high": 1.0, "basis": (
+        "measured: 3 points, vllm v0.13.0, inferencex-2026-01-02 (run of 2026-01-02)")}
     other_shape = points.assign(output_tokens=1024)   # another request shape: not this one
     assert answer(tmp_path, INLINE + SECOND, other_shape)["options"][1]["source"] == "model"
 
@@ -95,6 +98,7 @@ def test_a_measured_curve_is_one_frameworks_latest_runs(tmp_path):
     slow = result["options"][1]
     assert slow["source"] == "measured"
     assert [p["tok_s_per_gpu"] for p in slow["curve"]] == [110.0, 330.0, 770.0]
+    assert slow["band"]["basis"].endswith("(run of 2026-03-01)")
 
 
 def test_an_option_that_cannot_reach_the_target_is_named_and_left_out_of_the_verdict(tmp_path):

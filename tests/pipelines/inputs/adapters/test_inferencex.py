@@ -117,6 +117,25 @@ def test_an_undated_artifact_without_as_of_rejects_every_row_and_says_what_to_ad
     assert parsed.rejected[1].raw_text.startswith('{\n    "hw": "mi355x"')
 
 
+def test_an_artifact_named_with_its_run_date_is_dated_by_its_name_unless_as_of_says_otherwise():
+    named = parse("inferencemax_kimi_2026-06-01.json", AGG.read_bytes(), AdapterOptions())
+    said = parse("inferencemax_kimi_2026-06-01.json", AGG.read_bytes(),
+                 AdapterOptions(as_of=date(2026, 6, 3)))
+
+    assert parsed_days(named) == {RUN_DAY} and named.rejected == []
+    assert [s.key for s in named.pack.sources] == ["inferencex-2026-06-01"]
+    assert parsed_days(said) == {date(2026, 6, 3)}
+
+
+def test_a_published_row_keeps_its_own_date_whatever_the_file_is_named():
+    parsed = parse("published_1999-01-01.json", PUBLISHED.read_bytes(), AdapterOptions())
+    assert parsed_days(parsed) == {RUN_DAY}
+
+
+def parsed_days(parsed: Parsed) -> set[date]:
+    return {p.as_of for p in points(parsed)}
+
+
 def test_a_disaggregated_point_counts_prefill_and_decode_gpus_and_rescales_its_throughput():
     [point] = points(read(MULTINODE, as_of=date(2026, 4, 28)))
     [row] = json.loads(MULTINODE.read_text())
