@@ -254,6 +254,9 @@ class ServingOptionLine:
     rent_source: str | None = None
     tiers: tuple[PriceTierLine, ...] = ()  # owned, neocloud, hyperscaler: those the ledger has
     prefill_share: float | None = None    # of the GPU-time at the target: the input tokens'
+    # What each user gets at that point: the target, or more where the curve's slowest point
+    # per user is still faster than the target (a curve is never extrapolated).
+    tok_s_per_user: float | None = None
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,10 @@ def serving_chart(line: ServingLine) -> Markup:
                                  color=color, linewidth=1.2, markersize=3.5,
                                  label=f"{option.name} ({option.source})")
             if option.tok_s_per_gpu is not None:
-                axis.plot([line.target_tok_s_per_user], [option.tok_s_per_gpu], "o",
+                # Where the option answers: at the target, or at its slowest point per user
+                # when even that is faster than the target.
+                at_user = option.tok_s_per_user or line.target_tok_s_per_user
+                axis.plot([at_user], [option.tok_s_per_gpu], "o",
                           markersize=7, markerfacecolor="none", markeredgecolor=color)
         axis.axvline(line.target_tok_s_per_user, color="#b2182b", linewidth=0.8,
                      linestyle="--")

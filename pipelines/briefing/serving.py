@@ -29,6 +29,7 @@ def _option(option: ServingOption) -> ServingOptionLine:
         price_source=option.price_source,
         curve=tuple((p.concurrency, p.tok_s_per_gpu, p.tok_s_per_user) for p in option.curve),
         tok_s_per_gpu=at.tok_s_per_gpu if at else None,
+        tok_s_per_user=at.tok_s_per_user if at else None,
         usd_per_mtok=at.usd_per_mtok_out if at else None,
         band_basis=option.band_basis,
         # Named by figure and item ("hbm_bw (b200)"): options on one GPU share the entries.

@@ -369,6 +369,19 @@ def test_the_serving_section_draws_each_curve_and_prices_each_option_at_the_targ
     assert "b200-ep16-ndr 20 % prefill" in text
 
 
+def test_an_option_whose_curve_is_faster_than_the_target_says_what_each_user_gets():
+    """A curve is never extrapolated: where its slowest point per user beats the target,
+    that point answers, and the row says at what speed per user."""
+    [line] = CONTEXT.serving
+    fast = dataclasses.replace(line.options[1], tok_s_per_user=106.5)
+    at_target = dataclasses.replace(line.options[0], tok_s_per_user=line.target_tok_s_per_user)
+    context = dataclasses.replace(CONTEXT, serving=[dataclasses.replace(
+        line, options=(at_target, fast))])
+    html = render_html(context)
+    assert html.count("its curve has no slower point") == 1
+    assert "at 106 per user: its curve has no slower point" in html
+
+
 def test_a_market_of_old_offers_only_is_listed_with_its_dates_not_called_empty(
         tmp_path_factory):
     from reports.context import StaleMarketLine
