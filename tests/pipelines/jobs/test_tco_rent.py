@@ -142,11 +142,12 @@ def test_an_options_cost_per_gpu_hour_is_set_beside_the_markets(ledger, ingest, 
     h100 = result["market"]["rent-h100"]
     assert h100["gpu"] == "h100-sxm5"
     assert h100["usd_per_gpu_hour"]["reserved_1y"]["offers"] >= 3
-    # The owned NVL72 beside GB200's one shipped offer: a Superchip's price per GPU.
+    # The owned NVL72 beside GB200's two shipped offers, each per GPU: Spheron's Superchip
+    # (2 GPUs, 2026-03-17) and CoreWeave's 4-GPU slice of an NVL72 rack (2026-09-20).
     gb200 = result["market"]["own-nvl72"]["usd_per_gpu_hour"]["on_demand"]
     assert result["market"]["own-nvl72"]["gpu"] == "gb200"
     assert (gb200["cheapest_provider"], gb200["median"], gb200["as_of"]) == (
-        "spheron", pytest.approx(9.08 / 2), "2026-03-17")
+        "spheron", pytest.approx((9.08 / 2 + 42.00 / 4) / 2), "2026-09-20")
     lines = market_lines(result)
     assert [line.split(":")[0] for line in lines] == ["own-nvl72", "rent-h100"]
     assert "renting h100-sxm5 on the market" in lines[1]
