@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 import pytest
@@ -74,3 +75,39 @@ def test_gpu_compute_figures_resolve_in_canonical_units(reference, ledger, clock
     assert all(r is not None for r in resolved.values()), resolved
     values = {metric: r.winner["value"] for metric, r in resolved.items()}
     assert values == pytest.approx(expected)
+
+
+MARKET = SOURCES / "market_2026.yaml"
+# "... 55.04 USD per hour / 8 GPUs = 6.88 USD per GPU-hour", "$42.00 per hour, 4 GPUs = 10.50"
+_DIVISION = re.compile(r"\$?([\d.]+)(?: USD)? per hour,? (?:/ )?(\d+) GPUs = ([\d.]+)")
+
+
+def market_offers() -> list[tuple[dict, dict]]:
+    return [(entry["source"], row) for entry in yaml.safe_load(MARKET.read_text())["sources"]
+            for row in entry["observations"]]
+
+
+@pytest.mark.parametrize(("source", "row"), market_offers(),
+                         ids=lambda x: x.get("item", x.get("key")))
+def test_each_current_offer_is_what_its_quote_says_and_no_newer_than_its_source(source, row):
+    """The shipped current market: each price per GPU-hour is the quoted figure, or the
+    quoted instance price over the instance's GPUs; its price date is no later than the day
+    the source published it; its offer says who, which GPU and on what terms."""
+    offer = row["offer"]
+    assert {"provider", "term", "gpu", "units", "instance_type"} <= set(offer)
+    assert row["as_of"] <= source["published_on"]
+    assert row["as_of"].isoformat() in row["quote"] or source["published_on"].isoformat() in (
+        row["quote"] + source["title"])
+    divided = _DIVISION.search(row["quote"])
+    if offer["units"] > 1 and divided:
+        instance, gpus, per_gpu = float(divided[1]), int(divided[2]), float(divided[3])
+        assert gpus == offer["units"] and per_gpu == row["value"]
+        assert instance / gpus == pytest.approx(per_gpu, abs=5e-5)
+    else:
+        assert f"{row['value']:.2f}" in row["quote"] or str(row["value"]) in row["quote"]
+
+
+def test_the_current_market_prices_each_gpu_the_briefing_compares():
+    gpus = {row["offer"]["gpu"] for _, row in market_offers()
+            if row["offer"]["term"] == "on_demand"}
+    assert {"h100-sxm5", "h200-sxm", "b200", "gb200", "amd-mi300x"} <= gpus
