@@ -21,12 +21,9 @@ class ServingConstants:
     (kernel launches, scheduling, sampling spread over the layers), which dominates at batch
     1; kernel_share: the share of it that grows with the kernels a model's layer launches
     (curve.layer_overhead: DeepSeek-R1's latent attention and shared expert launch about twice
-    a dense layer's; the fit holds it at 1, all of it); token_overhead_s: the cost
-    per sequence per layer of a decode step beyond its bytes and FLOPs (attention kernels
-    walking each sequence's pages, MoE token permutation, per-request scheduling), which makes
-    a step grow with the batch; upcast_s: seconds a GPU without FP4 math (curve.UPCAST_FP4)
-    spends unpacking 10^9 FP4 weights a decode step touches to the precision it multiplies in,
-    on its SMs beside the GEMM's FLOPs (0 on a family with FP4 math, where it is not fitted)."""
+    a dense layer's); token_overhead_s: the cost per sequence per layer of a decode step
+    beyond its bytes and FLOPs (attention kernels walking each sequence's pages, MoE token
+    permutation, per-request scheduling), which makes a step grow with the batch."""
 
     decode_hbm_efficiency: float
     prefill_efficiency: float
@@ -34,7 +31,6 @@ class ServingConstants:
     decode_compute_efficiency: float
     token_overhead_s: float = 0.0
     kernel_share: float = 0.0
-    upcast_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -56,8 +52,7 @@ class EngineConstants:
 # 70 % of HBM bandwidth, prefill at about half the peak, a large decode batch's GEMMs at
 # about 40 % of it -- the 35-55 % the engines' decode kernels reach at batch 256 and more --,
 # a few tens of microseconds per layer and step). Used where no family fit exists, and the
-# fit's starting point (which then holds the kernel share at 1: tests/support/serving_fit.py
-# BOUNDS).
+# fit's starting point.
 PRIOR: Final = ServingConstants(decode_hbm_efficiency=0.70, prefill_efficiency=0.50,
                                 layer_overhead_s=40e-6, decode_compute_efficiency=0.40)
 # Fitted by bench/serving_fit.py on the InferenceX points of data/measurements/serving_points.yaml
@@ -68,30 +63,29 @@ PRIOR: Final = ServingConstants(decode_hbm_efficiency=0.70, prefill_efficiency=0
 # effective values of this model, not measurements of the hardware: the measured decode steps
 # grow with the batch faster than streaming and FLOPs explain, which the per-sequence cost
 # takes up, with the decode compute share at its floor (0.25: left free, the fit lowers it to
-# 0.05 and a dense model's decode turns compute-bound, issue 29) but on Hopper, where the FP4
-# weights' unpacking (upcast_s, 0.2 ms per 10^9 weights: gpt-oss-120b on H100 and H200) takes
-# the compute side and the FLOPs' share rises to 0.79; the per-layer overhead stands for the
-# kernel launches and syncs a batch-1 step pays beyond the all-reduce latencies, all of it per
-# kernel a layer launches (DeepSeek-R1's batch-1 step costs about twice gpt-oss-120b's per
-# layer). The constants describe SGLang, the reference engine: the other engines' terms
-# (ENGINES) are fitted with them on every family's points together. CDNA 3's per-layer
-# overhead is the largest (157.5 us: SGLang's DeepSeek-R1 on MI300X / MI325X takes 27-45 ms a
-# token at 4 sequences) and the AMD families' prefill share at or near its floor (0.05).
+# 0.05 and a dense model's decode turns compute-bound, issue 29); the per-layer overhead stands
+# for the kernel launches and syncs a batch-1 step pays beyond the all-reduce latencies. On
+# B200 and MI355X most or half of it grows with the kernels a layer launches (DeepSeek-R1's
+# batch-1 step costs about twice gpt-oss-120b's per layer there), on Hopper almost none. The
+# constants describe SGLang, the reference engine: the other engines' terms (ENGINES) are
+# fitted with them on every family's points together. CDNA 3's per-layer
+# overhead sits at its bound (200 us: SGLang's DeepSeek-R1 on MI300X / MI325X takes 27-45 ms
+# a token at 4 sequences) and the AMD families' prefill share at or near its floor (0.05).
 _FIT: Final = "fitted by bench/serving_fit.py on"
 _POINTS: Final = "(data/measurements/serving_points.yaml)"
 CONSTANTS: Final[dict[str, ServingConstants]] = {
-    "hopper": ServingConstants(decode_hbm_efficiency=0.95, prefill_efficiency=0.125,
-                               layer_overhead_s=62.5e-6, decode_compute_efficiency=0.7875,
-                               token_overhead_s=0.225e-6, kernel_share=1.0, upcast_s=0.2e-3),
-    "blackwell": ServingConstants(decode_hbm_efficiency=0.925, prefill_efficiency=0.125,
-                                  layer_overhead_s=45e-6, decode_compute_efficiency=0.25,
-                                  token_overhead_s=0.35e-6, kernel_share=1.0),
-    "cdna3": ServingConstants(decode_hbm_efficiency=0.8875, prefill_efficiency=0.05,
-                              layer_overhead_s=157.5e-6, decode_compute_efficiency=0.25,
-                              token_overhead_s=0e-6, kernel_share=1.0),
-    "cdna4": ServingConstants(decode_hbm_efficiency=0.95, prefill_efficiency=0.0625,
-                              layer_overhead_s=55e-6, decode_compute_efficiency=0.25,
-                              token_overhead_s=0.625e-6, kernel_share=1.0),
+    "hopper": ServingConstants(decode_hbm_efficiency=0.7875, prefill_efficiency=0.1125,
+                               layer_overhead_s=67.5e-6, decode_compute_efficiency=0.25,
+                               token_overhead_s=0.4e-6, kernel_share=0.05),
+    "blackwell": ServingConstants(decode_hbm_efficiency=0.875, prefill_efficiency=0.125,
+                                  layer_overhead_s=47.5e-6, decode_compute_efficiency=0.25,
+                                  token_overhead_s=0.15e-6, kernel_share=0.75),
+    "cdna3": ServingConstants(decode_hbm_efficiency=0.8375, prefill_efficiency=0.0625,
+                              layer_overhead_s=200e-6, decode_compute_efficiency=0.25,
+                              token_overhead_s=0e-6, kernel_share=0.625),
+    "cdna4": ServingConstants(decode_hbm_efficiency=0.8375, prefill_efficiency=0.0625,
+                              layer_overhead_s=82.5e-6, decode_compute_efficiency=0.25,
+                              token_overhead_s=0.025e-6, kernel_share=0.5),
 }
 SOURCE: Final[dict[str, str]] = {
     "hopper": f"{_FIT} 127 InferenceX H100 / H200 DeepSeek-R1 FP8 and gpt-oss-120b serving "
@@ -105,9 +99,9 @@ SOURCE: Final[dict[str, str]] = {
 }
 # A family without measured points of its own runs on the constants fitted on every measured
 # family's points together (bench/serving_fit.py prints them), not on the prior.
-POOLED: Final = ServingConstants(decode_hbm_efficiency=0.8875, prefill_efficiency=0.1125,
-                                 layer_overhead_s=47.5e-6, decode_compute_efficiency=0.9,
-                                 token_overhead_s=0.3e-6, kernel_share=1.0, upcast_s=0.2375e-3)
+POOLED: Final = ServingConstants(decode_hbm_efficiency=0.7375, prefill_efficiency=0.1,
+                                 layer_overhead_s=45e-6, decode_compute_efficiency=0.25,
+                                 token_overhead_s=0.4e-6, kernel_share=0.75)
 POOLED_SOURCE: Final = (f"{_FIT} every measured family's points together (454 InferenceX "
                         f"points of H100, H200, B200, MI300X, MI325X and MI355X) {_POINTS}: "
                         "this family has none")
@@ -118,18 +112,18 @@ POOLED_SOURCE: Final = (f"{_FIT} every measured family's points together (454 In
 _LEFT_OUT: Final = ("points (aggregated, no speculative decoding), each model x GPU x engine "
                     "set left out of the fit in turn")
 BAND: Final[dict[str, tuple[float, float, str]]] = {
-    "hopper": (0.671, 1.653,
+    "hopper": (0.724, 1.373,
                f"127 InferenceX H100 / H200 DeepSeek-R1 and gpt-oss-120b {_LEFT_OUT}"),
-    "blackwell": (0.514, 2.222,
+    "blackwell": (0.504, 4.624,
                   f"197 InferenceX B200 DeepSeek-R1 and gpt-oss-120b {_LEFT_OUT}"),
-    "cdna3": (0.677, 1.256, f"30 InferenceX MI300X / MI325X DeepSeek-R1 {_LEFT_OUT}"),
-    "cdna4": (0.697, 6.778,
+    "cdna3": (0.656, 1.309, f"30 InferenceX MI300X / MI325X DeepSeek-R1 {_LEFT_OUT}"),
+    "cdna4": (0.677, 8.606,
               f"100 InferenceX MI355X DeepSeek-R1 and gpt-oss-120b {_LEFT_OUT}"),
 }
 # A family with no measured point of its own (or too few to fit: fewer than 10) carries the
 # band of the measured families each left out whole and predicted with the others' constants:
 # the error a family the fit never saw has (P10-P90 of those 454 points, rounded outward).
-UNCALIBRATED_BAND: Final = (0.367, 2.261, "no fit of this family's own (no or too few "
+UNCALIBRATED_BAND: Final = (0.371, 2.482, "no fit of this family's own (no or too few "
                             "measured points): the band of 454 InferenceX points of the measured "
                             "families, each family left out of the fit whole")
 
@@ -173,54 +167,54 @@ def band(arch: str) -> tuple[float, float, str]:
 
 # Each fitted family's error on the points of the sets left out (bench/serving_fit.py prints
 # it): the band built from every set holds 80 % of them by construction; built without a set,
-# it holds far fewer of that set's (62 % on Hopper): a configuration the fit has not seen
+# it holds far fewer of that set's (54 % on Hopper): a configuration the fit has not seen
 # (another engine, GPU or model) can fall outside its family's band. A set left out is left
 # out of the engines' terms too.
 LEFT_OUT: Final[dict[str, LeftOut]] = {
-    "blackwell": LeftOut(197, 55.9, 623.2, (
-        ("deepseek-r1 B200 sglang", 41, 22),
-        ("deepseek-r1 B200 trt", 40, 23),
-        ("gpt-oss-120b B200 trt", 60, 60),
-        ("gpt-oss-120b B200 vllm", 56, 42),
-    ), 50.1),
-    "cdna3": LeftOut(30, 19.6, 67.0, (
-        ("deepseek-r1 MI300X sglang", 15, 13),
+    "blackwell": LeftOut(197, 62.7, 609.9, (
+        ("deepseek-r1 B200 sglang", 41, 41),
+        ("deepseek-r1 B200 trt", 40, 16),
+        ("gpt-oss-120b B200 trt", 60, 3),
+        ("gpt-oss-120b B200 vllm", 56, 51),
+    ), 51.7),
+    "cdna3": LeftOut(30, 21.3, 75.8, (
+        ("deepseek-r1 MI300X sglang", 15, 15),
         ("deepseek-r1 MI325X sglang", 15, 9),
-    ), 545.0),
-    "cdna4": LeftOut(100, 43.8, 238.8, (
-        ("deepseek-r1 MI355X atom", 39, 37),
-        ("deepseek-r1 MI355X sglang", 35, 9),
-        ("gpt-oss-120b MI355X atom", 26, 17),
-    ), 75.8),
-    "hopper": LeftOut(127, 27.1, 124.9, (
-        ("deepseek-r1 H200 sglang", 13, 0),
-        ("deepseek-r1 H200 trt", 20, 12),
-        ("gpt-oss-120b H100 vllm", 43, 43),
-        ("gpt-oss-120b H200 vllm", 51, 24),
-    ), 48.6),
+    ), 453.8),
+    "cdna4": LeftOut(100, 44.3, 257.9, (
+        ("deepseek-r1 MI355X atom", 39, 31),
+        ("deepseek-r1 MI355X sglang", 35, 30),
+        ("gpt-oss-120b MI355X atom", 26, 0),
+    ), 74.1),
+    "hopper": LeftOut(127, 27.4, 239.3, (
+        ("deepseek-r1 H200 sglang", 13, 13),
+        ("deepseek-r1 H200 trt", 20, 16),
+        ("gpt-oss-120b H100 vllm", 43, 14),
+        ("gpt-oss-120b H200 vllm", 51, 26),
+    ), 42.5),
 }
 
 
 # The engines a measured point or a scenario names (models.serving.spec.ENGINES): SGLang, the
 # reference (measured on every family), TensorRT-LLM, vLLM and AMD's ATOM. Fitted by
 # bench/serving_fit.py with the families' constants on all 454 points: vLLM's fixed cost per
-# kernel is SGLang's, TensorRT-LLM's a quarter below and ATOM's a sixteenth below, and
-# TensorRT-LLM pays 15 us more per expert-parallel MoE layer. vLLM and ATOM have no
+# layer is an eighth above SGLang's, TensorRT-LLM's and ATOM's about a fifth below, and
+# TensorRT-LLM pays 25 us more per expert-parallel MoE layer. vLLM and ATOM have no
 # expert-parallel points (their ep_layer_s stays 0).
 REFERENCE_ENGINE: Final = "sglang"
 ENGINES: Final[dict[str, EngineConstants]] = {
     "sglang": EngineConstants(overhead_scale=1.0, ep_layer_s=0e-6),
-    "trt": EngineConstants(overhead_scale=0.75, ep_layer_s=15e-6),
-    "vllm": EngineConstants(overhead_scale=1.0, ep_layer_s=0e-6),
-    "atom": EngineConstants(overhead_scale=0.9375, ep_layer_s=0e-6),
+    "trt": EngineConstants(overhead_scale=0.75, ep_layer_s=25e-6),
+    "vllm": EngineConstants(overhead_scale=1.125, ep_layer_s=0e-6),
+    "atom": EngineConstants(overhead_scale=0.8125, ep_layer_s=0e-6),
 }
 # Fitted beside POOLED (one set of constants for every family's points): the terms a family
 # without a fit of its own runs with.
 POOLED_ENGINES: Final[dict[str, EngineConstants]] = {
     "sglang": EngineConstants(overhead_scale=1.0, ep_layer_s=0e-6),
-    "trt": EngineConstants(overhead_scale=0.6875, ep_layer_s=20e-6),
-    "vllm": EngineConstants(overhead_scale=1.0625, ep_layer_s=0e-6),
-    "atom": EngineConstants(overhead_scale=1.125, ep_layer_s=0e-6),
+    "trt": EngineConstants(overhead_scale=0.75, ep_layer_s=5e-6),
+    "vllm": EngineConstants(overhead_scale=1.125, ep_layer_s=0e-6),
+    "atom": EngineConstants(overhead_scale=1.3125, ep_layer_s=0e-6),
 }
 
 
@@ -234,36 +228,35 @@ POOLED_ENGINES: Final[dict[str, EngineConstants]] = {
 # have one (tests/support/serving_fit.py MIN_COMPARISONS; CDNA 4 within itself has 14); the
 # others keep the widest combination of the two bands. Blackwell's comparisons within the
 # family are between B200 layouts (InferenceX has no aggregated GB200 points); Hopper's and
-# CDNA 3's compare two GPUs as well. On Blackwell much of the error is shared (family band
-# 0.51-2.22, paired 0.65-1.64), on Hopper less (0.67-1.65, paired 0.71-1.52). An MI355X
-# configuration against a B200 one is one-sided (1.07-8.75): with one engine and model the
-# model under-predicts MI355X's DeepSeek-R1 more than B200's, at every group's P10.
+# CDNA 3's compare two GPUs as well. On Blackwell most of the error is shared (family band
+# 0.50-4.62, paired 0.54-1.85); on Hopper it is mostly each configuration's own (the paired
+# band is wider than the family's 0.72-1.37).
 PAIRED_BAND: Final[dict[tuple[str, str], tuple[float, float, str]]] = {
-    ("blackwell", "blackwell"): (0.649, 1.638,
+    ("blackwell", "blackwell"): (0.540, 1.852,
         "285 comparisons of left-out points of two B200 configurations (GPU or layout) in 17 "
         "groups of one model, precision, engine and request shape; a band built without a group "
-        "holds 230 of them (81 %)"),
-    ("blackwell", "cdna4"): (0.114, 1.194,
+        "holds 226 of them (79 %)"),
+    ("blackwell", "cdna4"): (0.609, 2.850,
         "31 comparisons of left-out points of a B200 configuration against an MI355X one in 6 "
         "groups of one model, precision, engine and request shape; a band built without a group "
-        "holds 25 of them (81 %)"),
-    ("blackwell", "hopper"): (0.493, 1.631,
+        "holds 24 of them (77 %)"),
+    ("blackwell", "hopper"): (0.599, 1.695,
         "293 comparisons of left-out points of a B200 configuration against an H100 / H200 one "
         "in 9 groups of one model, precision, engine and request shape; a band built without a "
-        "group holds 226 of them (77 %)"),
-    ("cdna3", "cdna3"): (0.563, 1.758,
+        "group holds 227 of them (77 %)"),
+    ("cdna3", "cdna3"): (0.640, 1.439,
         "30 comparisons of left-out points of two MI300X / MI325X configurations (GPU or "
         "layout) in 3 groups of one model, precision, engine and request shape; a band built "
         "without a group holds 25 of them (83 %)"),
-    ("cdna4", "blackwell"): (1.072, 8.753,
+    ("cdna4", "blackwell"): (0.432, 2.359,
         "53 comparisons of left-out points of an MI355X configuration against a B200 one in 6 "
         "groups of one model, precision, engine and request shape; a band built without a group "
         "holds 38 of them (72 %)"),
-    ("hopper", "blackwell"): (0.621, 2.043,
+    ("hopper", "blackwell"): (0.598, 1.688,
         "292 comparisons of left-out points of an H100 / H200 configuration against a B200 one "
         "in 9 groups of one model, precision, engine and request shape; a band built without a "
-        "group holds 221 of them (76 %)"),
-    ("hopper", "hopper"): (0.712, 1.521,
+        "group holds 227 of them (78 %)"),
+    ("hopper", "hopper"): (0.590, 1.768,
         "435 comparisons of left-out points of two H100 / H200 configurations (GPU or layout) "
         "in 6 groups of one model, precision, engine and request shape; a band built without a "
         "group holds 331 of them (76 %)"),

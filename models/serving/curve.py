@@ -25,7 +25,7 @@ from statistics import NormalDist
 
 from models.c2c.spec import ClusterSpec
 from models.serving.calibration import EngineConstants, ServingConstants, engine_constants
-from models.serving.spec import Deployment, RequestShape, ServingLLM, WeightFormat
+from models.serving.spec import Deployment, RequestShape, ServingLLM
 
 ACTIVATION_BYTES = 2.0            # BF16 activations on the wire
 USABLE_HBM_FRACTION = 0.90        # the engine's memory fraction (vLLM / SGLang default ~0.9)
@@ -35,12 +35,6 @@ RESERVED_BYTES = 4 * 2**30        # activations, CUDA graphs, the runtime
 # 140.4 GiB on a "141 GB" H200 and 179 GiB on a "180 GB" B200. The serving model reads the
 # figure as GiB, the memory the engines actually have.
 HBM_BYTES_PER_DATASHEET_BYTE = 2**30 / 1e9
-# GPU families without FP4 tensor-core math (Hopper, Ampere, CDNA 3): their engines run FP4
-# (MXFP4) weights through mixed-precision GEMMs that unpack each weight a decode step touches
-# to FP8 / BF16 on the SMs before multiplying it: work that grows with the weights touched and
-# runs at the SMs' rate, not HBM's (ServingConstants.upcast_s). vLLM's gpt-oss-120b runs within
-# 3-5 % on H100 and H200, whose HBM differs by 43 %.
-UPCAST_FP4 = frozenset({"hopper", "ampere", "cdna3"})
 
 
 @dataclass(frozen=True)
@@ -187,7 +181,7 @@ def layer_overhead(llm: ServingLLM, k: ServingConstants) -> float:
     REFERENCE_KERNELS kernels, of which the share k.kernel_share grows with the kernels the
     model's layer launches (DeepSeek's latent attention and shared expert: about twice a
     dense layer's) and the rest does not (scheduling, sampling, syncs spread over the
-    layers). The fit holds the share at 1: the cost is per kernel."""
+    layers). The fit sets the share per family."""
     per_kernel = llm.kernels_per_layer / REFERENCE_KERNELS
     return k.layer_overhead_s * (1 - k.kernel_share + k.kernel_share * per_kernel)
 
@@ -204,7 +198,6 @@ class DecodeWork:
     ep_layers: float         # MoE layers that dispatch across an expert group (0 without EP)
     sequences: float         # sequences per attention replica (each micro-batch)
     pipeline: float          # seconds of stage-to-stage hand-offs
-    upcast: float = 0.0      # 10^9 FP4 weights one GPU unpacks (UPCAST_FP4), all stages
 
 
 def decode_work(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: RequestShape,
@@ -228,13 +221,10 @@ def decode_work(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: Requ
                                    / bandwidth)
     expert_parallel = _ep_seconds(micro / (dep.tp * dep.dp), llm.routed_layers / dep.pp, llm,
                                   dep, hw) * stages
-    upcast = 0.0
-    if dep.weights is WeightFormat.FP4 and hw.arch in UPCAST_FP4:
-        upcast = weights / dep.weights.bytes_per_param * stages / 1e9
     return DecodeWork(streamed=(weights + kv) * stages, flops=flops * stages,
                       tensor_parallel=_tp_seconds(per_replica, layers, llm, dep, hw) * stages,
                       expert_parallel=expert_parallel, ep_layers=_ep_layers(llm, dep),
-                      sequences=per_replica, pipeline=pipeline, upcast=upcast)
+                      sequences=per_replica, pipeline=pipeline)
 
 
 def _ep_layers(llm: ServingLLM, dep: Deployment) -> float:
@@ -245,12 +235,11 @@ def _ep_layers(llm: ServingLLM, dep: Deployment) -> float:
 def step_times(work: DecodeWork, llm: ServingLLM, hw: ClusterSpec, k: ServingConstants,
                e: EngineConstants, peak: float) -> StepTimes:
     """The decode step's seconds: streaming at the family's share of HBM bandwidth, FLOPs at
-    its decode share of the peak (and, on a GPU without FP4 math, the FP4 weights unpacked
-    beside them on the same SMs), the per-sequence cost; the fixed cost per layer scaled by
+    its decode share of the peak, the per-sequence cost; the fixed cost per layer scaled by
     the engine's overhead_scale; the engine's fixed cost per expert-parallel MoE layer beside
     the dispatch's bytes."""
     memory = work.streamed / (hw.hbm_bw * k.decode_hbm_efficiency)
-    compute = work.flops / (peak * k.decode_compute_efficiency) + work.upcast * k.upcast_s
+    compute = work.flops / (peak * k.decode_compute_efficiency)
     overhead = llm.layers * (layer_overhead(llm, k) * e.overhead_scale
                              + work.sequences * k.token_overhead_s)
     return StepTimes(memory=memory, compute=compute, tensor_parallel=work.tensor_parallel,

@@ -56,22 +56,16 @@ from pipelines.inputs.measurements import shipped_serving_points
 # bandwidth; prefill at 5-90 % of the precision's dense peak; decode's FLOPs at 25-90 % of it
 # (what the engines' decode GEMMs reach at large batches: below that the fit would make FLOPs
 # stand for per-sequence costs, and a dense model's decode would turn compute-bound at absurd
-# batches); 0-200 us of fixed cost per layer and decode step, all of it per kernel launched
-# (kernel_share held at 1: a decode step replays a graph of kernels, each with its launch,
-# tail and sync, so DeepSeek-R1's fixed cost, 61 layers of about 12 kernels, is about 3.3
-# times gpt-oss-120b's 36 of 6; fitted per family, the share could not be told from the
-# per-layer rest on a family with one model's points, and a model left out ran on whichever
-# split the other's points happened to leave); 0-2 us per sequence and layer; 0-1 ms per 10^9
-# FP4 weights a GPU without FP4 math unpacks. The fine step is a quarter of the coarse one,
-# which keeps the whole refit (every set and family left out) to minutes.
+# batches); 0-200 us of fixed cost per layer and decode step, of which 0-100 % grows with the
+# kernels a layer launches; 0-2 us per sequence and layer. The fine step is a quarter of the
+# coarse one, which keeps the whole refit (every set and family left out) to minutes.
 BOUNDS: dict[str, tuple[float, float, float, float]] = {
     "decode_hbm_efficiency": (0.30, 0.95, 0.05, 0.0125),
     "prefill_efficiency": (0.05, 0.90, 0.05, 0.0125),
     "decode_compute_efficiency": (0.25, 0.90, 0.05, 0.0125),
     "layer_overhead_s": (0.0, 200e-6, 10e-6, 2.5e-6),
     "token_overhead_s": (0.0, 2e-6, 0.1e-6, 0.025e-6),
-    "kernel_share": (1.0, 1.0, 0.1, 0.025),
-    "upcast_s": (0.0, 1e-3, 0.05e-3, 0.0125e-3),
+    "kernel_share": (0.0, 1.0, 0.1, 0.025),
 }
 # (low, high, coarse step, fine step) of each engine term: its fixed cost per layer at a quarter
 # to four times the reference engine's, and 0-300 us per expert-parallel MoE layer.

@@ -234,25 +234,3 @@ def test_whole_experts_on_few_sequences_wait_for_the_busiest_gpu():
     big_split = decode_step(DEEPSEEK, Deployment(tp=8), HGX, SHORT, 512, PRIOR, PEAK)
     big_spread = decode_step(DEEPSEEK, Deployment(tp=8, ep=8), HGX, SHORT, 512, PRIOR, PEAK)
     assert big_spread.memory == pytest.approx(big_split.memory, rel=0.01)
-
-
-def test_fp4_weights_on_a_gpu_without_fp4_math_are_unpacked_on_its_sms():
-    """On Hopper an FP4 step's compute adds the weights it touches times the family's upcast
-    cost (the same on any HBM); on Blackwell, which multiplies FP4, and for FP8 it adds none."""
-    k = dataclasses.replace(PRIOR, upcast_s=0.2e-3)
-    hopper = dataclasses.replace(HGX, arch="hopper")
-    dep = Deployment(tp=2, weights=WeightFormat.FP4)
-    plain = decode_step(GPT_OSS, dep, hopper, SHORT, 64, PRIOR, PEAK)
-    unpacked = decode_step(GPT_OSS, dep, hopper, SHORT, 64, k, PEAK)
-    touched = 1 - (1 - 4 / 128) ** 64
-    weights = (GPT_OSS.shared_params / 2 + GPT_OSS.expert_params / 2 * touched) / 1e9
-    assert unpacked.compute - plain.compute == pytest.approx(weights * 0.2e-3)
-    faster_hbm = dataclasses.replace(hopper, hbm_bw=2 * hopper.hbm_bw)
-    assert decode_step(GPT_OSS, dep, faster_hbm, SHORT, 64, k, PEAK).compute == \
-        pytest.approx(unpacked.compute)
-    blackwell = dataclasses.replace(NVL72, arch="blackwell")
-    assert decode_step(GPT_OSS, dep, blackwell, SHORT, 64, k, PEAK).compute == \
-        pytest.approx(decode_step(GPT_OSS, dep, blackwell, SHORT, 64, PRIOR, PEAK).compute)
-    fp8 = Deployment(tp=2, weights=WeightFormat.FP8)
-    assert decode_step(GPT_OSS, fp8, hopper, SHORT, 64, k, PEAK).compute == \
-        pytest.approx(decode_step(GPT_OSS, fp8, hopper, SHORT, 64, PRIOR, PEAK).compute)
