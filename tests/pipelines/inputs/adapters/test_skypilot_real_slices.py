@@ -16,7 +16,7 @@ from pipelines.inputs.adapters.base import AdapterOptions, Parsed
 
 REAL = Path(__file__).parent / "fixtures" / "skypilot" / "real"
 ON = date(2026, 11, 20)
-SLICES = ("azure-vms.csv", "gcp-vms.csv", "lambda-vms.csv")
+SLICES = ("azure-vms.csv", "gcp-vms.csv", "lambda-vms.csv", "runpod-vms.csv")
 
 
 def read(name: str) -> Parsed:
@@ -104,6 +104,22 @@ def test_lambda_h100_and_a100_offers_come_out_and_untracked_gpus_are_skipped():
     notes = " | ".join(parsed.notes)
     for why in ("GH200", "A6000", "RTX6000", "A10", "V100", "A100 PCIe 40 GB",
                 "not a GPU instance"):
+        assert why in notes
+
+
+def test_runpod_h100_sxm5_is_priced_per_gpu_and_its_ambiguous_a100_is_skipped_with_why():
+    """A neocloud's catalog: RunPod's nx H100 80GB HBM3 (GpuInfo H100_80GB_SXM5) are H100
+    SXM5 at the instance price over its GPUs, on demand and spot; its A100-80GB, which does
+    not say PCIe or SXM4, and its workstation GPUs are skipped, each with the reason."""
+    parsed = read("runpod-vms.csv")
+    rows = offers("runpod-vms.csv")
+    eight = rows["runpod-8x-h100-80gb-hbm3-community-us-on-demand"]
+    assert (eight["gpu"], eight["gpus_per_instance"]) == ("h100-sxm5", 8)
+    assert eight["value"] == pytest.approx(35.92 / 8)
+    assert rows["runpod-8x-h100-80gb-hbm3-community-us-spot"]["value"] == pytest.approx(19.92 / 8)
+    assert {r["gpu"] for r in rows.values()} == {"h100-sxm5"} and len(rows) == 8
+    notes = " | ".join(parsed.notes)
+    for why in ("does not say PCIe or SXM4", "A40", "RTX4090"):
         assert why in notes
 
 
