@@ -16,7 +16,7 @@ from pipelines.inputs.adapters.base import AdapterOptions, Parsed
 
 REAL = Path(__file__).parent / "fixtures" / "skypilot" / "real"
 ON = date(2026, 11, 20)
-SLICES = ("azure-vms.csv", "gcp-vms.csv", "lambda-vms.csv", "runpod-vms.csv")
+SLICES = ("azure-vms.csv", "gcp-vms.csv", "lambda-vms.csv", "runpod-vms.csv", "oci-vms.csv")
 
 
 def read(name: str) -> Parsed:
@@ -121,6 +121,19 @@ def test_runpod_h100_sxm5_is_priced_per_gpu_and_its_ambiguous_a100_is_skipped_wi
     notes = " | ".join(parsed.notes)
     for why in ("does not say PCIe or SXM4", "A40", "RTX4090"):
         assert why in notes
+
+
+def test_oci_gpu_shapes_are_priced_per_gpu_from_their_own_column_order():
+    """OCI's catalog orders its columns otherwise (Price after GpuInfo, then SpotPrice,
+    Region, AvailabilityZone): its A100 and V100 shapes are priced per GPU on demand (no spot
+    price written), its A10 and CPU shapes skipped."""
+    rows = offers("oci-vms.csv")
+    a100 = rows["oci-bm-gpu4-8-us-ashburn-1-on-demand"]
+    assert (a100["gpu"], a100["gpus_per_instance"], a100["value"]) == (
+        "a100-sxm4-40gb", 8, pytest.approx(24.4 / 8))
+    assert rows["oci-bm-gpu-a100-v2-8-us-ashburn-1-on-demand"]["gpu"] == "a100-sxm4-80gb"
+    assert rows["oci-vm-gpu3-1-us-ashburn-1-on-demand"]["gpu"] == "tesla-v100-sxm2"
+    assert len(rows) == 3
 
 
 @pytest.mark.parametrize("name", SLICES)
