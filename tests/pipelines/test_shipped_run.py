@@ -18,7 +18,7 @@ from pipelines.inputs.scenarios import scenario_paths
 from pipelines.settings import PROJECT_ROOT
 from tests.reports.layout import headings, headings_ending_a_page, overlapping
 
-pytestmark = pytest.mark.slow(seconds=45)
+pytestmark = pytest.mark.slow(seconds=12)  # one run (~45 s) shared by the four tests
 
 SPECLEDGER = Path(sys.executable).parent / "specledger"
 DAY = "2026-11-22"

@@ -19,7 +19,7 @@ from pipelines.flows.artifacts import REJECTED_KEY, SUMMARY_KEY
 from pipelines.flows.weekly_briefing import weekly_briefing
 from tests.conftest import NVLINK_PACK
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow(seconds=20)
 
 
 @pytest.fixture(scope="session")
