@@ -130,5 +130,23 @@ def extra_database(url: str, suffix: str) -> Iterator[str]:
         main("drop", plain(url), name)
 
 
+@contextmanager
+def copied_database(url: str, suffix: str) -> Iterator[str]:
+    """A copy of the database at `url` (nobody may be connected to it meanwhile: PostgreSQL
+    copies it as a template), named after it plus `suffix`, dropped afterwards; yields its
+    URL (same driver as `url`)."""
+    parsed = make_url(url)
+    name = f"{parsed.database}_{suffix}"[:63]
+    with psycopg.connect(plain(url), autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+            sql.Identifier(name)))
+        conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+            sql.Identifier(name), sql.Identifier(parsed.database)))
+    try:
+        yield parsed.set(database=name).render_as_string(hide_password=False)
+    finally:
+        main("drop", plain(url), name)
+
+
 if __name__ == "__main__":
     sys.exit(main(*sys.argv[1:4]))

@@ -35,7 +35,7 @@ from pipelines.cli.app import main
 from pipelines.jobs import steps as jobs
 from pipelines.settings import Settings
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow(seconds=16)  # a shared home (~20 s); each test renders
 
 DAY = date(2026, 11, 22)
 LIMIT_BYTES = 64 * 1024  # well below a warehouse (MBs) and a briefing (~200 KB)

@@ -33,7 +33,7 @@ from tests import pg_database
 from tests.conftest import pg_url_or_skip, reset_pg
 from tests.deploy.conftest import PLACEHOLDER_PASSWORD, parsed_config
 
-pytestmark = [pytest.mark.slow(seconds=50), pytest.mark.postgres]
+pytestmark = [pytest.mark.slow(seconds=70), pytest.mark.postgres]
 
 TEAM_PACK = """\
 source: {key: team-test-datasheet, title: A team's own datasheet, publisher: Example,

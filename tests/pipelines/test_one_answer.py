@@ -25,7 +25,7 @@ from reports.formatting import format_percent, format_usd
 from tests.pipelines.conftest import SHIPPED_SCENARIOS
 from tests.pipelines.jobs.test_briefing_job import DAY, Clock
 
-pytestmark = pytest.mark.slow(seconds=20)
+pytestmark = pytest.mark.slow(seconds=3)  # one weekly run (~20 s) shared by 8 tests
 
 
 @pytest.fixture(scope="module")

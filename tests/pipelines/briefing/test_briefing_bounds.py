@@ -133,6 +133,7 @@ def change_rows(section: str) -> list[str]:
     return [line for line in section.splitlines() if re.match(r"\s*added\s+tgpu-", line)]
 
 
+@pytest.mark.slow(seconds=15)
 def test_the_changes_table_lists_n_rows_each_with_its_source_and_date(rendered):
     text, _, _ = rendered(5_000)
     section = changes_section(text)
@@ -146,6 +147,7 @@ def test_the_changes_table_lists_n_rows_each_with_its_source_and_date(rendered):
     assert "from observation where recorded_at >" in flat   # the warehouse query to run
 
 
+@pytest.mark.slow(seconds=15)
 def test_the_page_count_does_not_grow_with_the_change(rendered):
     small_text, small_pages, small_main = rendered(50)
     big_text, big_pages, big_main = rendered(5_000)

@@ -126,6 +126,7 @@ def test_report_before_any_dataset_version_exits_3_and_says_what_to_do(cli):
     assert "specledger run" in result.output
 
 
+@pytest.mark.slow(seconds=20)
 def test_report_re_renders_the_briefing_of_an_ingested_version(cli, write_pack, tmp_path):
     assert cli("ingest", str(write_pack("nvlink.yaml", NVLINK_PACK))).exit_code == 0
     today = datetime.now(UTC).date().isoformat()  # the version was cut just now
@@ -165,6 +166,7 @@ def test_export_writes_a_file_per_table_or_says_there_is_no_warehouse(cli, write
     assert (tmp_path / "out" / "observation.csv").read_text().count("\n") == 3  # header + 2
 
 
+@pytest.mark.slow(seconds=30)
 def test_a_second_briefing_the_same_day_gets_its_own_name_and_both_reproduce(cli, write_pack,
                                                                                tmp_path):
     today = datetime.now(UTC).date().isoformat()
@@ -186,6 +188,7 @@ def test_a_second_briefing_the_same_day_gets_its_own_name_and_both_reproduce(cli
     assert (tmp_path / "first.pdf").read_bytes() == first_bytes
 
 
+@pytest.mark.slow(seconds=20)
 def test_a_briefing_compares_with_the_last_briefing_and_completes_the_versions_it_reads(
         cli, write_pack, tmp_path):
     import subprocess

@@ -16,7 +16,7 @@ from pipelines.flows.weekly_briefing import weekly_briefing
 from tests.conftest import NVLINK_PACK
 from tests.pipelines.delivery.smtp_server import endless_greeting, smtp_server
 
-pytestmark = pytest.mark.slow(seconds=40)
+pytestmark = pytest.mark.slow(seconds=16)
 
 DAY = date(2026, 11, 22)
 

@@ -3,7 +3,9 @@ rendered from the ledger, recorded with its sha256, and re-rendered byte for byt
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import shutil
 import subprocess
 import textwrap
 from collections.abc import Callable, Iterator
@@ -21,7 +23,7 @@ from pipelines.settings import PROJECT_ROOT, Settings
 from tests import pg_database
 from tests.conftest import pg_url_or_skip
 
-pytestmark = pytest.mark.slow(seconds=8)  # two ledgers built per backend, shared
+pytestmark = pytest.mark.slow(seconds=10)  # a week, then a copy and a later week, per backend
 DAY = date(2026, 11, 22)
 
 
@@ -42,16 +44,23 @@ def settings(ledger_url: str, tmp_path: Path) -> Settings:
 @pytest.fixture(scope="module",
                 params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def module_ledgers(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-                   ) -> Iterator[Callable[[str], Settings]]:
+                   ) -> Iterator[Callable[..., Settings]]:
     """Homes with their own ledgers (a SQLite file; a PostgreSQL database beside the test
-    one, dropped at the end), built once per module and dialect for the tests that read them."""
+    one, dropped at the end), built once per module and dialect for the tests that read them.
+    `make(name, like=settings)`: a copy of that home and its ledger, to change apart from it."""
     with ExitStack() as stack:
 
-        def make(name: str) -> Settings:
+        def make(name: str, like: Settings | None = None) -> Settings:
             home = tmp_path_factory.mktemp(name) / "home"
+            if like is not None:
+                shutil.copytree(like.home, home)
             if request.param == "sqlite":
                 return Settings(home=home)
-            url = stack.enter_context(pg_database.extra_database(pg_url_or_skip(), name))
+            if like is None:
+                url = stack.enter_context(pg_database.extra_database(pg_url_or_skip(), name))
+            else:
+                url = stack.enter_context(pg_database.copied_database(
+                    like.resolved_database_url, name))
             return Settings(home=home, database_url=url)
 
         yield make
@@ -98,7 +107,7 @@ Week = tuple[Settings, Clock, int, jobs.RenderedBriefing]
 
 
 @pytest.fixture(scope="module")
-def first_week(module_ledgers: Callable[[str], Settings]) -> Week:
+def first_week(module_ledgers: Callable[..., Settings]) -> Week:
     """The shipped week, built once per dialect; its tests only read it (flags again finds
     them stored and changes nothing)."""
     settings, clock = module_ledgers("first_week"), Clock()
@@ -107,11 +116,18 @@ def first_week(module_ledgers: Callable[[str], Settings]) -> Week:
 
 
 @pytest.fixture(scope="module")
-def two_weeks(module_ledgers: Callable[[str], Settings]) -> tuple[Week, Week]:
-    """The shipped week, then a later week with a new figure, in a ledger of their own: the
-    ledger has moved on since the first briefing."""
-    settings, clock = module_ledgers("two_weeks"), Clock()
-    version, rendered = weekly(settings, clock, [settings.sources_dir])
+def two_weeks(module_ledgers: Callable[..., Settings], first_week: Week) -> tuple[Week, Week]:
+    """The shipped week (a copy of `first_week`'s home and ledger, not built again), then a
+    later week with a new figure, in that copy: the ledger has moved on since the first
+    briefing."""
+    first_settings, first_clock, version, first_rendered = first_week
+    settings = module_ledgers("two_weeks", like=first_settings)
+    clock = Clock()
+    clock.now = first_clock.now
+    # The first week's briefing and appendix as the copy holds them.
+    rendered = dataclasses.replace(
+        first_rendered, path=settings.briefings_dir / first_rendered.path.name,
+        appendix=settings.briefings_dir / first_rendered.appendix.name)
     pack = settings.home.parent / "packs" / "later.yaml"
     pack.parent.mkdir()
     pack.write_text(textwrap.dedent(LATER_PACK).lstrip(), encoding="utf-8")

@@ -1,0 +1,93 @@
+"""`specledger run` as a user runs it, on the shipped sources and scenarios: once for this
+module (about 40 s), in a home that does not exist yet, with none of this environment's
+SPECLEDGER_ or PREFECT_ settings (SQLite, Prefect's state in the home). Every test reads what
+that one run left: its output, the warehouse, the briefing's pages as a reader sees them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipelines.inputs.scenarios import scenario_paths
+from pipelines.settings import PROJECT_ROOT
+from tests.reports.layout import headings, headings_ending_a_page, overlapping
+
+pytestmark = pytest.mark.slow(seconds=12)  # one run (~45 s) shared by the four tests
+
+SPECLEDGER = Path(sys.executable).parent / "specledger"
+DAY = "2026-11-22"
+
+
+@dataclass(frozen=True)
+class ShippedRun:
+    home: Path
+    stdout: str
+    stderr: str
+
+    @property
+    def briefing(self) -> Path:
+        return self.home / "briefings" / f"briefing-{DAY}.pdf"
+
+    @property
+    def appendix(self) -> Path:
+        return self.briefing.with_name(f"briefing-{DAY}-appendix.pdf")
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory: pytest.TempPathFactory) -> ShippedRun:
+    """The README's main job in a fresh home (its parent folders do not exist either)."""
+    home = tmp_path_factory.mktemp("shipped") / "fresh" / "var"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SPECLEDGER_", "PREFECT_"))}
+    env.update(PREFECT_SERVER_ANALYTICS_ENABLED="false", DO_NOT_TRACK="1")
+    done = subprocess.run([str(SPECLEDGER), "run", "--home", str(home), "--as-of", DAY],
+                          env=env, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr[-2000:]
+    return ShippedRun(home, done.stdout, done.stderr)
+
+
+def test_specledger_run_works_with_a_home_that_does_not_exist_yet(shipped):
+    home = shipped.home
+    assert (home / ".prefect").is_dir()
+    assert (home / "warehouse.duckdb").is_file()
+    info = subprocess.run(["pdfinfo", str(shipped.briefing)],
+                          capture_output=True, text=True, check=True).stdout
+    assert f"specledger briefing {DAY}" in info
+    scenarios = PROJECT_ROOT / "data" / "scenarios"
+    c2c, tco = scenario_paths(scenarios, "c2c"), scenario_paths(scenarios, "tco")
+    # every shipped scenario, stored and published
+    assert f"c2c        {len(c2c)} computed" in shipped.stdout
+    assert f"tco        {len(tco)} computed" in shipped.stdout
+    con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
+    fabrics = con.execute("select scenario, recommended_fabric from c2c_latest").fetchall()
+    costs = con.execute("select scenario, break_even_speedup, total_cost_usd "
+                        "from tco_latest").fetchall()
+    con.close()
+    assert len(fabrics) == len(c2c) and len(costs) == len(tco)
+
+
+def test_no_two_words_of_the_shipped_briefing_overlap(shipped):
+    """Chart labels included: matplotlib's text stays text in the PDF."""
+    assert overlapping(shipped.briefing) == []
+    assert overlapping(shipped.appendix) == []
+
+
+def test_no_heading_of_the_shipped_briefing_ends_a_page(shipped):
+    found = headings(shipped.briefing)
+    assert {"Serving: throughput against interactivity", "TCO comparison"} <= {
+        text for _, text in found}
+    assert headings_ending_a_page(shipped.briefing) == []
+    assert headings_ending_a_page(shipped.appendix) == []
+
+
+def test_a_run_is_quiet_on_stderr(shipped):
+    """No pint redefinition, no WeasyPrint anchor or CSS warning, no log line at all: what a
+    run has to say is on stdout."""
+    for noise in ("Redefining", "Anchor defined twice", "WARNING", "Warning"):
+        assert noise not in shipped.stderr
+    assert shipped.stderr == ""
