@@ -26,7 +26,9 @@ def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 def test_a_migration_waits_for_the_writer_holding_the_lock_and_says_so(empty_url):
     with lock_held(empty_url, HOLD):
         waited = upgrade(empty_url, lock_timeout_seconds=30)
-    assert waited.waited and waited.seconds >= HOLD - 0.5
+    # It waited and says for how long; not a timing check: under load the upgrade may reach
+    # the lock late in the holder's HOLD seconds (a CI run saw 0.52 s of 1.5).
+    assert waited.waited and 0 < waited.seconds < 30
     if not empty_url.startswith("sqlite"):  # PostgreSQL names the session it waited for
         assert waited.holder == HOLDER_NAME
     assert upgrade(empty_url) == NO_WAIT  # at head now: read, not locked
@@ -49,7 +51,7 @@ def test_reading_the_schema_waits_for_a_writer_holding_sqlite_exclusively(tmp_pa
     upgrade(url)
     with lock_held(url, HOLD, exclusive=True):
         waited = upgrade(url, lock_timeout_seconds=30)
-    assert waited.waited and waited.seconds >= HOLD - 0.5
+    assert waited.waited and 0 < waited.seconds < 30
 
 
 @pytest.mark.slow
@@ -58,7 +60,9 @@ def test_the_migration_step_waits_past_sqlites_default_five_seconds(tmp_path):
     lock timeout said."""
     url = f"sqlite:///{tmp_path / 'ledger.sqlite'}"
     upgrade(url)
-    with lock_held(url, 6, exclusive=True):
+    # Held 8 s, so an upgrade that reaches the lock up to 2.5 s late (a loaded machine) still
+    # waits past the driver's 5 s.
+    with lock_held(url, 8, exclusive=True):
         waited = upgrade(url, lock_timeout_seconds=30)
     assert waited.seconds > 5.5
 
