@@ -147,9 +147,10 @@ class OptionLine:
     utilisation: float = 1.0
     upfront_capex_usd: float | None = None
     annual_opex_usd: float | None = None
-    # The price dates of the on-demand offers the market figure counts ("2025-03-01", or
-    # "2025-03-01 to 2025-03-08"): valid time, not the dataset version's date.
-    market_price_dates: str | None = None
+    # The oldest and newest price dates of the on-demand offers the market figure counts
+    # (ISO days; one date when they agree): valid time, not the dataset version's date.
+    market_priced_from: str | None = None
+    market_priced_to: str | None = None
 
 
 @dataclass(frozen=True)

@@ -88,7 +88,9 @@ def _option(option: TcoOption, linked: ScenarioLine | None, as_of: date | None,
                       utilisation=option.utilisation,
                       upfront_capex_usd=option.upfront_capex_usd,
                       annual_opex_usd=option.annual_opex_usd,
-                      market_price_dates=on_demand.price_dates if on_demand else None)
+                      market_priced_from=(on_demand.price_from or on_demand.as_of
+                                          if on_demand else None),
+                      market_priced_to=on_demand.as_of if on_demand else None)
 
 
 def rent_basis(rent: Mapping[str, Any], as_of: date | None = None,
@@ -148,8 +150,9 @@ def market_lines(index: pd.DataFrame, version: int,
     """One line per GPU with an offer at `version`: the on-demand median with its price
     dates, its change since `compared`, and the cheapest offer of any term with its date.
     The change is the index's week-over-week change over matched offers (same provider,
-    region, instance, term) when the index has one, so that offers coming or going (its
-    `composition`, said apart) are never a price move; else the medians' ratio."""
+    region, instance, term), so that offers coming or going (its `composition`, said apart)
+    are never a price move: None when no offer is priced on both dates; the medians' ratio
+    only for an index stored before it kept that change."""
     if index.empty:
         return []
     now = index[index["dataset_version"] == version]
@@ -162,8 +165,10 @@ def market_lines(index: pd.DataFrame, version: int,
         then = before.get(str(gpu))
         row = on_demand.iloc[0] if median is not None else None
         matched = _cell(row, "wow_change")
-        change = ((median / then - 1) if median is not None and then else None
-                  ) if matched is None else float(matched)
+        if row is not None and "wow_change" in row.index:
+            change = None if matched is None else float(matched)  # no offer on both dates
+        else:  # an index stored before it kept matched changes: the medians' ratio
+            change = (median / then - 1) if median is not None and then else None
         lines.append(MarketLine(
             gpu=str(gpu), median_usd=median,
             offers=int(on_demand["n_offers"].iloc[0]) if median is not None else 0,

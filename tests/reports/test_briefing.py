@@ -76,6 +76,10 @@ def test_page_one_sets_each_workloads_options_side_by_side(full_pdf):
     assert costs.index("$1.91 M") < costs.index("$1.95 M") < costs.index("$1.85 M")
     market = line_with(page, "Market $/GPU-hour")
     assert "none in 120 days" in market and "$6.25 ($5.1 M)" in market
+    # Every price shows its date: the market's under it, the offers' oldest and newest.
+    under = page.splitlines()[page.splitlines().index(market) + 1:][:3]
+    assert any("priced 2026-08-19" in line for line in under)
+    assert any("to 2026-11-09" in line for line in under)
     assert "10.1 days" in line_with(page, "Time to train")
 
 

@@ -126,6 +126,7 @@ class OfferSink:
     source: SourceDecl | None = None
     skipped: Counter[str] = field(default_factory=Counter)
     _items: set[str] = field(default_factory=set)
+    _gpus: set[str] = field(default_factory=set)
     _days: dict[date, str] = field(default_factory=dict)  # as_of -> its ISO text
 
     def __post_init__(self) -> None:
@@ -145,6 +146,12 @@ class OfferSink:
         if key not in self._items:
             self._items.add(key)
             spec = offer.instance
+            if spec.gpu not in self._gpus:
+                # The GPU an offer's family names is an item too, so that a price list
+                # ingested into a ledger without the source packs still resolves its offers'
+                # GPU; the ledger's own item, where it has one, is never renamed by it.
+                self._gpus.add(spec.gpu)
+                pack.items.append(ItemDecl(key=spec.gpu, name=spec.gpu, kind="gpu"))
             pack.items.append(ItemDecl(
                 key=key, name=f"{spec.instance_type} {offer.region} {offer.term} "
                               f"({offer.provider})",

@@ -41,13 +41,26 @@ def test_the_line_is_dated_by_its_offers_prices_and_moves_by_matched_offers_only
     assert line.change == -0.10 and line.composition == "newcloud added 1 region"
 
 
-def test_without_a_matched_change_the_medians_are_compared():
+def test_without_an_offer_priced_on_both_dates_there_is_no_change_to_show():
+    """Offers that came or went are composition, not a price move: a median over other
+    offers is not compared with the earlier one."""
     stored = index([
         {"dataset_version": 1, "version_date": "2026-11-01", "median": 4.0,
          "cheapest_as_of": "2026-11-01", "price_from": "2026-11-01", "price_to": "2026-11-01",
          "wow_change": None, "wow_composition": None},
         {"dataset_version": 2, "version_date": "2026-12-20", "median": 3.0,
          "cheapest_as_of": "2026-12-20", "price_from": "2026-12-20", "price_to": "2026-12-20",
-         "wow_change": None, "wow_composition": None}])
+         "wow_change": None, "wow_composition": "newcloud added 3 offers"}])
     [line] = market_lines(stored, 2, compared=1)
+    assert line.change is None and line.composition == "newcloud added 3 offers"
+
+
+def test_an_index_stored_before_matched_changes_compares_the_medians():
+    stored = index([
+        {"dataset_version": 1, "version_date": "2026-11-01", "median": 4.0,
+         "cheapest_as_of": "2026-11-01", "price_from": "2026-11-01", "price_to": "2026-11-01"},
+        {"dataset_version": 2, "version_date": "2026-12-20", "median": 3.0,
+         "cheapest_as_of": "2026-12-20", "price_from": "2026-12-20", "price_to": "2026-12-20"}])
+    [line] = market_lines(stored.drop(columns=["wow_change", "wow_composition"]), 2,
+                          compared=1)
     assert line.change == 3.0 / 4.0 - 1 and line.composition is None

@@ -154,11 +154,14 @@ def test_a_gb200_vm_is_priced_per_gpu_of_its_four():
     assert gb200["offer"]["gpu"] == "gb200"
 
 
-def test_one_item_per_offer_of_kind_cloud_offer():
+def test_one_item_per_offer_of_kind_cloud_offer_and_one_per_gpu_it_names():
     parsed = read()
-    assert len(parsed.pack.items) == len(parsed.pack.rows) == 6
-    item = next(i for i in parsed.pack.items if i.key == f"{H100}-spot")
+    offers = [i for i in parsed.pack.items if i.kind == "cloud_offer"]
+    assert len(offers) == len(parsed.pack.rows) == 6
+    item = next(i for i in offers if i.key == f"{H100}-spot")
     assert (item.kind, item.vendor, item.family) == ("cloud_offer", "azure", "h100-sxm5")
+    gpus = [i for i in parsed.pack.items if i.kind == "gpu"]
+    assert sorted(i.key for i in gpus) == sorted({i.family for i in offers})
 
 
 # --- pages -----------------------------------------------------------------------------------

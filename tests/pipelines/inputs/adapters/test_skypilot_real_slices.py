@@ -9,8 +9,13 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+import duckdb
 import pytest
 
+from db.engine import Session
+from db.queries import dataset_version
+from db.warehouse import WarehouseMeta, publish_warehouse
+from models.resolve import SOURCE_KIND_RANK
 from pipelines.inputs.adapters import skypilot_catalog
 from pipelines.inputs.adapters.base import AdapterOptions, Parsed
 
@@ -145,3 +150,22 @@ def test_each_real_slice_ingests_with_nothing_rejected(ledger, ingest, tmp_path,
     [file] = ingest(catalog, as_of=ON).files
     assert (file.outcome, file.format, file.rejected) == ("ingested", "skypilot-catalog", 0)
     assert file.accepted == len(read(name).pack.rows)
+
+
+def test_a_catalog_alone_in_an_empty_ledger_publishes_a_warehouse_naming_its_gpus(
+        ledger, ingest, clock, tmp_path):
+    """Without the source packs, the offers' GPUs are still items (named by their keys until
+    a pack names them), so the warehouse's checks pass and market_offer joins to item."""
+    report = ingest(REAL / "lambda-vms.csv", as_of=ON)
+    with Session(ledger) as session:
+        version = dataset_version(session, report.dataset_version)
+        meta = WarehouseMeta(version.id, version.content_hash, version.cutoff_at, ON,
+                             clock.tick(), "test")
+    path = publish_warehouse(ledger, tmp_path / "warehouse.duckdb", meta, SOURCE_KIND_RANK)
+
+    with duckdb.connect(str(path), read_only=True) as con:
+        gpus = con.execute("select distinct m.gpu, i.kind from market_offer m "
+                           "join item i on i.key = m.gpu order by 1").fetchall()
+    named = sorted({offer["gpu"] for offer in offers("lambda-vms.csv").values()})
+    assert "h100-sxm5" in named
+    assert gpus == [(gpu, "gpu") for gpu in named]
