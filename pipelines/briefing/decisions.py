@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from models.records import TcoOption, TcoRecord
+from models.records import Rent, TcoOption, TcoRecord
 from models.tco.decision import flipping_inputs, margin_swings
 from models.trends.types import ObservationChange
 from reports.context import (
@@ -81,7 +81,8 @@ def _option(option: TcoOption, linked: ScenarioLine | None, as_of: date | None,
                       layout=linked.layout if linked else None,
                       layout_note=linked.layout_note if linked else None,
                       layout_searched=linked.layout_searched if linked else False,
-                      basis=(rent_basis(option.rent, as_of, max_age_days) if option.rent
+                      basis=(rent_basis(option.rent, as_of, max_age_days,
+                                        committed_rent(option)) if option.rent
                              else "owned"),
                       rented=option.rent is not None,
                       availability=option.availability, goodput=option.goodput,
@@ -94,11 +95,12 @@ def _option(option: TcoOption, linked: ScenarioLine | None, as_of: date | None,
 
 
 def rent_basis(rent: Mapping[str, Any], as_of: date | None = None,
-               max_age_days: int | None = None) -> str:
+               max_age_days: int | None = None, committed: Rent | None = None) -> str:
     """A rented option's price as the TCO stage read it, with its offers (or ledger item and
     source) and date: "rented at $2.35/GPU-hour: h100-1yr-contract-index (...), price of
     2026-03-01"; on `as_of`, a price older than `max_age_days` (the market's age limit, past
-    which an offer leaves the price index) says how old it is."""
+    which an offer leaves the price index) says how old it is, and what the market's current
+    offers on a committed term (`committed`, the index's line for the same GPU) charge."""
     if rent.get("origin") == "market":   # the price index: how many offers, whose
         note = str(rent.get("note") or "").split(" (P25")[0]
     else:                                # a ledger figure or the scenario's own
@@ -108,7 +110,30 @@ def rent_basis(rent: Mapping[str, Any], as_of: date | None = None,
     age = _age_days(rent.get("as_of"), as_of)
     if age is not None and max_age_days is not None and age > max_age_days:
         when += f" ({age} days old, past the market's {max_age_days}-day limit)"
+        if committed is not None:
+            when += f"; {_committed_now(committed)}"
     return f"rented at {format_usd(float(rent['value']))}/GPU-hour: {note}{when}"
+
+
+# The committed terms a current rent is looked for on, most like a rent-vs-buy contract first.
+COMMITTED_TERMS = ("contract", "reserved_1y", "reserved_3y")
+
+
+def committed_rent(option: TcoOption) -> Rent | None:
+    """The market's line for the option's GPU on the first committed term it has offers on."""
+    return next((option.rents[t] for t in COMMITTED_TERMS if t in option.rents), None)
+
+
+def _committed_now(rent: Rent) -> str:
+    """"the market's current contract offers for it: $2.72 median of 1 (hyperstack), priced
+    2026-08-26"."""
+    term = rent.term.replace("_", " ").replace("1y", "1 year").replace("3y", "3 years")
+    priced = (f", priced {rent.price_from} to {rent.as_of}"
+              if rent.price_from and rent.price_from != rent.as_of
+              else f", priced {rent.as_of}" if rent.as_of else "")
+    who = f" ({rent.cheapest_provider})" if rent.offers == 1 else ""
+    return (f"the market's current {term} offers for it: {format_usd(rent.median)} median of "
+            f"{rent.offers}{who}{priced}")
 
 
 def _age_days(priced_on: object, as_of: date | None) -> int | None:

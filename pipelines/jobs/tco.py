@@ -116,7 +116,7 @@ def folder_of(scenario: TcoScenario, scenarios_dir: Path | None) -> Path:
 
 
 # The terms an owned option's $/GPU-hour is set beside.
-MARKET_TERMS = ("on_demand", "reserved_1y", "reserved_3y")
+MARKET_TERMS = ("on_demand", "reserved_1y", "reserved_3y", "contract")
 
 
 @dataclass(frozen=True)

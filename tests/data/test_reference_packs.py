@@ -111,3 +111,10 @@ def test_the_current_market_prices_each_gpu_the_briefing_compares():
     gpus = {row["offer"]["gpu"] for _, row in market_offers()
             if row["offer"]["term"] == "on_demand"}
     assert {"h100-sxm5", "h200-sxm", "b200", "gb200", "amd-mi300x"} <= gpus
+
+
+def test_the_current_market_has_a_committed_price_beside_on_demand_for_the_gpus_rented():
+    """Rent-vs-buy needs what renting for a term costs, not only the hourly rate."""
+    committed = {row["offer"]["gpu"] for _, row in market_offers()
+                 if row["offer"]["term"] in ("contract", "reserved_1y", "reserved_3y")}
+    assert {"h100-sxm5", "h200-sxm", "b200"} <= committed

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from models.records import Rent
 from pipelines.briefing.decisions import rent_basis
 
 CONTRACT = {"origin": "ledger", "value": 2.35, "item": "h100-1yr-contract-index",
@@ -28,3 +29,17 @@ def test_a_recent_or_undated_rent_price_carries_no_age():
         "(semianalysis-gpu-shortage-2026-04-02)")
     garbled = {**CONTRACT, "as_of": "sometime"}
     assert rent_basis(garbled, date(2026, 11, 27), 120).endswith("price of sometime")
+
+
+def test_an_old_rent_price_names_what_the_markets_current_contract_offers_charge():
+    current = Rent("contract", 2.72, 2.72, 2.72, 1, 2.72, "hyperstack", "2026-08-26",
+                   "2026-08-26")
+    text = rent_basis(CONTRACT, date(2026, 11, 27), 120, committed=current)
+    assert text.endswith("past the market's 120-day limit); the market's current contract "
+                         "offers for it: $2.72 median of 1 (hyperstack), priced 2026-08-26")
+    several = Rent("reserved_1y", 2.5, 2.2, 2.9, 4, 2.1, "aws", "2026-11-01", "2026-09-01")
+    assert rent_basis(CONTRACT, date(2026, 11, 27), 120, committed=several).endswith(
+        "reserved 1 year offers for it: $2.50 median of 4, priced 2026-09-01 to 2026-11-01")
+    # A price within the limit needs no comparison.
+    assert rent_basis(CONTRACT, date(2026, 3, 31), 120, committed=current).endswith(
+        "price of 2026-03-01")
