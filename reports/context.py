@@ -200,6 +200,18 @@ class MarketSeries:
     gpu: str
     term: str
     points: tuple[tuple[date, float], ...]   # (version date, median USD per GPU-hour)
+    # The latest version's index line: its offers and providers, the oldest and newest price
+    # dates (valid time) of the offers it counts, and its changes over 7 and 90 days of price
+    # dates over matched offers (None: no offer priced on both dates), with the offers that
+    # came or went over those days in words ("gcp added 11 offers"), apart.
+    offers: int | None = None
+    providers: int | None = None
+    priced_from: date | None = None
+    priced_to: date | None = None
+    change_7d: float | None = None
+    change_90d: float | None = None
+    composition_7d: str | None = None
+    composition_90d: str | None = None
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date
 from typing import Any
 
 from markupsafe import Markup
@@ -65,13 +64,11 @@ class Tornado:
 
 @dataclass(frozen=True)
 class MarketRow:
-    """One GPU and term's price index: now, when first seen, and the change between."""
+    """One GPU and term's price index now, with its offers' price dates and its changes over
+    matched offers (the series' own), and how many versions it has been in."""
 
     series: MarketSeries
-    first_on: date
-    first_usd: float
     last_usd: float
-    change: float | None     # None: a single version
     versions: int
 
 
@@ -180,6 +177,7 @@ class BriefingView:
     tornadoes: tuple[Tornado, ...]
     rented: list[tuple[DecisionLine, OptionLine]]
     market: tuple[MarketRow, ...]
+    market_compositions: tuple[str, ...]   # offers that came or went, apart from the changes
     density: DensityView
     interconnect: InterconnectView
     flags: FlagsView
@@ -204,7 +202,8 @@ def build_view(context: BriefingContext, document: str = "briefing") -> Briefing
         tornadoes=tuple(Tornado(d, drawn.tornado[d.name]) for d in context.decisions
                         if d.name in drawn.tornado),
         rented=views.rented_options(context.decisions),
-        market=tuple(market_row(s) for s in context.market_history),
+        market=(market := tuple(market_row(s) for s in context.market_history)),
+        market_compositions=market_compositions(market),
         density=density_view(context), interconnect=interconnect_view(context),
         flags=flags_view(context), stale=stale_view(context), changes=changes_view(context),
         values=values_view(context),
@@ -250,10 +249,22 @@ def _plotted(series: Iterable[Series]) -> bool:
 
 
 def market_row(series: MarketSeries) -> MarketRow:
-    """The series' first and latest median, and the change between (two versions or more)."""
-    (first_on, first), (_, last) = series.points[0], series.points[-1]
-    change = last / first - 1 if len(series.points) > 1 else None
-    return MarketRow(series, first_on, first, last, change, len(series.points))
+    """The series' latest median and how many versions it spans. Its change is the index's
+    over matched offers, never the ratio of two medians over different offers."""
+    return MarketRow(series, series.points[-1][1], len(series.points))
+
+
+def market_compositions(rows: tuple[MarketRow, ...]) -> tuple[str, ...]:
+    """"h100-sxm5 on demand, 90 days: gcp added 11 offers", per row whose offers came or
+    went (over 90 days, else over 7)."""
+    found = []
+    for row in rows:
+        s = row.series
+        for days, words in ((90, s.composition_90d), (7, s.composition_7d)):
+            if words:
+                found.append(f"{s.gpu} {s.term.replace('_', ' ')}, {days} days: {words}")
+                break
+    return tuple(found)
 
 
 def density_view(context: BriefingContext) -> DensityView:

@@ -252,10 +252,26 @@ def _observation_text(change: ObservationChange) -> str:
 
 
 def market_history(index: pd.DataFrame) -> list[MarketSeries]:
-    """The price index per GPU and term over every version of `index`."""
+    """The price index per GPU and term over every version of `index`, with the latest
+    version's offers, price dates and matched changes."""
     if index.empty:
         return []
-    return [MarketSeries(str(gpu), str(term), tuple(
-                (pd.Timestamp(r.version_date).date(), float(r.median))
-                for r in rows.sort_values("dataset_version").itertuples()))
-            for (gpu, term), rows in index.groupby(["gpu", "term"], sort=True)]
+    series = []
+    for (gpu, term), rows in index.groupby(["gpu", "term"], sort=True):
+        rows = rows.sort_values("dataset_version")
+        latest = rows.iloc[-1]
+        counted = _cell(latest, "n_offers"), _cell(latest, "n_providers")
+        change_7d, change_90d = _cell(latest, "wow_change"), _cell(latest, "d90_change")
+        series.append(MarketSeries(
+            str(gpu), str(term),
+            tuple((pd.Timestamp(r.version_date).date(), float(r.median))
+                  for r in rows.itertuples()),
+            offers=None if counted[0] is None else int(counted[0]),
+            providers=None if counted[1] is None else int(counted[1]),
+            priced_from=_day(_cell(latest, "price_from")),
+            priced_to=_day(_cell(latest, "price_to")),
+            change_7d=None if change_7d is None else float(change_7d),
+            change_90d=None if change_90d is None else float(change_90d),
+            composition_7d=_cell(latest, "wow_composition") or None,
+            composition_90d=_cell(latest, "d90_composition") or None))
+    return series

@@ -402,3 +402,14 @@ def test_a_market_of_old_offers_only_is_listed_with_its_dates_not_called_empty(
             "2025-03-01") in text
     assert "Offers older than the age limit" in text
     assert "2025-03-01" in text and "636 days" in text
+
+
+def test_the_market_section_dates_each_median_by_its_offers_and_keeps_composition_apart(
+        full_pdf):
+    section = body(full_pdf)
+    section = section[section.index("Market: renting GPU-hours"):]
+    row = line_with(section, "h100-sxm5", "on demand", "$10.00")
+    assert "9 (7)" in row and "2026-08-26" in row and "-5 %" in row
+    # The 90-day column has no matched offer: a dash, not the ratio of two medians.
+    assert "-12.5 %" not in row
+    assert "gcp added 11 offers" in flat(section)

@@ -100,6 +100,9 @@ def test_rows_point_at_numbered_inputs_and_the_market_rows_carry_their_change():
     assert [(r.name, r.option.name) for r in view.serving_inputs.rows if r.option] == [
         (s.name, o.name) for s in context.serving for o in s.options]
     h100, a100 = view.market
-    assert h100.change == pytest.approx(10.0 / 11.43 - 1) and a100.change is None
+    assert (h100.last_usd, h100.versions, a100.versions) == (10.0, 2, 1)
+    # The change is the index's over matched offers, never two medians' ratio.
+    assert (h100.series.change_7d, h100.series.change_90d) == (-0.05, None)
+    assert view.market_compositions == ("h100-sxm5 on demand, 90 days: gcp added 11 offers",)
     shares = [r.share for r in view.scenarios]
     assert all(share is None or 0 <= share <= 1 for share in shares)

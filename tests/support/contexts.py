@@ -291,7 +291,10 @@ def market() -> list[MarketLine]:
 
 
 def market_history() -> list[MarketSeries]:
-    return [MarketSeries("h100-sxm5", "on_demand", ((date(2026, 11, 15), 11.43), (AS_OF, 10.0))),
+    return [MarketSeries("h100-sxm5", "on_demand", ((date(2026, 11, 15), 11.43), (AS_OF, 10.0)),
+                         offers=9, providers=7, priced_from=date(2026, 8, 26),
+                         priced_to=date(2026, 11, 9), change_7d=-0.05,
+                         composition_90d="gcp added 11 offers"),
             MarketSeries("a100-sxm4-40gb", "reserved_3y", ((AS_OF, 1.45),))]
 
 
