@@ -270,6 +270,12 @@ class FamilyFidelity:
     basis: str
     sources: tuple[str, ...]
     constants: str                  # where the family's constants come from
+    # On points the fit did not see (calibration.LEFT_OUT: each set left out in turn): the
+    # mean |error| and how many of them the band built without their set holds; None for a
+    # family without a fit of its own.
+    left_out_mean_abs_error: float | None = None
+    left_out_held: int | None = None
+    left_out_points: int | None = None
 
 
 @cache
@@ -283,6 +289,7 @@ def serving_fidelity(points: tuple[MeasuredPoint, ...]) -> tuple[FamilyFidelity,
     for family in FAMILIES:
         errors = by_family.get(family, [])
         low, high, basis = calibration.band(family)
+        left_out = calibration.LEFT_OUT.get(family)
         absolute = [abs(e.error) for e in errors]
         rows.append(FamilyFidelity(
             family=family, models=tuple(sorted({e.point.model for e in errors})),
@@ -291,7 +298,10 @@ def serving_fidelity(points: tuple[MeasuredPoint, ...]) -> tuple[FamilyFidelity,
             max_abs_error=max(absolute) if absolute else None,
             band_low=low, band_high=high, basis=basis,
             sources=tuple(sorted({e.point.source for e in errors})),
-            constants=calibration.constants(family)[1]))
+            constants=calibration.constants(family)[1],
+            left_out_mean_abs_error=left_out.mean_abs_error if left_out else None,
+            left_out_held=left_out.held if left_out else None,
+            left_out_points=left_out.points if left_out else None))
     return tuple(rows)
 
 

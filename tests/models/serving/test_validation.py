@@ -142,9 +142,14 @@ def test_serving_fidelity_gives_a_row_per_family_with_its_error_and_band():
             assert (row.band_low, row.band_high, row.basis) == calibration.BAND[family]
             assert row.basis.startswith(f"{row.points} InferenceX")
             assert row.constants == calibration.SOURCE[family]
+            # What it does on points its fit did not see, beside the in-sample error.
+            left_out = calibration.LEFT_OUT[family]
+            assert row.left_out_mean_abs_error == left_out.mean_abs_error > row.mean_abs_error
+            assert (row.left_out_held, row.left_out_points) == (left_out.held, row.points)
         else:
             assert (row.points, row.unreached, row.models, row.sources) == (0, 0, (), ())
             assert row.mean_abs_error is None and row.max_abs_error is None
+            assert row.left_out_mean_abs_error is None and row.left_out_held is None
             assert (row.band_low, row.band_high, row.basis) == calibration.UNCALIBRATED_BAND
             assert row.constants == calibration.POOLED_SOURCE
 
