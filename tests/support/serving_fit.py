@@ -14,14 +14,17 @@ terms move its points on every family, so an engine's terms rest on all the GPUs
 measured on. Then each set of points sharing a model, a GPU and an engine is left out in turn,
 everything refitted on the other sets (every family's) and the left-out set's errors kept:
 those residuals are the model's error on configurations it was not fitted to, and give the band
-(P10-P90 of measured / predicted, taken outward so that it holds at least 80 % of them) that
-calibration.BAND stores. Last, each architecture is left out whole: its points against the
-constants fitted on the other architectures' points, the error a GPU family without measured
-points of its own would have; pooled, they give calibration.UNCALIBRATED_BAND.
+that calibration.BAND stores, in the shape (calibration.BAND_SHAPE: percentiles of measured /
+predicted, widened about their median) that choose_shape finds: the narrowest whose band, built
+again without each set, holds 80 % of the family's left-out points pooled. Last, each
+architecture is left out whole: its points against the constants fitted on the other
+architectures' points, the error a GPU family without measured points of its own would have;
+pooled, they give calibration.UNCALIBRATED_BAND, its shape chosen the same way with the
+families for the sets.
 
 `python -m bench.serving_fit` prints the fitted constants, the error per architecture and per
 model and precision, in sample and left out, and the bands; paste the values into
-models/serving/calibration.py (CONSTANTS, SOURCE, BAND) when they change.
+models/serving/calibration.py (CONSTANTS, SOURCE, BAND and the rest) when they change.
 tests/models/serving/test_serving_fit.py refits and compares with the stored values.
 """
 
