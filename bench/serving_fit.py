@@ -32,10 +32,12 @@ from tests.support.serving_fit import (
     COVERAGE_TARGET,
     Choice,
     basis,
+    common_shape,
     fit_all,
     outward,
     paired_basis,
     point_fold,
+    sets_of,
     shape_name,
     uncalibrated_basis,
 )
@@ -101,6 +103,15 @@ def main(argv: Sequence[str] = ()) -> int:
           f"band, built without a set, holds {COVERAGE_TARGET:.0%} of the sets' points pooled")
     for arch, (_, _, n) in report.bands.items():
         print(f"  {arch:10s} {n:3d} points  {_choice(report.shapes[arch])}")
+    common = common_shape({arch: sets_of(errs) for arch, errs in report.left_out.items()})
+    if common:
+        name = shape_name(next(iter(common.values())).shape)
+        print(f"  instead, one shape for every family: the narrowest that meets the target on "
+              f"each is {name}:")
+        for arch, choice in common.items():
+            low, high = outward(*choice.band)
+            print(f"    {arch:10s} {low:.3f} {high:.3f}, built without each set holds "
+                  f"{choice.held} of {choice.points}")
     print("\nBAND_SHAPE and BAND (models/serving/calibration.py):")
     for arch, choice in report.shapes.items():
         print(f"    {arch!r}: {choice.shape},")

@@ -305,6 +305,28 @@ def choose_shape(groups: Mapping[str, Sequence[float]]) -> Choice:
     return min(meeting, key=lambda c: np.log(c.band[1] / c.band[0]))
 
 
+def common_shape(families: Mapping[str, Mapping[str, Sequence[float]]]
+                 ) -> dict[str, Choice] | None:
+    """The alternative to a shape per family: one shape for every family of `families` (family
+    -> its groups), the narrowest (mean log-width of the families' bands) whose band built
+    without each group holds COVERAGE_TARGET of every family's ratios pooled, and what it gives
+    each family; None when no shape tried does."""
+    best: tuple[float, dict[str, Choice]] | None = None
+    for shape in shapes():
+        found = {}
+        for family, groups in families.items():
+            rows = held_without(groups, shape)
+            every = [r for rs in groups.values() for r in rs]
+            found[family] = Choice(shape, band(every, shape), tuple(rows),
+                                   sum(h for _, _, h in rows) >= COVERAGE_TARGET * len(every))
+        if not all(c.met for c in found.values()):
+            continue
+        width = float(np.mean([np.log(c.band[1] / c.band[0]) for c in found.values()]))
+        if best is None or width < best[0]:
+            best = (width, found)
+    return best[1] if best else None
+
+
 @dataclass
 class FitReport:
     constants: dict[str, ServingConstants]
