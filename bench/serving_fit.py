@@ -3,7 +3,11 @@ print them with each engine's terms (fitted jointly across the families), the er
 architecture and per model and precision, in sample and left out, and the bands: the fit is
 tests/support/serving_fit.py (which tests/models/serving/test_serving_fit.py also runs); paste
 the values into models/serving/calibration.py (CONSTANTS, ENGINES, SOURCE, BAND, LEFT_OUT,
-PAIRED_BAND) when they change. From the repository root:
+PAIRED_BAND, UNCALIBRATED_BAND and the shapes BAND_SHAPE, PAIRED_SHAPE, UNCALIBRATED_SHAPE) when
+they change: the bands printed are rounded outward to three decimals, as stored. Each band's
+shape is the narrowest of tests/support/serving_fit.py's grid whose band, built again without a
+set (a group of comparisons, a family), holds 80 % of the left-out points of the sets it was
+built without, pooled. From the repository root:
 
     python -m bench.serving_fit [--jobs N] [--sets-only]
 
@@ -23,7 +27,20 @@ import numpy as np
 
 from models.serving.calibration import EngineConstants
 from models.serving.validation import PointError
-from tests.support.serving_fit import basis, fit_all, paired_basis, point_fold
+from tests.support.serving_fit import (
+    ABSURD,
+    COVERAGE_TARGET,
+    Choice,
+    basis,
+    common_shape,
+    fit_all,
+    outward,
+    paired_basis,
+    point_fold,
+    sets_of,
+    shape_name,
+    uncalibrated_basis,
+)
 
 
 def _summary(errs: Sequence[PointError]) -> str:
@@ -34,6 +51,17 @@ def _summary(errs: Sequence[PointError]) -> str:
 def _engine(k: EngineConstants) -> str:
     return (f"EngineConstants(overhead_scale={k.overhead_scale:.4g}, "
             f"ep_layer_s={k.ep_layer_s * 1e6:.4g}e-6)")
+
+
+def _choice(choice: Choice, unit: str = "set") -> str:
+    """A band's shape, its width and what it holds built without each set, pooled."""
+    low, high = outward(*choice.band)
+    wide = (f"   ABSURD: wider than {ABSURD[0]:g}-{ABSURD[1]:g}"
+            if low < ABSURD[0] or high > ABSURD[1] else "")
+    met = "" if choice.met else f"   TARGET NOT MET: no shape tried holds {COVERAGE_TARGET:.0%}"
+    return (f"{low:.3f} {high:.3f}  {shape_name(choice.shape)}; built without each {unit} holds "
+            f"{choice.held} of {choice.points} ({100 * choice.held / choice.points:.0f} %)"
+            f"{wide}{met}")
 
 
 def main(argv: Sequence[str] = ()) -> int:
@@ -71,9 +99,25 @@ def main(argv: Sequence[str] = ()) -> int:
             sets[point_fold(e.point)].append(e)
         for name, b in sorted(sets.items()):
             print(f"    left out: {name:22s} {len(b):3d} points {'':15s} | {_summary(b)}")
-    print("\nband of measured / predicted tokens/s per GPU (P10, P90), left out:")
-    for arch, (low, high, n) in report.bands.items():
-        print(f"  {arch:10s} {n:3d} points  {low:.3f} {high:.3f}  basis: {basis(report, arch)}")
+    print("\nband of measured / predicted tokens/s per GPU, left out: the narrowest shape whose "
+          f"band, built without a set, holds {COVERAGE_TARGET:.0%} of the sets' points pooled")
+    for arch, (_, _, n) in report.bands.items():
+        print(f"  {arch:10s} {n:3d} points  {_choice(report.shapes[arch])}")
+    common = common_shape({arch: sets_of(errs) for arch, errs in report.left_out.items()})
+    if common:
+        name = shape_name(next(iter(common.values())).shape)
+        print(f"  instead, one shape for every family: the narrowest that meets the target on "
+              f"each is {name}:")
+        for arch, choice in common.items():
+            low, high = outward(*choice.band)
+            print(f"    {arch:10s} {low:.3f} {high:.3f}, built without each set holds "
+                  f"{choice.held} of {choice.points}")
+    print("\nBAND_SHAPE and BAND (models/serving/calibration.py):")
+    for arch, choice in report.shapes.items():
+        print(f"    {arch!r}: {choice.shape},")
+    for arch in report.bands:
+        low, high = outward(*report.shapes[arch].band)
+        print(f"    {arch!r}: ({low:.3f}, {high:.3f}, {basis(report, arch)!r}),")
     if report.family_out:
         print("\neach architecture left out whole (constants fitted on the others' points):")
         for arch, errs in report.family_out.items():
@@ -82,9 +126,14 @@ def main(argv: Sequence[str] = ()) -> int:
             held = sum(low <= r <= high for r in ratios)
             print(f"  {arch:10s} {len(errs):3d} points {_summary(errs)}   "
                   f"(its own band holds {held} of them)")
-    if report.uncalibrated is not None:
-        low, high, n = report.uncalibrated
-        print(f"  pooled band (the uncalibrated families'): {low:.3f} {high:.3f} over {n} points")
+    if report.uncalibrated_choice is not None:
+        choice = report.uncalibrated_choice
+        low, high = outward(*choice.band)
+        print(f"  pooled band (the uncalibrated families'): {_choice(choice, 'family')}")
+        for name, n, h in choice.rows:
+            print(f"    {name:10s} {n:3d} points, {h:3d} held by the other families' band")
+        print(f"  UNCALIBRATED_SHAPE = {choice.shape}")
+        print(f"  UNCALIBRATED_BAND = ({low:.3f}, {high:.3f}, {uncalibrated_basis(report)!r})")
     if report.pooled is not None:
         k = report.pooled
         print(f"  pooled constants (every architecture's points): decode_hbm_efficiency "
@@ -111,14 +160,16 @@ def main(argv: Sequence[str] = ()) -> int:
               f"({100 * held / len(errs):.0f} %)")
     print("\nPAIRED_BAND (models/serving/calibration.py): one configuration's left-out error "
           "against another's of the same model, precision, engine and shape")
-    for arch, (low, high, n) in report.paired.items():
-        rows = report.paired_coverage[arch]
-        held = sum(h for _, _, h in rows)
+    for arch in report.paired:
+        choice = report.paired_shapes[arch]
+        low, high = outward(*choice.band)
         print(f"    {arch!r}: ({low:.3f}, {high:.3f}, {paired_basis(report, arch)!r}),")
-        for name, m, h in rows:
+        for name, m, h in choice.rows:
             print(f"        {name:44s} {m:4d} comparisons, {h:4d} held by the other groups' band")
-        print(f"        held {held} of {n} ({100 * held / n:.0f} %) by a band built without "
-              "their group")
+        print(f"        {_choice(choice, 'group')}")
+    print("  PAIRED_SHAPE:")
+    for arch, choice in report.paired_shapes.items():
+        print(f"    {arch!r}: {choice.shape},")
     if report.skipped:
         print("\nmemory misses (the model's HBM budget does not hold the weights), left out:")
         for name in report.skipped:

@@ -54,7 +54,7 @@ def at_target(points: Sequence[Point], target: float) -> Point | None:
 
 @dataclass(frozen=True)
 class Priced:
-    """An option at the target: its cost per million output tokens with the P10-P90 the
+    """An option at the target: its cost per million output tokens with the range the
     model's band (or a measurement's) gives it. For a model estimate, `family` and `engine`
     are those whose constants made it (see cheaper_at_target); None for a measured curve."""
 
@@ -68,7 +68,7 @@ class Priced:
 
 def priced(name: str, usd_per_gpu_hour: float, point: Point, band: tuple[float, float],
            family: str | None = None, engine: str | None = None) -> Priced:
-    """`band` is measured / predicted throughput (P10, P90): cost scales inversely."""
+    """`band` is measured / predicted throughput (low, high): cost scales inversely."""
     cost = usd_per_mtok(usd_per_gpu_hour, point.tok_s_per_gpu)
     return Priced(name, cost, cost / band[1], cost / band[0], family, engine)
 
@@ -106,11 +106,12 @@ def cheaper_at_target(options: Sequence[Priced],
 
     Two model estimates with one engine are not wrong independently: of one family they share
     its constants, of two families each family's leaning. When `paired` has their families
-    (the cheaper's first), the margin is banded by it: P10 and P90 of one configuration's
-    measured / predicted over the other's (validation.paired_ratios). Otherwise (two engines,
-    a measured curve beside a model's, or a pair of families with too few comparisons) the
-    errors are taken as unrelated and the band at the widest combination of the two options'
-    bands: the cheaper at its dearest against the dearer at its cheapest, and the reverse."""
+    (the cheaper's first), the margin is banded by it: the band (calibration.PAIRED_SHAPE) of
+    one configuration's measured / predicted over the other's (validation.paired_ratios).
+    Otherwise (two engines, a measured curve beside a model's, or a pair of families with too
+    few comparisons) the errors are taken as unrelated and the band at the widest combination
+    of the two options' bands: the cheaper at its dearest against the dearer at its cheapest,
+    and the reverse."""
     if len(options) < 2:
         return None
     first, second = sorted(options, key=lambda o: o.usd_per_mtok)[:2]

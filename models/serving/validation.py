@@ -255,7 +255,8 @@ def memory_misses(configs: Sequence[Configuration]) -> list[Configuration]:
 @dataclass(frozen=True)
 class FamilyFidelity:
     """The serving model's error on one GPU family: in sample with the stored constants, the
-    band (measured / predicted, P10-P90 with each set left out of the fit: calibration.BAND)
+    band (measured / predicted with each set left out of the fit, in calibration.BAND_SHAPE:
+    calibration.BAND)
     and what it rests on. A family without measured points has points 0, no errors, the prior
     and the uncalibrated band."""
 

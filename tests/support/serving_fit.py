@@ -14,14 +14,17 @@ terms move its points on every family, so an engine's terms rest on all the GPUs
 measured on. Then each set of points sharing a model, a GPU and an engine is left out in turn,
 everything refitted on the other sets (every family's) and the left-out set's errors kept:
 those residuals are the model's error on configurations it was not fitted to, and give the band
-(P10-P90 of measured / predicted, taken outward so that it holds at least 80 % of them) that
-calibration.BAND stores. Last, each architecture is left out whole: its points against the
-constants fitted on the other architectures' points, the error a GPU family without measured
-points of its own would have; pooled, they give calibration.UNCALIBRATED_BAND.
+that calibration.BAND stores, in the shape (calibration.BAND_SHAPE: percentiles of measured /
+predicted, widened about their median) that choose_shape finds: the narrowest whose band, built
+again without each set, holds 80 % of the family's left-out points pooled. Last, each
+architecture is left out whole: its points against the constants fitted on the other
+architectures' points, the error a GPU family without measured points of its own would have;
+pooled, they give calibration.UNCALIBRATED_BAND, its shape chosen the same way with the
+families for the sets.
 
 `python -m bench.serving_fit` prints the fitted constants, the error per architecture and per
 model and precision, in sample and left out, and the bands; paste the values into
-models/serving/calibration.py (CONSTANTS, SOURCE, BAND) when they change.
+models/serving/calibration.py (CONSTANTS, SOURCE, BAND and the rest) when they change.
 tests/models/serving/test_serving_fit.py refits and compares with the stored values.
 """
 
@@ -198,11 +201,130 @@ def fold(config: Configuration) -> str:
     return point_fold(config.points[0])
 
 
-def band(ratios: Sequence[float]) -> tuple[float, float]:
-    """P10 and P90 of measured/predicted, each rounded outward to a measured ratio, so the
-    band holds at least 80 % of the points."""
-    return (float(np.percentile(ratios, 10, method="lower")),
-            float(np.percentile(ratios, 90, method="higher")))
+# The shapes a band is tried in: a central interval of the left-out ratios ((lower, upper)
+# percentiles, each taken outward to a measured ratio), widened about their median by a factor
+# in log space. The shape kept (choose_shape) is the narrowest whose band, built again without
+# a set (a group, a family), holds COVERAGE_TARGET of the left-out points of the sets it was
+# built without, pooled over them: the coverage a configuration the fit has not seen can count
+# on. Pooled, not every set: a set can sit wholly outside the others' band (gpt-oss-120b on
+# MI355X with ATOM, predicted from DeepSeek-R1's points alone), and no band that is not absurd
+# holds it. A band wider than ABSURD is said to be so where it is printed.
+Shape = tuple[tuple[float, float], float]    # (lower, upper) percentiles, widening
+QUANTILES = ((10.0, 90.0), (5.0, 95.0), (2.5, 97.5), (0.0, 100.0))
+WIDENINGS = (1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0, 5.0)
+COVERAGE_TARGET = 0.8
+ABSURD = (0.2, 10.0)
+P10_P90: Shape = ((10.0, 90.0), 1.0)    # the plain P10-P90: at least 80 % of its own ratios
+
+
+def band(ratios: Sequence[float], shape: Shape = P10_P90) -> tuple[float, float]:
+    """The band of measured/predicted `ratios` in `shape`: its percentiles, each taken outward
+    to a measured ratio, widened about the median (in log space) by its factor. P10-P90 (the
+    default) holds at least 80 % of the ratios it is built from."""
+    (low_q, high_q), widening = shape
+    low = float(np.percentile(ratios, low_q, method="lower"))
+    high = float(np.percentile(ratios, high_q, method="higher"))
+    if widening == 1.0:
+        return low, high
+    middle = float(np.median(np.log(ratios)))
+    return (float(np.exp(middle - widening * (middle - np.log(low)))),
+            float(np.exp(middle + widening * (np.log(high) - middle))))
+
+
+def outward(low: float, high: float) -> tuple[float, float]:
+    """A band rounded outward to three decimals, as calibration.py stores it."""
+    return (float(np.floor(round(low * 1000, 6)) / 1000),
+            float(np.ceil(round(high * 1000, 6)) / 1000))
+
+
+def shape_name(shape: Shape) -> str:
+    """"P10-P90", "P5-P95 widened x1.5 about the median"."""
+    (low_q, high_q), widening = shape
+    name = f"P{low_q:g}-P{high_q:g}"
+    return name if widening == 1.0 else f"{name} widened x{widening:g} about the median"
+
+
+def absurd(low: float, high: float) -> bool:
+    return low < ABSURD[0] or high > ABSURD[1]
+
+
+def held_without(groups: Mapping[str, Sequence[float]], shape: Shape = P10_P90
+                 ) -> list[tuple[str, int, int]]:
+    """For each group of ratios (a set's left-out points, a group's comparisons, a family's
+    points left out whole): (group, its ratios, how many of them the band in `shape` built from
+    the OTHER groups' ratios alone holds), by name. A group with no other beside it holds 0."""
+    out = []
+    for name, mine in sorted(groups.items()):
+        others = [r for other, rs in groups.items() if other != name for r in rs]
+        if not others:
+            out.append((name, len(mine), 0))
+            continue
+        low, high = band(others, shape)
+        out.append((name, len(mine), sum(low <= r <= high for r in mine)))
+    return out
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A band's shape and what it gives: `band` built from every group's ratios, `rows` each
+    group against the band of the others (held_without), `met` whether those hold at least
+    COVERAGE_TARGET of the ratios pooled (else the shape is the widest tried)."""
+
+    shape: Shape
+    band: tuple[float, float]
+    rows: tuple[tuple[str, int, int], ...]
+    met: bool
+
+    @property
+    def points(self) -> int:
+        return sum(n for _, n, _ in self.rows)
+
+    @property
+    def held(self) -> int:
+        return sum(h for _, _, h in self.rows)
+
+
+def shapes() -> list[Shape]:
+    return [(q, w) for q in QUANTILES for w in WIDENINGS]
+
+
+def choose_shape(groups: Mapping[str, Sequence[float]]) -> Choice:
+    """The narrowest shape (log-width of the band of every group's ratios; the first on the
+    grid of equals) whose band, built without each group, holds at least COVERAGE_TARGET of the
+    groups' ratios pooled; none does: the widest tried, `met` False."""
+    every = [r for rs in groups.values() for r in rs]
+    tried = []
+    for shape in shapes():
+        rows = held_without(groups, shape)
+        held, n = sum(h for _, _, h in rows), sum(n for _, n, _ in rows)
+        low, high = band(every, shape)
+        tried.append(Choice(shape, (low, high), tuple(rows), held >= COVERAGE_TARGET * n))
+    meeting = [c for c in tried if c.met]
+    if not meeting:
+        return max(tried, key=lambda c: np.log(c.band[1] / c.band[0]))
+    return min(meeting, key=lambda c: np.log(c.band[1] / c.band[0]))
+
+
+def common_shape(families: Mapping[str, Mapping[str, Sequence[float]]]
+                 ) -> dict[str, Choice] | None:
+    """The alternative to a shape per family: one shape for every family of `families` (family
+    -> its groups), the narrowest (mean log-width of the families' bands) whose band built
+    without each group holds COVERAGE_TARGET of every family's ratios pooled, and what it gives
+    each family; None when no shape tried does."""
+    best: tuple[float, dict[str, Choice]] | None = None
+    for shape in shapes():
+        found = {}
+        for family, groups in families.items():
+            rows = held_without(groups, shape)
+            every = [r for rs in groups.values() for r in rs]
+            found[family] = Choice(shape, band(every, shape), tuple(rows),
+                                   sum(h for _, _, h in rows) >= COVERAGE_TARGET * len(every))
+        if not all(c.met for c in found.values()):
+            continue
+        width = float(np.mean([np.log(c.band[1] / c.band[0]) for c in found.values()]))
+        if best is None or width < best[0]:
+            best = (width, found)
+    return best[1] if best else None
 
 
 @dataclass
@@ -210,29 +332,33 @@ class FitReport:
     constants: dict[str, ServingConstants]
     in_sample: dict[str, list[PointError]]        # arch -> errors, fitted on all its points
     left_out: dict[str, list[PointError]]         # arch -> errors, each set fitted without it
-    bands: dict[str, tuple[float, float, int]]    # arch -> P10, P90, points
+    bands: dict[str, tuple[float, float, int]]    # arch -> low, high (its shape's), points
     folds: dict[str, list[str]]                   # arch -> the left-out sets
     gpus: dict[str, list[str]]                    # arch -> the measured GPUs
     skipped: list[str]                            # configurations the model cannot place
     models: dict[str, list[str]] = field(default_factory=dict)   # arch -> the measured models
     # arch -> its errors with the constants fitted on the other architectures alone
     family_out: dict[str, list[PointError]] = field(default_factory=dict)
-    uncalibrated: tuple[float, float, int] | None = None   # pooled band of family_out
+    uncalibrated: tuple[float, float, int] | None = None   # band of family_out, pooled
+    # its shape, and each family's points held by the band of the OTHER families' alone
+    uncalibrated_choice: Choice | None = None
     pooled: ServingConstants | None = None        # fitted on every architecture's points
     # arch -> per left-out set: (set, its points, how many the band of the OTHER sets' left-out
     # points holds): the band's coverage on points that built neither the fit nor the band
     coverage: dict[str, list[tuple[str, int, int]]] = field(default_factory=dict)
+    shapes: dict[str, Choice] = field(default_factory=dict)     # arch -> its band's shape
     engines: dict[str, EngineConstants] = field(default_factory=dict)   # fitted with every family
     pooled_engines: dict[str, EngineConstants] = field(default_factory=dict)   # with `pooled`
-    # (arch of the one, arch of the other) -> P10, P90 of one configuration's left-out error
-    # relative to another's of the same
-    # model, precision, engine and shape (validation.paired_ratios), and the comparisons (each
-    # point of one configuration against the nearest of the other)
+    # (arch of the one, arch of the other) -> the band of one configuration's left-out error
+    # relative to another's of the same model, precision, engine and shape
+    # (validation.paired_ratios), and the comparisons (each point of one configuration against
+    # the nearest of the other)
     paired: dict[tuple[str, str], tuple[float, float, int]] = field(default_factory=dict)
     # (arch, arch) -> per group of paired_ratios: (group, its comparisons, how many the band of
     # the OTHER groups' comparisons holds)
     paired_coverage: dict[tuple[str, str], list[tuple[str, int, int]]] = field(
         default_factory=dict)
+    paired_shapes: dict[tuple[str, str], Choice] = field(default_factory=dict)
 
 
 def fit_all(jobs: int = 1, whole_families: bool = True) -> FitReport:
@@ -281,59 +407,84 @@ def fit_all(jobs: int = 1, whole_families: bool = True) -> FitReport:
         for name in mine:
             left_out += done[("set", name)].errors([c for c in configs if fold(c) == name])
         report.left_out[arch] = left_out
-        report.bands[arch] = (*band([e.ratio for e in left_out]), len(left_out))
-        report.coverage[arch] = set_coverage(left_out)
-    by_families: dict[tuple[str, str], dict[tuple[object, ...], list[float]]] = defaultdict(dict)
-    every_left_out = [e for arch in fitted for e in report.left_out[arch]]
-    for key, ratios in paired_ratios(every_left_out).items():
-        by_families[(str(key[0]), str(key[1]))][key[2:]] = ratios
-    for families, groups in sorted(by_families.items()):
-        ratios = [r for group in groups.values() for r in group]
-        if len(ratios) >= MIN_COMPARISONS:
-            report.paired[families] = (*band(ratios), len(ratios))
-            report.paired_coverage[families] = paired_coverage(groups)
     if len(fitted) > 1 and whole_families:
         for arch in fitted:
             report.family_out[arch] = done[("without", arch)].errors(by_arch[arch], pooled)
-        ratios = [e.ratio for errs in report.family_out.values() for e in errs]
-        report.uncalibrated = (*band(ratios), len(ratios))
         report.pooled = done[("pooled", "")].families["pooled"]
         report.pooled_engines = done[("pooled", "")].engines
+    add_bands(report)
     return report
 
 
-def set_coverage(left_out: Sequence[PointError]) -> list[tuple[str, int, int]]:
+def add_bands(report: FitReport) -> None:
+    """The bands of `report`'s left-out errors, each in the narrowest shape whose band built
+    without a group holds COVERAGE_TARGET of the groups' points pooled (choose_shape): per
+    family over its sets (BAND, LEFT_OUT), per pair of families over its groups of comparisons
+    with at least MIN_COMPARISONS (PAIRED_BAND), and over the families left out whole
+    (UNCALIBRATED_BAND). Each family, pair and the uncalibrated band has a shape of its own,
+    chosen by the same rule."""
+    report.bands, report.coverage, report.shapes = {}, {}, {}
+    for arch, left_out in report.left_out.items():
+        choice = choose_shape(sets_of(left_out))
+        report.shapes[arch] = choice
+        report.bands[arch] = (*choice.band, len(left_out))
+        report.coverage[arch] = list(choice.rows)
+    by_families: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(dict)
+    every_left_out = [e for errs in report.left_out.values() for e in errs]
+    for key, ratios in paired_ratios(every_left_out).items():
+        by_families[(str(key[0]), str(key[1]))][group_name(key[2:])] = ratios
+    report.paired, report.paired_coverage, report.paired_shapes = {}, {}, {}
+    for families, groups in sorted(by_families.items()):
+        ratios = [r for group in groups.values() for r in group]
+        if len(ratios) >= MIN_COMPARISONS:
+            choice = choose_shape(groups)
+            report.paired_shapes[families] = choice
+            report.paired[families] = (*choice.band, len(ratios))
+            report.paired_coverage[families] = list(choice.rows)
+    report.uncalibrated = report.uncalibrated_choice = None
+    if report.family_out:
+        choice = choose_shape({arch: [e.ratio for e in errs]
+                               for arch, errs in report.family_out.items()})
+        report.uncalibrated_choice = choice
+        report.uncalibrated = (*choice.band, choice.points)
+
+
+def set_coverage(left_out: Sequence[PointError], shape: Shape = P10_P90
+                 ) -> list[tuple[str, int, int]]:
     """For each set of `left_out` (each set's errors with the constants fitted without it): its
-    points and how many of them fall in the band built from the other sets' errors alone. The
-    band of all the sets holds 80 % of them by construction; this is what it holds on a set
-    it has not seen, the case of a new configuration."""
-    out = []
-    for name in sorted({point_fold(e.point) for e in left_out}):
-        mine = [e.ratio for e in left_out if point_fold(e.point) == name]
-        others = [e.ratio for e in left_out if point_fold(e.point) != name]
-        if not others:
-            out.append((name, len(mine), 0))
-            continue
-        low, high = band(others)
-        out.append((name, len(mine), sum(low <= r <= high for r in mine)))
-    return out
+    points and how many of them fall in the band (in `shape`) built from the other sets' errors
+    alone: what the band holds on a set it has not seen, the case of a new configuration."""
+    return held_without(sets_of(left_out), shape)
 
 
-def paired_coverage(groups: Mapping[tuple[object, ...], Sequence[float]]
-                    ) -> list[tuple[str, int, int]]:
+def sets_of(left_out: Sequence[PointError]) -> dict[str, list[float]]:
+    """The ratios of `left_out` by the set each point was left out with."""
+    found: dict[str, list[float]] = defaultdict(list)
+    for e in left_out:
+        found[point_fold(e.point)].append(e.ratio)
+    return dict(found)
+
+
+def group_name(key: tuple[object, ...]) -> str:
+    return " ".join(str(part) for part in key)
+
+
+def paired_coverage(groups: Mapping[tuple[object, ...], Sequence[float]],
+                    shape: Shape = P10_P90) -> list[tuple[str, int, int]]:
     """For each group of comparisons (validation.paired_ratios, one pair of families): its
-    comparisons and how many of them the band built from the other groups' alone holds: the
-    paired band's coverage on comparisons it was not built from."""
-    out = []
-    for key, mine in groups.items():
-        name = " ".join(str(part) for part in key)
-        others = [r for k, group in groups.items() if k != key for r in group]
-        if not others:
-            out.append((name, len(mine), 0))
-            continue
-        low, high = band(others)
-        out.append((name, len(mine), sum(low <= r <= high for r in mine)))
-    return sorted(out)
+    comparisons and how many of them the band (in `shape`) built from the other groups' alone
+    holds: the paired band's coverage on comparisons it was not built from."""
+    return held_without({group_name(key): mine for key, mine in groups.items()}, shape)
+
+
+def shape_note(choice: Choice, unit: str = "set") -> str:
+    """The shape a band is in, as its basis string says it, and whether it is absurdly wide
+    (`unit`: what is left out in turn, a set, a group, a family)."""
+    note = shape_name(choice.shape)
+    if absurd(*choice.band):
+        note += (f", absurdly wide (beyond {ABSURD[0]:g}-{ABSURD[1]:g}): what holding "
+                 f"{100 * COVERAGE_TARGET:.0f} % of a {unit} left out takes")
+    return note
 
 
 def basis(report: FitReport, arch: str) -> str:
@@ -342,7 +493,8 @@ def basis(report: FitReport, arch: str) -> str:
     models = " and ".join(MODEL_NAMES.get(m, m) for m in report.models[arch])
     n = len(report.left_out[arch])
     return (f"{n} InferenceX {gpus} {models} points (aggregated, no speculative decoding), "
-            "each model x GPU x engine set left out of the fit in turn")
+            "each model x GPU x engine set left out of the fit in turn; "
+            f"{shape_note(report.shapes[arch])}")
 
 
 def paired_basis(report: FitReport, families: tuple[str, str]) -> str:
@@ -356,8 +508,19 @@ def paired_basis(report: FitReport, families: tuple[str, str]) -> str:
             else f"{_article(first)} {first} configuration against {_article(second)} {second} "
                  "one")
     return (f"{n} comparisons of left-out points of {what} in {len(rows)} groups of one "
-            f"model, precision, engine and request shape; a band built without a group holds "
-            f"{held} of them ({100 * held / n:.0f} %)")
+            f"model, precision, engine and request shape, "
+            f"{shape_note(report.paired_shapes[families], 'group')}; a band built without a "
+            f"group holds {held} of them ({100 * held / n:.0f} %)")
+
+
+def uncalibrated_basis(report: FitReport) -> str:
+    """The UNCALIBRATED_BAND basis string calibration.py stores."""
+    choice = report.uncalibrated_choice
+    assert choice is not None
+    return (f"no fit of this family's own (no or too few measured points): the band of "
+            f"{choice.points} InferenceX points of the measured families, each family left out "
+            f"of the fit whole, {shape_note(choice, 'family')}; a band built without a family "
+            f"holds {choice.held} of them ({100 * choice.held / choice.points:.0f} %)")
 
 
 def _article(name: str) -> str:

@@ -3,13 +3,16 @@ fit gives on the measured points (tests/support/serving_fit.py; `python -m bench
 prints it). The full refit (about 19 min on two busy cores: every family and engine fitted
 together, then each model x GPU x engine set and each family left out) runs in `./dev trials`;
 the default run checks that the stored constants and terms are within 1 % of a minimum of the
-fit's objective on its grid, that the band is built to hold 80 % of the points, and runs a
-small sample of the refit (one family, two rounds, one set left out)."""
+fit's objective on its grid, that each band's shape is the narrowest on the grid whose band,
+built without a set, holds 80 % of the left-out points pooled (on synthetic sets; the stored
+counts say it of the measured ones), and runs a small sample of the refit (one family, two
+rounds, one set left out)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -20,21 +23,28 @@ from models.serving.spec import ENGINES
 from models.serving.validation import configurations, point_errors
 from pipelines.inputs.measurements import shipped_serving_points
 from tests.support.serving_fit import (
+    ABSURD,
     BOUNDS,
+    COVERAGE_TARGET,
     ENGINE_BOUNDS,
     MIN_COMPARISONS,
     MIN_POINTS,
     NEUTRAL,
     band,
     basis,
+    choose_shape,
     fit,
     fit_all,
     fold,
+    held_without,
     objective,
     paired_basis,
     point_fold,
     set_coverage,
+    shape_name,
+    shapes,
     total,
+    uncalibrated_basis,
 )
 
 NEUTRALS = dict.fromkeys(ENGINES, NEUTRAL)
@@ -74,17 +84,71 @@ def test_the_stored_constants_are_a_minimum_of_the_fit_on_its_grid():
 
 def test_a_sets_coverage_is_judged_by_the_band_of_the_other_sets():
     """set_coverage on the stored constants' errors: each set's points counted once, and
-    held by a band it did not help build (a set far off the others falls outside theirs)."""
+    held by a band (in the family's shape) it did not help build (a set far off the others
+    falls outside theirs)."""
     errors = point_errors(configurations(shipped_serving_points().points))
     hopper = [e for e in errors if e.point.arch == "hopper"]
-    rows = set_coverage(hopper)
+    shape = calibration.BAND_SHAPE["hopper"]
+    rows = set_coverage(hopper, shape)
     assert sum(n for _, n, _ in rows) == len(hopper)
     assert {name for name, _, _ in rows} == {point_fold(e.point) for e in hopper}
     for name, n, held in rows:
         others = [e.ratio for e in hopper if point_fold(e.point) != name]
-        low, high = band(others)
+        low, high = band(others, shape)
         assert held == sum(low <= e.ratio <= high for e in hopper if point_fold(e.point) == name)
         assert 0 <= held <= n
+
+
+def test_every_band_built_without_a_set_holds_80_percent_of_the_left_out_points():
+    """The stored counts (what bench/serving_fit.py printed; the refit in `./dev trials`
+    checks them): each family's band, rebuilt without each set in its shape, holds at least
+    80 % of the family's left-out points pooled, and so do the paired bands (without each
+    group) and the uncalibrated one (without each family). Each basis names its shape, and
+    says so where the band is absurdly wide."""
+    assert set(calibration.BAND_SHAPE) == set(calibration.BAND) == set(calibration.LEFT_OUT)
+    for arch, found in calibration.LEFT_OUT.items():
+        shape = calibration.BAND_SHAPE[arch]
+        low, high, text = calibration.BAND[arch]
+        assert shape in shapes(), arch
+        assert found.held >= COVERAGE_TARGET * found.points, arch
+        assert f"in turn; {shape_name(shape)}" in text, arch
+        assert ("absurdly wide" in text) == (low < ABSURD[0] or high > ABSURD[1]), arch
+        assert low < 1 < high, arch
+    assert set(calibration.PAIRED_SHAPE) == set(calibration.PAIRED_BAND)
+    for pair, (_, _, text) in calibration.PAIRED_BAND.items():
+        shape = calibration.PAIRED_SHAPE[pair]
+        comparisons = int(text.split()[0])
+        held = int(text.split(" holds ")[1].split()[0])
+        assert shape in shapes() and held >= COVERAGE_TARGET * comparisons, pair
+        assert f", {shape_name(shape)}" in text, pair
+    low, high, text = calibration.UNCALIBRATED_BAND
+    shape = calibration.UNCALIBRATED_SHAPE
+    assert shape in shapes() and f", {shape_name(shape)}" in text
+    points, held = int(text.split(" the band of ")[1].split()[0]), \
+        int(text.split(" holds ")[1].split()[0])
+    assert held >= COVERAGE_TARGET * points
+
+
+@given(st.lists(st.lists(st.floats(min_value=0.05, max_value=20), min_size=1, max_size=30),
+                min_size=2, max_size=5))
+def test_the_shape_chosen_is_the_narrowest_whose_band_built_without_a_set_holds_80_percent(
+        sets):
+    groups = {f"set {i}": ratios for i, ratios in enumerate(sets)}
+    every = [r for ratios in sets for r in ratios]
+    choice = choose_shape(groups)
+    assert choice.rows == tuple(held_without(groups, choice.shape))
+    assert choice.band == band(every, choice.shape)
+    width = np.log(choice.band[1] / choice.band[0])
+    pooled = {shape: held_without(groups, shape) for shape in shapes()}
+    meets = {shape: sum(h for _, _, h in rows) >= COVERAGE_TARGET * len(every)
+             for shape, rows in pooled.items()}
+    assert choice.met == any(meets.values())
+    for shape, met in meets.items():
+        low, high = band(every, shape)
+        if choice.met and met:
+            assert np.log(high / low) >= width
+        if not choice.met:
+            assert np.log(high / low) <= width
 
 
 def test_a_paired_band_rests_on_enough_comparisons_and_says_what_it_holds_left_out():
@@ -158,6 +222,8 @@ def test_refitting_the_measured_points_gives_the_stored_constants_and_bands():
     assert pooled is not None and calibration.POOLED == pooled
     assert calibration.POOLED_ENGINES == report.pooled_engines
     for arch, (low, high, n) in report.bands.items():
+        assert calibration.BAND_SHAPE[arch] == report.shapes[arch].shape, arch
+        assert report.shapes[arch].met, arch
         stored_low, stored_high, stored_basis = calibration.BAND[arch]
         assert (stored_low, stored_high) == pytest.approx((low, high), abs=0.002), arch
         assert stored_low <= low and stored_high >= high   # rounded outward
@@ -178,11 +244,16 @@ def test_refitting_the_measured_points_gives_the_stored_constants_and_bands():
                 sum(abs(e.error) for e in family) / len(family), abs=0.05)
     assert set(report.paired) == set(calibration.PAIRED_BAND)
     for arch, (low, high, _) in report.paired.items():
+        assert calibration.PAIRED_SHAPE[arch] == report.paired_shapes[arch].shape, arch
+        assert report.paired_shapes[arch].met, arch
         stored_low, stored_high, stored_basis = calibration.PAIRED_BAND[arch]
         assert (stored_low, stored_high) == pytest.approx((low, high), abs=0.002), arch
         assert stored_low <= low and stored_high >= high   # rounded outward
         assert stored_basis == paired_basis(report, arch)
     low, high, n = report.uncalibrated
-    stored_low, stored_high, _ = calibration.UNCALIBRATED_BAND
+    assert report.uncalibrated_choice is not None
+    assert calibration.UNCALIBRATED_SHAPE == report.uncalibrated_choice.shape
+    stored_low, stored_high, stored_basis = calibration.UNCALIBRATED_BAND
+    assert stored_basis == uncalibrated_basis(report)
     assert (stored_low, stored_high) == pytest.approx((low, high), abs=0.002)
     assert stored_low <= low and stored_high >= high
