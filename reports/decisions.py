@@ -210,7 +210,7 @@ def serving_verdict(line: ServingLine) -> str:
     measured = {o.name for o in line.options if o.source == "measured"}
     # Two measured curves carry no model error: their margin is a measured one, not a band.
     sure = ("both measured" if {line.cheaper, line.dearer} <= measured else
-            f"P10–P90 {format_percent(line.saving_p10, signed=True)} to "
+            f"80 % band {format_percent(line.saving_p10, signed=True)} to "
             f"{format_percent(line.saving_p90, signed=True)}")
     text = (f"{line.cheaper} costs {format_usd(costs[line.cheaper])} per million output "
             f"tokens {target}, {format_percent(line.saving)} less than {line.dearer} "

@@ -90,7 +90,7 @@ def print_result(result: dict[str, Any]) -> None:
         return
     band = result["band"]
     verdict = (f"{result['cheaper_option']} is {result['margin']:.1%} cheaper per million "
-               f"output tokens (P10–P90 {band['p10']:+.1%} to {band['p90']:+.1%})")
+               f"output tokens (80 % band {band['p10']:+.1%} to {band['p90']:+.1%})")
     if result["call"] == "too close to call":
         verdict = f"too close to call: {verdict}"
     console.print(verdict)

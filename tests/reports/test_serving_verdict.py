@@ -13,7 +13,7 @@ def test_the_verdict_names_the_cheaper_option_its_margin_and_band():
     [line] = serving()
     text = serving_verdict(line)
     assert text == ("gb200-nvl72-ep72 costs $0.148 per million output tokens at 35 tokens/s "
-                    "per user, 86.7 % less than b200-ep16-ndr ($1.11), P10–P90 +52 % to +92 % "
+                    "per user, 86.7 % less than b200-ep16-ndr ($1.11), 80 % band +52 % to +92 % "
                     "(each option at its owner's cost per GPU-hour).")
     assert PAIRED_NOTE not in text
 
@@ -25,13 +25,13 @@ def test_two_measured_curves_give_a_measured_margin_not_a_band():
     text = serving_verdict(both)
     assert "86.7 % less than b200-ep16-ndr ($1.11), both measured (each option" in text
     assert "P10–P90" not in text
-    assert "P10–P90 +52 % to +92 %" in serving_verdict(line)   # one measured: the model's band
+    assert "80 % band +52 % to +92 %" in serving_verdict(line)   # one measured: the model's band
 
 
 def test_a_paired_band_says_the_two_estimates_errors_were_taken_together():
     [line] = serving()
     text = serving_verdict(replace(line, saving_basis="paired"))
-    assert text.endswith("P10–P90 +52 % to +92 % (each option at its owner's cost per GPU-hour; "
+    assert text.endswith("80 % band +52 % to +92 % (each option at its owner's cost per GPU-hour; "
                          "the two model estimates' errors paired, as measured between their GPU "
                          "families).")
     too_close = serving_verdict(replace(line, saving_basis="paired", saving_p10=-0.1,
