@@ -32,7 +32,7 @@ from tests.support.fault_trials import (
     wait_for_write_lock,
 )
 
-pytestmark = [pytest.mark.slow(seconds=85), pytest.mark.postgres]
+pytestmark = [pytest.mark.slow(seconds=50), pytest.mark.postgres]
 
 PASSWORD = "S3cr3t-P4ss"
 DAY = date(2026, 11, 22)

@@ -30,7 +30,7 @@ from db.warehouse_lock import publish_lock
 from pipelines.settings import PROJECT_ROOT
 from tests.conftest import SqliteTemplate, empty_pg_ledger, pg_url_or_skip
 
-pytestmark = pytest.mark.slow(seconds=15)  # two runs at once ~35 s, the others ~5 s
+pytestmark = pytest.mark.slow(seconds=10)  # two runs at once ~30 s (PostgreSQL), the others ~5 s
 
 SPECLEDGER = Path(sys.executable).with_name("specledger")
 DAY = "2026-11-22"
