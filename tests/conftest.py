@@ -52,6 +52,13 @@ if PG_URL and _WORKER:
 FULL_TRIALS = os.environ.get("SPECLEDGER_FULL_TRIALS") == "1"
 
 
+def examples(full: int) -> int:
+    """How many examples a Hypothesis property test draws: `full` with SPECLEDGER_FULL_TRIALS=1
+    (`SPECLEDGER_FULL_TRIALS=1 ./dev test` runs every test, the trials too), a third of it
+    (at least 10) in the default run. Use: `@settings(max_examples=examples(150))`."""
+    return full if FULL_TRIALS else max(10, full // 3)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "trials: a full fault trial, run by `./dev trials` "
                                        "(SPECLEDGER_FULL_TRIALS=1); the default run samples it")

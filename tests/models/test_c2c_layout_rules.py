@@ -20,6 +20,7 @@ from models.c2c.spec import (
 )
 from models.c2c.stages import stage_layers
 from models.c2c.sweep import enumerate_layouts, sweep
+from tests.conftest import examples
 
 # Qwen3-235B-A22B's shape: 94 layers, which no power-of-two pipeline divides; Megatron runs
 # PP8 by counting the embedding and the loss as layers (96 = 8 x 12).
@@ -104,7 +105,7 @@ layouts_drawn = st.builds(
     sequence_parallel=st.booleans(), recompute=st.sampled_from(list(Recompute)))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(layouts_drawn, min_size=1, max_size=20), st.booleans())
 def test_the_masks_and_the_scalar_check_agree(items, flash):
     fw = Framework(flash_attention=flash)

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models.market import INDEX_COLUMNS, OFFER_COLUMNS, price_index
+from tests.conftest import examples
 
 V1 = date(2026, 11, 16)
 _IDS = count(1)
@@ -115,7 +116,7 @@ def false_spot(rows):
             and r[3] >= on_demand[r[0], r[1]]]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(rows=price_lists, seed=st.integers(0, 2**32 - 1))
 def test_percentiles_are_ordered_and_the_index_ignores_row_order(rows, seed):
     frame = offers(*(offer(provider, price, region=region, term=term, observation_id=n + 1)

@@ -17,6 +17,7 @@ from models.market.valid_time import (
     matched_changes,
     stale_offers,
 )
+from tests.conftest import examples
 
 _IDS = count(1)
 ON = date(2026, 11, 26)
@@ -105,7 +106,7 @@ _MARKET = st.lists(st.tuples(st.sampled_from("abcde"), st.sampled_from(["us", "e
                    unique_by=lambda t: (t[0], t[1]))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(_MARKET, st.lists(st.tuples(st.sampled_from("vwxyz"), _PRICES), max_size=6))
 def test_offers_priced_on_one_date_only_never_change_the_change(pairs, newcomers):
     week_ago = date(2026, 11, 19)

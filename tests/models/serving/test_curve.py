@@ -28,6 +28,7 @@ from models.serving.curve import (
 )
 from models.serving.presets import PRESETS
 from models.serving.spec import Deployment, RequestShape, WeightFormat
+from tests.conftest import examples
 
 HGX = ClusterSpec(peak_flops=1e15, hbm_bytes=80e9, hbm_bw=3.35e12, domain_gpus=8,
                   scaleup_bw=450e9, scaleout_bw=50e9, scaleup_efficiency=0.8,
@@ -166,7 +167,7 @@ def test_a_moe_step_reads_only_the_experts_its_tokens_pick():
     assert one.memory < 0.3 * every_weight < every_weight < many.memory
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(tp=st.sampled_from([1, 2, 4, 8]), inputs=st.integers(1, 32768),
        outputs=st.integers(1, 8192))
 def test_every_curve_point_is_finite_and_positive(tp, inputs, outputs):

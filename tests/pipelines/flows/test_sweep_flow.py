@@ -8,7 +8,6 @@ import pytest
 from prefect import get_client
 from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
 from prefect.events.worker import EventsWorker
-from prefect.testing.utilities import prefect_test_harness
 
 from pipelines.flows.c2c_sweep import c2c_sweep
 from pipelines.inputs.scenarios import load_scenario
@@ -39,7 +38,7 @@ def test_shares_merge_into_exactly_the_unsplit_search(write_scenario, parts):
     assert ranked(split) == ranked(whole)
 
 
-def test_the_sweep_flow_runs_each_share_as_a_task(write_scenario, tmp_path):
+def test_the_sweep_flow_runs_each_share_as_a_task(prefect_harness, write_scenario, tmp_path):
     path = write_scenario(SEARCH)
     scenario = load_scenario(path)
     whole = c2c.sweep_scenario(scenario, scenario_specs(scenario, None)[:2], 5, None)
@@ -47,20 +46,19 @@ def test_the_sweep_flow_runs_each_share_as_a_task(write_scenario, tmp_path):
     # worker ran (the CLI's temporary server, now gone) would swallow this flow's task-run
     # events, so that the server never records them. Drain it first.
     EventsWorker.drain_all()
-    with prefect_test_harness(server_startup_timeout=90):
-        state = c2c_sweep(scenario_file=path, parts=4, top=5, home=tmp_path / "home",
-                          return_state=True)
-        # Prefect 3 records task runs from events sent in the background: on a busy machine
-        # they can arrive after the flow has returned, so wait for them (up to 30 s).
-        deadline = time.monotonic() + 30
-        with get_client(sync_client=True) as client:
-            while True:
-                tasks = client.read_task_runs(flow_run_filter=FlowRunFilter(
-                    id=FlowRunFilterId(any_=[state.state_details.flow_run_id])))
-                done = [t for t in tasks if t.state is not None and t.state.is_completed()]
-                if len(done) >= 4 or time.monotonic() > deadline:
-                    break
-                time.sleep(0.5)
+    state = c2c_sweep(scenario_file=path, parts=4, top=5, home=tmp_path / "home",
+                      return_state=True)
+    # Prefect 3 records task runs from events sent in the background: on a busy machine
+    # they can arrive after the flow has returned, so wait for them (up to 30 s).
+    deadline = time.monotonic() + 30
+    with get_client(sync_client=True) as client:
+        while True:
+            tasks = client.read_task_runs(flow_run_filter=FlowRunFilter(
+                id=FlowRunFilterId(any_=[state.state_details.flow_run_id])))
+            done = [t for t in tasks if t.state is not None and t.state.is_completed()]
+            if len(done) >= 4 or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
     assert sorted(t.name for t in tasks) == [f"sweep-share {n}/4" for n in range(1, 5)]
     assert all(t.state.is_completed() for t in tasks)
     assert ranked(state.result()) == ranked(whole)

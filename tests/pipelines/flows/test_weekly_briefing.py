@@ -13,7 +13,6 @@ import duckdb
 import pytest
 from prefect import get_client
 from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
-from prefect.testing.utilities import prefect_test_harness
 
 from pipelines.flows.artifacts import REJECTED_KEY, SUMMARY_KEY
 from pipelines.flows.weekly_briefing import weekly_briefing
@@ -21,11 +20,6 @@ from tests.conftest import NVLINK_PACK
 
 pytestmark = pytest.mark.slow(seconds=20)
 
-
-@pytest.fixture(scope="session")
-def prefect_harness():
-    with prefect_test_harness(server_startup_timeout=90):
-        yield
 
 
 def test_the_flow_ingests_publishes_and_renders(prefect_harness, tmp_path, write_pack,

@@ -8,7 +8,6 @@ from datetime import date
 
 import duckdb
 import pytest
-from prefect.testing.utilities import prefect_test_harness
 
 from pipelines.flows.artifacts import SUMMARY_KEY
 from pipelines.flows.weekly_briefing import weekly_briefing
@@ -20,11 +19,6 @@ pytestmark = pytest.mark.slow(seconds=20)
 
 READERS = ["cfo@example.com", "infra@example.com"]
 
-
-@pytest.fixture(scope="module")
-def prefect_harness():
-    with prefect_test_harness(server_startup_timeout=90):
-        yield
 
 
 def test_the_weekly_run_mails_its_briefing_and_reports_a_folder_it_could_not_copy_to(

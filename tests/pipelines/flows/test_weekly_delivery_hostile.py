@@ -10,7 +10,6 @@ from datetime import date
 
 import duckdb
 import pytest
-from prefect.testing.utilities import prefect_test_harness
 
 from pipelines.flows.weekly_briefing import weekly_briefing
 from tests.conftest import NVLINK_PACK
@@ -20,11 +19,6 @@ pytestmark = pytest.mark.slow(seconds=16)
 
 DAY = date(2026, 11, 22)
 
-
-@pytest.fixture(scope="module")
-def prefect_harness():
-    with prefect_test_harness(server_startup_timeout=90):
-        yield
 
 
 def configure(monkeypatch, port: int, share) -> None:

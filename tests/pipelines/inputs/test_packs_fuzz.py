@@ -23,6 +23,7 @@ from pipelines.inputs.limits import InputLimits
 from pipelines.inputs.packs import PackError, parse_pack
 from pipelines.jobs.ingest import _precheck, ingest_paths
 from pipelines.settings import PROJECT_ROOT
+from tests.conftest import examples
 
 METRICS = load_metrics(PROJECT_ROOT / "data" / "catalog.yaml")
 TODAY = date(2026, 11, 23)
@@ -86,7 +87,7 @@ def as_yaml(rows: list[dict[str, str]], damage: str) -> bytes:
     return (text[:cut] + damage + text[cut:]).encode("utf-8", "surrogatepass")
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(valid_row, max_size=12), st.sampled_from(["", '"', "\n", "\x00", ",", "\r"])
        | st.text(max_size=5))
 def test_every_csv_row_is_accepted_or_rejected(rows, damage):
@@ -101,7 +102,7 @@ def test_every_csv_row_is_accepted_or_rejected(rows, damage):
         assert read >= len(rows) - 1 or damage  # undamaged rows are all read
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(valid_row, max_size=12), st.sampled_from(["", "[", "{", ": ", "&a", "*a", "\t",
                                                           "- ", "\x00", "---\n"])
        | st.text(max_size=5))
@@ -118,14 +119,14 @@ def test_every_yaml_row_is_accepted_or_rejected(rows, damage):
             assert read == len(rows)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.binary(max_size=300), st.sampled_from(["x.csv", "x.yaml"]))
 def test_arbitrary_bytes_never_raise_anything_but_a_rejected_file(data, name):
     result = counts(name, data)
     assert result is None or result[0] == result[1] + result[2]
 
 
-@settings(max_examples=20, deadline=None,
+@settings(max_examples=examples(20), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(st.lists(valid_row, min_size=1, max_size=6), st.sampled_from(["", '"', "\x00", "\n"]))
 def test_the_ingest_adds_up_on_a_real_ledger(tmp_path_factory, rows, damage):

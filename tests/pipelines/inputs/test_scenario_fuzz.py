@@ -20,6 +20,7 @@ from pipelines.inputs.limits import InputLimits
 from pipelines.inputs.scenarios import ScenarioError
 from pipelines.inputs.serving_scenarios import ServingScenario, load_serving_scenario
 from pipelines.inputs.tco_scenarios import TcoScenario, load_tco_scenario
+from tests.conftest import examples
 from tests.pipelines.inputs.test_serving_scenarios import INLINE, MOE
 from tests.pipelines.inputs.test_tco_scenarios import TWO_OPTIONS
 
@@ -76,7 +77,7 @@ def read(kind: str, text: bytes) -> Any:
     return scenario
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(sorted(READERS)), st.data())
 def test_a_document_with_one_part_changed_reads_or_names_file_and_field(kind, data):
     document = yaml.safe_load(yaml.safe_dump(data.draw(st.sampled_from(BASES[kind]))))
@@ -96,13 +97,13 @@ def test_a_document_with_one_part_changed_reads_or_names_file_and_field(kind, da
         assert 0 <= result.model.expert_params <= result.model.total_params * (1 + 1e-9)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.sampled_from(sorted(READERS)), st.binary(max_size=300))
 def test_arbitrary_bytes_read_or_name_the_file(kind, data):
     read(kind, data)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.sampled_from(sorted(READERS)), st.data())
 def test_a_document_cut_or_damaged_anywhere_reads_or_names_the_file(kind, data):
     text = yaml.safe_dump(data.draw(st.sampled_from(BASES[kind])))

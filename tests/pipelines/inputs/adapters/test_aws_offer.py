@@ -19,6 +19,7 @@ from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, Parsed
 from pipelines.inputs.adapters.instances import load_instances
 from pipelines.inputs.adapters.registry import detect_format, read_file
 from pipelines.inputs.limits import InputLimits
+from tests.conftest import examples
 
 FIXTURE = Path(__file__).parent / "fixtures" / "aws" / "ec2_us-east-1_gpu_sample.json"
 OFFER = FIXTURE.read_bytes()
@@ -194,7 +195,8 @@ def test_a_file_beyond_the_row_limit_is_refused():
 
 # --- properties ------------------------------------------------------------------------------
 
-FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(150), deadline=None,
+                suppress_health_check=[HealthCheck.too_slow])
 TEXT = OFFER.decode()
 
 

@@ -20,6 +20,7 @@ from pipelines.inputs.adapters.epoch import estimated_families, price_is_estimat
 from pipelines.inputs.adapters.guards import INT64_MAX, json_depth_problem, storable, whole
 from pipelines.inputs.adapters.registry import read_file
 from pipelines.inputs.limits import InputLimits
+from tests.conftest import examples
 
 FIXTURES = Path(__file__).parent / "fixtures"
 NCCL_JSON = (FIXTURES / "nccl" / "json_h200_single_node.json").read_text()
@@ -252,7 +253,8 @@ def _read_or_refuse(name: str, data: bytes) -> None:
         assert all(-INT64_MAX - 1 <= p.size_bytes <= INT64_MAX for p in run.points)
 
 
-FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(150), deadline=None,
+                suppress_health_check=[HealthCheck.too_slow])
 
 
 @FAST

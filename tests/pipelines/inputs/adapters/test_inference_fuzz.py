@@ -17,6 +17,7 @@ from pipelines.inputs.adapters import inferencex, mlperf_inference
 from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, InferencePoint, Parsed
 from pipelines.inputs.adapters.guards import INT32_MAX, storable
 from pipelines.inputs.limits import InputLimits
+from tests.conftest import examples
 
 FIXTURES = Path(__file__).parent / "fixtures"
 INFERENCEX_ROWS = json.loads((FIXTURES / "inferencex" / "agg_bmk_kimik2.5_mi355x.json")
@@ -73,19 +74,19 @@ def read_all(data: bytes) -> None:
         check(parsed)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.binary(max_size=300))
 def test_any_bytes_are_a_rejected_file_or_rows_that_add_up(data):
     read_all(data)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(json_values)
 def test_any_json_is_a_rejected_file_or_rows_that_add_up(document):
     read_all(json.dumps(document).encode())
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from([INFERENCEX_ROWS, PUBLISHED_ROWS, MLPERF_ROWS]), st.data())
 def test_a_mutated_row_of_a_real_file_changes_that_row_only(rows, data):
     reader = mlperf_inference.parse if rows is MLPERF_ROWS else inferencex.parse

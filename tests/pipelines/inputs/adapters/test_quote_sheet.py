@@ -20,6 +20,7 @@ from pipelines.inputs.adapters.registry import SOURCE_PACK, detect_format, read_
 from pipelines.inputs.catalog import load_metrics
 from pipelines.inputs.packs import PackError
 from pipelines.settings import PROJECT_ROOT
+from tests.conftest import examples
 
 FIXTURES = Path(__file__).parent / "fixtures" / "quotes"
 CSV = (FIXTURES / "quotes.csv").read_bytes()
@@ -192,7 +193,8 @@ def test_a_nested_yaml_value_is_a_rejected_quote():
 
 # --- properties ------------------------------------------------------------------------------
 
-FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(150), deadline=None,
+                suppress_health_check=[HealthCheck.too_slow])
 value = st.one_of(st.sampled_from(["", "USD", "EUR", "1.08", "0", "-5", "1,000.00", "2025-09-01",
                                    "2025-13-01", "12", "gpu_price", "h100-sxm5", "nan", "1e400"]),
                   st.text(st.characters(blacklist_characters="\r", blacklist_categories=("Cs",)),

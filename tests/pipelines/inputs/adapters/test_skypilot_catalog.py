@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from pipelines.inputs.adapters import skypilot_catalog
 from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, Parsed
 from pipelines.inputs.adapters.registry import detect_format, read_file
+from tests.conftest import examples
 
 FIXTURES = Path(__file__).parent / "fixtures" / "skypilot"
 AWS = (FIXTURES / "aws-vms.csv").read_bytes()
@@ -161,7 +162,8 @@ def test_a_gcp_host_with_no_gpu_line_is_rejected_and_lines_add_up():
 
 # --- properties ------------------------------------------------------------------------------
 
-FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(150), deadline=None,
+                suppress_health_check=[HealthCheck.too_slow])
 HEADER = AWS.decode().splitlines()[0].split(",")
 # No bare CR (it would end a record: the csv writer quotes only \n) and no lone surrogates.
 cell = st.one_of(st.sampled_from(["", "p5.48xlarge", "p4d.24xlarge", "g5.xlarge", "x.large",
