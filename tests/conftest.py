@@ -23,9 +23,12 @@ from pipelines.jobs.ingest import IngestReport, ingest_paths
 from pipelines.settings import PROJECT_ROOT
 from tests import pg_database
 
-# Quiet, offline Prefect in a throwaway home; set before anything imports prefect.
-for _name, _value in {"PREFECT_HOME": tempfile.mkdtemp(prefix="specledger-prefect-"),
-                      "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1",
+# Quiet, offline Prefect in a throwaway home; set before anything imports prefect. The home
+# is removed when the process ends (each xdist worker makes its own).
+if "PREFECT_HOME" not in os.environ:
+    os.environ["PREFECT_HOME"] = tempfile.mkdtemp(prefix="specledger-prefect-")
+    atexit.register(shutil.rmtree, os.environ["PREFECT_HOME"], ignore_errors=True)
+for _name, _value in {"PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1",
                       "PREFECT_LOGGING_LEVEL": "WARNING",
                       "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90"}.items():
     os.environ.setdefault(_name, _value)
