@@ -12,16 +12,14 @@ import pytest
 from sqlalchemy import func, select
 
 from db.engine import Session
-from db.queries import dataset_version
 from db.schema import IngestFile, Item, MeasurementRun, NcclPoint, RawFile, RejectedRow
-from db.warehouse import WarehouseMeta, publish_warehouse
-from models.resolve import SOURCE_KIND_RANK
 from pipelines.inputs.adapters.registry import load_aliases
 from pipelines.inputs.scenarios import load_scenario
 from pipelines.ledger.cluster_specs import resolve_cluster
 from pipelines.ledger.resolved import conflicts, resolved_value
 from pipelines.settings import PROJECT_ROOT
 from tests.pipelines.conftest import SHIPPED_SCENARIOS, SOURCES
+from tests.support.warehouse import publish_test_warehouse
 
 FIXTURES = PROJECT_ROOT / "tests" / "pipelines" / "inputs" / "adapters" / "fixtures"
 EPOCH_DEC_10 = FIXTURES / "epoch" / "ml_hardware_2025-12-10.csv"
@@ -261,11 +259,8 @@ def test_the_warehouse_publishes_measured_runs_and_their_points(ledger, ingest, 
     ingest(SOURCES)
     clock.tick()
     report = ingest(A3_MEGA, item="nvidia-sn5600", as_of=date(2025, 1, 15))
-    with Session(ledger) as session:
-        version = dataset_version(session, report.dataset_version)
-        meta = WarehouseMeta(version.id, version.content_hash, version.cutoff_at, ON,
-                             clock.tick(), "test")
-    path = publish_warehouse(ledger, tmp_path / "warehouse.duckdb", meta, SOURCE_KIND_RANK)
+    path = publish_test_warehouse(ledger, report.dataset_version,
+                                  tmp_path / "warehouse.duckdb", ON, clock.tick)
 
     with duckdb.connect(str(path), read_only=True) as con:
         runs = con.execute("select item, nodes, gpus_per_node from measurement_run "

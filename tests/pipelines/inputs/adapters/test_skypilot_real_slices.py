@@ -12,12 +12,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from db.engine import Session
-from db.queries import dataset_version
-from db.warehouse import WarehouseMeta, publish_warehouse
-from models.resolve import SOURCE_KIND_RANK
 from pipelines.inputs.adapters import skypilot_catalog
 from pipelines.inputs.adapters.base import AdapterOptions, Parsed
+from tests.support.warehouse import publish_test_warehouse
 
 REAL = Path(__file__).parent / "fixtures" / "skypilot" / "real"
 ON = date(2026, 11, 20)
@@ -157,11 +154,8 @@ def test_a_catalog_alone_in_an_empty_ledger_publishes_a_warehouse_naming_its_gpu
     """Without the source packs, the offers' GPUs are still items (named by their keys until
     a pack names them), so the warehouse's checks pass and market_offer joins to item."""
     report = ingest(REAL / "lambda-vms.csv", as_of=ON)
-    with Session(ledger) as session:
-        version = dataset_version(session, report.dataset_version)
-        meta = WarehouseMeta(version.id, version.content_hash, version.cutoff_at, ON,
-                             clock.tick(), "test")
-    path = publish_warehouse(ledger, tmp_path / "warehouse.duckdb", meta, SOURCE_KIND_RANK)
+    path = publish_test_warehouse(ledger, report.dataset_version,
+                                  tmp_path / "warehouse.duckdb", ON, clock.tick)
 
     with duckdb.connect(str(path), read_only=True) as con:
         gpus = con.execute("select distinct m.gpu, i.kind from market_offer m "
