@@ -96,7 +96,8 @@ def test_a_publisher_waits_for_another_and_says_for_whom(ledger, versions, out):
     worker.join(timeout=60)
 
     (done,) = results
-    assert done.outcome == "built" and done.wait.waited and done.wait.seconds >= 0.4
+    # It waited and says so; not for how long (a loaded machine can reach the lock late).
+    assert done.outcome == "built" and done.wait.waited and done.wait.seconds > 0
     assert done.wait.holder == holder_name()
     assert done.describe().startswith(
         f"rebuilt for dataset version {newer.dataset_version}; waited ")

@@ -88,7 +88,9 @@ def test_a_second_run_waits_for_the_first_and_says_for_whom(ledger, ledger_url, 
     holder.dispose()
 
     [update] = found
-    assert update.lock_wait.waited and update.lock_wait.seconds >= 1.0
+    # That it waited and says so, not for how long: on a loaded machine the run can reach the
+    # lock late in the 1.5 s hold (test_cli_lock's twin failed so in CI).
+    assert update.lock_wait.waited and update.lock_wait.seconds > 0
     message = update.lock_wait.describe()
     assert message.startswith("waited ") and "to finish writing the ledger" in message
     if ledger_url.startswith("postgresql"):  # PostgreSQL names the session holding the lock
