@@ -122,6 +122,15 @@ class Rent:
                    int(data["offers"]), float(data["cheapest"]), str(data["cheapest_provider"]),
                    data.get("as_of"), data.get("price_from"))
 
+    @property
+    def price_dates(self) -> str | None:
+        """"2025-03-01", or "2025-03-01 to 2025-03-08" when the offers' dates differ."""
+        if self.as_of is None:
+            return None
+        if self.price_from is None or self.price_from == self.as_of:
+            return self.as_of
+        return f"{self.price_from} to {self.as_of}"
+
 
 @dataclass(frozen=True)
 class TcoOption:

@@ -148,9 +148,9 @@ class OptionLine:
     upfront_capex_usd: float | None = None
     annual_opex_usd: float | None = None
     # The oldest and newest price dates of the on-demand offers the market figure counts
-    # (ISO days; one date when they agree): valid time, not the dataset version's date.
-    market_priced_from: str | None = None
-    market_priced_to: str | None = None
+    # (one date when they agree): valid time, not the dataset version's date.
+    market_priced_from: date | None = None
+    market_priced_to: date | None = None
 
 
 @dataclass(frozen=True)

@@ -89,9 +89,9 @@ def _option(option: TcoOption, linked: ScenarioLine | None, as_of: date | None,
                       utilisation=option.utilisation,
                       upfront_capex_usd=option.upfront_capex_usd,
                       annual_opex_usd=option.annual_opex_usd,
-                      market_priced_from=(on_demand.price_from or on_demand.as_of
+                      market_priced_from=(_day(on_demand.price_from or on_demand.as_of)
                                           if on_demand else None),
-                      market_priced_to=on_demand.as_of if on_demand else None)
+                      market_priced_to=_day(on_demand.as_of) if on_demand else None)
 
 
 def rent_basis(rent: Mapping[str, Any], as_of: date | None = None,
@@ -128,9 +128,7 @@ def _committed_now(rent: Rent) -> str:
     """"the market's current contract offers for it: $2.72 median of 1 (hyperstack), priced
     2026-08-26"."""
     term = rent.term.replace("_", " ").replace("1y", "1 year").replace("3y", "3 years")
-    priced = (f", priced {rent.price_from} to {rent.as_of}"
-              if rent.price_from and rent.price_from != rent.as_of
-              else f", priced {rent.as_of}" if rent.as_of else "")
+    priced = f", priced {rent.price_dates}" if rent.price_dates else ""
     who = f" ({rent.cheapest_provider})" if rent.offers == 1 else ""
     return (f"the market's current {term} offers for it: {format_usd(rent.median)} median of "
             f"{rent.offers}{who}{priced}")

@@ -246,7 +246,8 @@ def decisions() -> list[DecisionLine]:
     nvl72 = OptionLine("nvl72", 3072, "gb200", 10.1, 1_906_307.0, 2.557)
     ndr = OptionLine("hgx-ndr", 3072, "b200", 11.07, 1_948_242.0, 2.387,
                      market_usd_per_gpu_hour=6.25, market_job_cost_usd=5_100_000.0,
-                     market_priced_from="2026-08-19", market_priced_to="2026-11-09")
+                     market_priced_from=date(2026, 8, 19),
+                     market_priced_to=date(2026, 11, 9))
     eth = OptionLine("hgx-800gbe", 3072, "b200", 10.87, 1_849_218.0, 2.307)
     workload = "128 layers x 25600 hidden, 3,072 GPUs"
     swing = Swing("options.hgx-800gbe.capex.fabric.cost", 2.46e6, 7.68e6, 0.042, -0.011)
