@@ -151,7 +151,7 @@ def briefing_context(session: Session, *, as_of: date, version: DatasetVersion,
     moves = moves_of(results_frame(session, previous.id) if previous else None,
                      results_frame(session, version.id), inputs.params.result_tolerance)
     index = market_index(session, up_to=version.id)
-    market = market_lines(index, version.id, previous.id if previous else None)
+    market = market_lines(index, version.id)
     max_age = market_max_age_days()
     stale_market = [StaleMarketLine(r.gpu, r.term, r.offers, r.providers, r.median, r.newest,
                                     r.age_days)

@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from models.market.frames import term_label
 from models.records import Rent, TcoOption, TcoRecord
 from models.tco.decision import flipping_inputs, margin_swings
 from models.trends.types import ObservationChange
@@ -127,11 +128,10 @@ def committed_rent(option: TcoOption) -> Rent | None:
 def _committed_now(rent: Rent) -> str:
     """"the market's current contract offers for it: $2.72 median of 1 (hyperstack), priced
     2026-08-26"."""
-    term = rent.term.replace("_", " ").replace("1y", "1 year").replace("3y", "3 years")
     priced = f", priced {rent.price_dates}" if rent.price_dates else ""
     who = f" ({rent.cheapest_provider})" if rent.offers == 1 else ""
-    return (f"the market's current {term} offers for it: {format_usd(rent.median)} median of "
-            f"{rent.offers}{who}{priced}")
+    return (f"the market's current {term_label(rent.term)} offers for it: "
+            f"{format_usd(rent.median)} median of {rent.offers}{who}{priced}")
 
 
 def _age_days(priced_on: object, as_of: date | None) -> int | None:
@@ -160,38 +160,23 @@ def _plain(value: float) -> str:
     return f"{value:,.3g}" if abs(value) < 1e4 else f"{value:,.0f}"
 
 
-def _on_demand(index: pd.DataFrame, version: int) -> dict[str, float]:
-    """The on-demand median per GPU at `version`."""
-    if index.empty:
-        return {}
-    rows = index[(index["dataset_version"] == version) & (index["term"] == ON_DEMAND)]
-    return {str(r.gpu): float(r.median) for r in rows.itertuples()}
-
-
-def market_lines(index: pd.DataFrame, version: int,
-                 compared: int | None) -> list[MarketLine]:
+def market_lines(index: pd.DataFrame, version: int) -> list[MarketLine]:
     """One line per GPU with an offer at `version`: the on-demand median with its price
-    dates, its change since `compared`, and the cheapest offer of any term with its date.
-    The change is the index's week-over-week change over matched offers (same provider,
-    region, instance, term), so that offers coming or going (its `composition`, said apart)
-    are never a price move: None when no offer is priced on both dates; the medians' ratio
-    only for an index stored before it kept that change."""
+    dates, its change over the week, and the cheapest offer of any term with its date. The
+    change is the index's week-over-week change over matched offers (same provider, region,
+    instance, term), so that offers coming or going (its `composition`, said apart) are never
+    a price move: None when no offer is priced on both dates."""
     if index.empty:
         return []
     now = index[index["dataset_version"] == version]
-    before = _on_demand(index, compared) if compared is not None else {}
     lines = []
     for gpu, rows in now.groupby("gpu", sort=True):
         cheapest = rows.sort_values(["cheapest_price", "term"]).iloc[0]
         on_demand = rows[rows["term"] == ON_DEMAND]
         median = float(on_demand["median"].iloc[0]) if not on_demand.empty else None
-        then = before.get(str(gpu))
         row = on_demand.iloc[0] if median is not None else None
-        matched = _cell(row, "wow_change")
-        if row is not None and "wow_change" in row.index:
-            change = None if matched is None else float(matched)  # no offer on both dates
-        else:  # an index stored before it kept matched changes: the medians' ratio
-            change = (median / then - 1) if median is not None and then else None
+        matched = _cell(row, "wow_change")   # None: no offer priced on both dates
+        change = None if matched is None else float(matched)
         lines.append(MarketLine(
             gpu=str(gpu), median_usd=median,
             offers=int(on_demand["n_offers"].iloc[0]) if median is not None else 0,

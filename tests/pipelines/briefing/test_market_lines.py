@@ -34,7 +34,7 @@ def test_the_line_is_dated_by_its_offers_prices_and_moves_by_matched_offers_only
         {"dataset_version": 2, "version_date": "2026-11-08", "median": 2.0,
          "cheapest_as_of": "2026-11-01", "price_from": "2026-10-25", "price_to": "2026-11-01",
          "wow_change": -0.10, "wow_composition": "newcloud added 1 region"}])
-    [line] = market_lines(stored, 2, compared=1)
+    [line] = market_lines(stored, 2)
     assert (line.price_from, line.price_to) == (date(2026, 10, 25), date(2026, 11, 1))
     assert line.cheapest_as_of == date(2026, 11, 1)
     assert line.as_of == date(2026, 11, 8)  # the version's date, kept apart
@@ -51,16 +51,6 @@ def test_without_an_offer_priced_on_both_dates_there_is_no_change_to_show():
         {"dataset_version": 2, "version_date": "2026-12-20", "median": 3.0,
          "cheapest_as_of": "2026-12-20", "price_from": "2026-12-20", "price_to": "2026-12-20",
          "wow_change": None, "wow_composition": "newcloud added 3 offers"}])
-    [line] = market_lines(stored, 2, compared=1)
+    [line] = market_lines(stored, 2)
     assert line.change is None and line.composition == "newcloud added 3 offers"
 
-
-def test_an_index_stored_before_matched_changes_compares_the_medians():
-    stored = index([
-        {"dataset_version": 1, "version_date": "2026-11-01", "median": 4.0,
-         "cheapest_as_of": "2026-11-01", "price_from": "2026-11-01", "price_to": "2026-11-01"},
-        {"dataset_version": 2, "version_date": "2026-12-20", "median": 3.0,
-         "cheapest_as_of": "2026-12-20", "price_from": "2026-12-20", "price_to": "2026-12-20"}])
-    [line] = market_lines(stored.drop(columns=["wow_change", "wow_composition"]), 2,
-                          compared=1)
-    assert line.change == 3.0 / 4.0 - 1 and line.composition is None

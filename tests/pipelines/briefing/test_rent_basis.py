@@ -39,7 +39,7 @@ def test_an_old_rent_price_names_what_the_markets_current_contract_offers_charge
                          "offers for it: $2.72 median of 1 (hyperstack), priced 2026-08-26")
     several = Rent("reserved_1y", 2.5, 2.2, 2.9, 4, 2.1, "aws", "2026-11-01", "2026-09-01")
     assert rent_basis(CONTRACT, date(2026, 11, 27), 120, committed=several).endswith(
-        "reserved 1 year offers for it: $2.50 median of 4, priced 2026-09-01 to 2026-11-01")
+        "1-year reserved offers for it: $2.50 median of 4, priced 2026-09-01 to 2026-11-01")
     # A price within the limit needs no comparison.
     assert rent_basis(CONTRACT, date(2026, 3, 31), 120, committed=current).endswith(
         "price of 2026-03-01")
