@@ -324,6 +324,9 @@ class ServingRecord:
     not_compared: str | None = None
     margin_basis: str | None = None    # "paired" | "widest" (models.serving.cost)
     margin_note: str | None = None     # what the margin's band rests on
+    # Whether the scenario's model is among those the serving constants are fitted on (an
+    # answer stored before this was kept: taken as measured, as it was then printed).
+    model_measured: bool = True
 
     @classmethod
     def from_json(cls, result: Mapping[str, Any]) -> ServingRecord:
@@ -336,7 +339,7 @@ class ServingRecord:
                    result.get("cheaper_option"), result.get("dearer_option"),
                    result.get("margin"), band.get("p10"), band.get("p90"), result.get("call"),
                    str(result.get("price_basis") or "owned"), result.get("not_compared"),
-                   band.get("basis"), band.get("note"))
+                   band.get("basis"), band.get("note"), bool(band.get("model_measured", True)))
 
 
 def _point(data: Mapping[str, Any]) -> CurvePoint:

@@ -294,6 +294,7 @@ class ServingLine:
     not_compared: str | None = None       # why there is no verdict (the bases differ)
     saving_basis: str | None = None       # "paired" | "widest": how the band was built
     saving_note: str | None = None        # what the band rests on
+    model_measured: bool = True           # the model is among those the constants are fitted on
 
 
 @dataclass(frozen=True)

@@ -188,7 +188,7 @@ def flip(line: DecisionLine) -> str:
 
 # Both options are model estimates with one engine: the band is that of one configuration's
 # error against the other's, for their families (models.serving.cost.cheaper_at_target).
-PAIRED_NOTE = "; the two model estimates' errors paired, as measured between their GPU families"
+PAIRED_NOTE = "; the two estimates' errors paired by GPU family"
 
 
 def serving_verdict(line: ServingLine) -> str:
@@ -220,6 +220,8 @@ def serving_verdict(line: ServingLine) -> str:
         line.price_basis, f"each option {line.price_basis} at the market's median")
     if line.saving_basis == "paired":
         basis += PAIRED_NOTE
+    if not line.model_measured and not {line.cheaper, line.dearer} <= measured:
+        basis += f"; no {line.model} run among the model's measurements"
     if line.too_close:
         return (f"Too close to call: {text} ({basis}); measured serving points for each "
                 "option (an InferenceX or MLPerf Inference run) would settle it.")

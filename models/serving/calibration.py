@@ -97,6 +97,18 @@ SOURCE: Final[dict[str, str]] = {
     "cdna4": f"{_FIT} 100 InferenceMAX MI355X DeepSeek-R1 FP8 / MXFP4 and gpt-oss-120b serving "
              f"points {_POINTS}",
 }
+# The models the measured points are of (data/measurements/serving_points.yaml): every constant,
+# band and paired band rests on them. A scenario of another model (a dense one such as Llama 3.3
+# 70B: no published curve was found to transcribe) gets the same bands, but the model's error
+# on it is not measured, and its answer says so.
+MEASURED_MODELS: Final = ("deepseek-r1", "gpt-oss-120b")
+
+
+def model_measured(model: str) -> bool:
+    """Whether `model` (a preset's key) is among the models the constants are fitted on."""
+    return model in MEASURED_MODELS
+
+
 # A family without measured points of its own runs on the constants fitted on every measured
 # family's points together (bench/serving_fit.py prints them), not on the prior.
 POOLED: Final = ServingConstants(decode_hbm_efficiency=0.7375, prefill_efficiency=0.1,

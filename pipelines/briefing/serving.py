@@ -18,7 +18,7 @@ def serving_line(record: ServingRecord) -> ServingLine:
         saving_p10=record.margin_p10, saving_p90=record.margin_p90,
         too_close=record.call == TOO_CLOSE, price_basis=record.price_basis,
         not_compared=record.not_compared, saving_basis=record.margin_basis,
-        saving_note=record.margin_note)
+        saving_note=record.margin_note, model_measured=record.model_measured)
 
 
 def _option(option: ServingOption) -> ServingOptionLine:

@@ -125,7 +125,9 @@ def evaluate(scenario: ServingScenario, session: Session | None, *, on: date,
         "dearer_option": margin.dearer if margin else None,
         "margin": margin.saving if margin else None,
         "band": ({"p10": margin.p10, "p90": margin.p90, "basis": margin.basis,
-                  "note": margin_note(margin)} if margin else None),
+                  "note": margin_note(margin, scenario.model_key),
+                  "model_measured": calibration.model_measured(scenario.model_key)}
+                 if margin else None),
         "call": (None if margin is None else
                  TOO_CLOSE if margin.too_close else margin.cheaper),
         "unreached": [o["name"] for o in options if o["at_target"] is None],
@@ -136,12 +138,19 @@ def evaluate(scenario: ServingScenario, session: Session | None, *, on: date,
     }
 
 
-def margin_note(margin: ServingMargin) -> str:
+def margin_note(margin: ServingMargin, model: str) -> str:
     """What the margin's band rests on: the paired band's comparisons (for the cheaper's and
-    the dearer's families), or each option's own band at its ends."""
+    the dearer's families), or each option's own band at its ends; and, for a `model` the
+    constants are not fitted on, that its error is not measured."""
     if margin.pair is None:
-        return "each option's band taken at its ends (their errors not known to move together)"
-    return calibration.PAIRED_BAND[margin.pair][2]
+        note = "each option's band taken at its ends (their errors not known to move together)"
+    else:
+        note = calibration.PAIRED_BAND[margin.pair][2]
+    if not calibration.model_measured(model):
+        note += (f"; no {model} serving point is among the measured ones (those are of "
+                 f"{' and '.join(calibration.MEASURED_MODELS)}): the model's error on "
+                 f"{model} is not measured")
+    return note
 
 
 def rent_beside(option: dict[str, Any], gpu: str | None, session: Session | None,

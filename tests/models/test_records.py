@@ -68,6 +68,10 @@ def test_a_serving_answer_reads_back_with_its_point_at_the_target():
     [option] = record.options
     assert option.at_target is not None and option.at_target.usd_per_mtok_out == 83.3
     assert (record.margin_p10, record.margin_p90) == (0.1, 0.6) and record.input_tokens == 1024
+    # Stored before the answer said whether its model was measured: read as it was printed.
+    assert record.model_measured
+    unmeasured = {**stored, "band": {**stored["band"], "model_measured": False}}
+    assert not ServingRecord.from_json(unmeasured).model_measured
 
 
 def test_a_c2c_estimate_reads_back_with_its_workload_and_the_figures_it_read():

@@ -32,11 +32,22 @@ def test_a_paired_band_says_the_two_estimates_errors_were_taken_together():
     [line] = serving()
     text = serving_verdict(replace(line, saving_basis="paired"))
     assert text.endswith("80 % band +52 % to +92 % (each option at its owner's cost per GPU-hour; "
-                         "the two model estimates' errors paired, as measured between their GPU "
-                         "families).")
+                         "the two estimates' errors paired by GPU family).")
     too_close = serving_verdict(replace(line, saving_basis="paired", saving_p10=-0.1,
                                         too_close=True))
     assert too_close.startswith("Too close to call: ") and PAIRED_NOTE in too_close
+
+
+def test_a_model_without_measured_serving_points_says_its_band_rests_on_other_models():
+    [line] = serving()
+    unmeasured = replace(line, model="llama-3.3-70b", model_measured=False)
+    assert serving_verdict(unmeasured).endswith(
+        "(each option at its owner's cost per GPU-hour; no llama-3.3-70b run among the model's "
+        "measurements).")
+    # Two measured curves carry no model error to qualify.
+    both = replace(unmeasured, options=tuple(replace(o, source="measured")
+                                             for o in line.options))
+    assert "run among the model's measurements" not in serving_verdict(both)
 
 
 def test_the_band_sentence_names_each_options_band_and_the_paired_margins():

@@ -257,3 +257,12 @@ def test_refitting_the_measured_points_gives_the_stored_constants_and_bands():
     assert stored_basis == uncalibrated_basis(report)
     assert (stored_low, stored_high) == pytest.approx((low, high), abs=0.002)
     assert stored_low <= low and stored_high >= high
+
+
+def test_the_measured_models_are_those_the_shipped_points_are_of():
+    """A scenario's answer says when its model is not among them (calibration.model_measured):
+    the list must follow the points."""
+    models = {p.model for p in shipped_serving_points().points}
+    assert set(calibration.MEASURED_MODELS) == models
+    assert calibration.model_measured("deepseek-r1")
+    assert not calibration.model_measured("llama-3.3-70b")
