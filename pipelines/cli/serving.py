@@ -93,6 +93,9 @@ def print_result(result: dict[str, Any]) -> None:
                f"output tokens (80 % band {band['p10']:+.1%} to {band['p90']:+.1%})")
     if result["call"] == "too close to call":
         verdict = f"too close to call: {verdict}"
+    estimated = any(o["source"] == "model" for o in result["options"])
+    if estimated and not band.get("model_measured", True):
+        verdict += f"; no {result['model']} run among the model's measurements"
     console.print(verdict)
 
 

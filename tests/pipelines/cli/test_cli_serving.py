@@ -52,6 +52,8 @@ def test_serving_prints_each_option_at_the_target_and_the_verdict(cli):
     assert "target 50 tokens/s per user" in shown
     assert "h100-tp8" in shown and "b200-tp8" in shown
     assert "cheaper per million output tokens (80 % band" in shown
+    # Llama 3.3 70B is not among the models the serving model is fitted on, and it says so.
+    assert shown.rstrip().endswith("no llama-3.3-70b run among the model's measurements")
     assert ("h100-tp8: tp 8 x dp 1 x pp 1, experts split by TP, at most 2,048 sequences a "
             "replica, fp8 KV cache" in shown)
 
