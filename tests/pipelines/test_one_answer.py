@@ -23,8 +23,6 @@ from reports.formatting import format_percent, format_usd
 from tests.pipelines.conftest import SHIPPED_SCENARIOS
 from tests.support.shipped_week import shipped_week
 
-pytestmark = pytest.mark.slow(seconds=3)  # one weekly run (~20 s, shared) read by 8 tests
-
 
 @pytest.fixture(scope="module")
 def weekly(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int, str]:

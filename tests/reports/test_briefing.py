@@ -13,6 +13,8 @@ import sys
 from datetime import date
 from pathlib import Path
 
+import pytest
+
 from reports.briefing import render, render_html, render_pdf
 from reports.formatting import format_date, format_number, format_range
 from reports.views import summarise_flags, summarise_validation
@@ -56,6 +58,9 @@ def pages(path) -> list[str]:
     return pdftotext(path).split("\f")[:-1]
 
 
+# The first test to read the session's full briefing and appendix renders them: the file's
+# ~15 s, its weight in ./dev test's order (tests/conftest.py), so it does not start last.
+@pytest.mark.slow(seconds=15)
 def test_every_section_heading_prints_in_order(full_pdf, full_appendix):
     text = pdftotext(full_pdf, layout=False)
     positions = [text.find(heading) for heading in HEADINGS]
