@@ -8,6 +8,8 @@ import shutil
 import tempfile
 import textwrap
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -172,6 +174,55 @@ def ledger(ledger_url: str) -> Iterator[Engine]:
 @pytest.fixture(scope="session")
 def metrics() -> dict[str, MetricDef]:
     return load_metrics(PROJECT_ROOT / "data" / "catalog.yaml")
+
+
+@dataclass
+class ModuleLedger:
+    """A migrated ledger of one module's own, with what the `ingest`, `write_pack` and `clock`
+    fixtures give a test: for a warehouse built once per module and dialect that its tests
+    only read (publishing one costs about a second; many tests read the same one)."""
+
+    engine: Engine
+    folder: Path
+    metrics: dict[str, MetricDef]
+    clock: Clock = field(default_factory=lambda: Clock())
+
+    def ingest(self, *paths: Path, **options: Any) -> IngestReport:
+        return ingest_paths(self.engine, list(paths), metrics=self.metrics, today=TODAY,
+                            now=self.clock, code_version="test", lock_timeout_seconds=5,
+                            options=AdapterOptions(**options))
+
+    def write_pack(self, name: str, content: str) -> Path:
+        path = self.folder / "packs" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(content).lstrip(), encoding="utf-8")
+        return path
+
+
+@pytest.fixture(scope="module",
+                params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def module_ledgers(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+                   sqlite_template: SqliteTemplate, metrics: dict[str, MetricDef]
+                   ) -> Iterator[Callable[[str], ModuleLedger]]:
+    """`make(name)`: an empty ledger of the module's own on each dialect, a SQLite file or a
+    PostgreSQL database beside the test one (which every `ledger` test empties), dropped at
+    the module's end. One per warehouse a module builds once."""
+    module = request.module.__name__.rsplit(".", 1)[-1].removeprefix("test_")
+    with ExitStack() as stack:
+
+        def make(name: str) -> ModuleLedger:
+            folder = tmp_path_factory.mktemp(name)
+            if request.param == "sqlite":
+                url = sqlite_template.copy_to(folder / "ledger.sqlite")
+            else:
+                url = stack.enter_context(pg_database.extra_database(
+                    pg_url_or_skip(), f"{module}_{name}"))
+                upgrade(url)
+            engine = make_engine(url, lock_timeout_seconds=5)
+            stack.callback(engine.dispose)
+            return ModuleLedger(engine, folder, metrics)
+
+        yield make
 
 
 class Clock:

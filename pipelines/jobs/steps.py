@@ -254,6 +254,8 @@ def render_briefing(settings: Settings, dataset_version: int, *, as_of: date,
             first_sha = _first_of_version(earlier, dataset_version)
             target = target or dated_briefing_path(settings.briefings_dir, as_of,
                                                    dataset_version, earlier)
+        # Before the render (seconds of CPU): an output folder that cannot be made fails now.
+        _make_folder_of(target)
         rendered, appendix = _render_both(context, target)
         pdf = rendered.pdf
         digest = hashlib.sha256(pdf).hexdigest()
@@ -355,6 +357,16 @@ def _never_over_another(target: Path, digest: str) -> Path:
     except OSError:  # nothing there (or no folder where one should be): the write says
         return target
     return target.with_name(f"{target.stem}-{digest[:12]}{target.suffix}")
+
+
+def _make_folder_of(target: Path) -> None:
+    """Make `target`'s folder (and its parents); an OSError naming the one that could not be
+    made (a file where a folder should be), as `_write_atomically` raises it."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OSError(exc.errno, f"could not be made for {target.name} ({exc.strerror})",
+                      exc.filename) from exc
 
 
 def _write_atomically(target: Path, content: bytes) -> None:

@@ -3,29 +3,44 @@
 from __future__ import annotations
 
 import re
-from datetime import date
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime
 
 import pytest
 import yaml
 
-from db.engine import Session
+from db.engine import Engine, Session
+from pipelines.jobs.ingest import IngestReport
 from pipelines.ledger.resolved import conflicts, resolved_value
 from pipelines.settings import PROJECT_ROOT
+from tests.conftest import ModuleLedger
 
 SOURCES = PROJECT_ROOT / "data" / "sources"
 ON = date(2026, 11, 22)
 
 
-@pytest.fixture
-def reference(ingest):
-    return ingest(SOURCES)
+@dataclass(frozen=True)
+class Reference:
+    """The shipped packs ingested into a ledger of the module's own."""
+
+    report: IngestReport
+    ledger: Engine
+    known: datetime  # the knowledge instant the tests resolve at (the ingest's)
+
+
+@pytest.fixture(scope="module")
+def reference(module_ledgers: Callable[[str], ModuleLedger]) -> Reference:
+    """Once per module and dialect: the tests only read the ledger."""
+    built = module_ledgers("reference")
+    return Reference(built.ingest(SOURCES), built.engine, built.clock.now)
 
 
 def test_every_reference_row_is_accepted(reference):
-    assert reference.total("read") >= 200
-    assert reference.total("rejected") == 0, [
-        (f.path, e) for f in reference.files for e in f.errors]
-    assert reference.total("accepted") == reference.total("read")
+    report = reference.report
+    assert report.total("read") >= 200
+    assert report.total("rejected") == 0, [(f.path, e) for f in report.files for e in f.errors]
+    assert report.total("accepted") == report.total("read")
 
 
 def test_every_source_is_dated_or_its_figures_are(reference):
@@ -40,22 +55,21 @@ def test_every_source_is_dated_or_its_figures_are(reference):
     ("nvidia-qm9700", "switch_latency", {150.0, 330.0}),
     ("broadcom-tomahawk-5", "switch_power", {450.0, 500.0}),
 ])
-def test_conflicting_sources_are_kept_side_by_side(reference, ledger, clock, item, metric,
-                                                   values):
-    with Session(ledger) as session:
-        resolved = resolved_value(session, item, metric, on=ON, known=clock.now)
+def test_conflicting_sources_are_kept_side_by_side(reference, item, metric, values):
+    with Session(reference.ledger) as session:
+        resolved = resolved_value(session, item, metric, on=ON, known=reference.known)
         disagreeing = {(c.winner["item"], c.winner["metric"])
-                       for c in conflicts(session, on=ON, known=clock.now)}
+                       for c in conflicts(session, on=ON, known=reference.known)}
     found = {resolved.winner["value"], *(a["value"] for a in resolved.alternatives)}
     assert found == values
     assert (item, metric) in disagreeing
 
 
-def test_nvlink_generations_double_per_gpu_bandwidth(reference, ledger, clock):
+def test_nvlink_generations_double_per_gpu_bandwidth(reference):
     generations = ["nvlink-1", "nvlink-2", "nvlink-3", "nvlink-4", "nvlink-5", "nvlink-6"]
-    with Session(ledger) as session:
+    with Session(reference.ledger) as session:
         per_gpu = [resolved_value(session, g, "scaleup_bw_per_gpu_bidir", on=ON,
-                                  known=clock.now) for g in generations]
+                                  known=reference.known) for g in generations]
     values = [r.winner["value"] for r in per_gpu]
     assert values == [160, 300, 600, 900, 1800, 3600]
 
@@ -66,11 +80,10 @@ def test_nvlink_generations_double_per_gpu_bandwidth(reference, ledger, clock):
     ("b200", {"peak_dense_bf16": 2250.0, "hbm_capacity": 180.0, "hbm_bandwidth": 8.0}),
     ("gb200", {"peak_dense_bf16": 2500.0, "hbm_capacity": 186.0, "hbm_bandwidth": 8.0}),
 ])
-def test_gpu_compute_figures_resolve_in_canonical_units(reference, ledger, clock, item,
-                                                          expected):
+def test_gpu_compute_figures_resolve_in_canonical_units(reference, item, expected):
     """Dense BF16 TFLOP/s, HBM GB and HBM TB/s per GPU, as a performance model reads them."""
-    with Session(ledger) as session:
-        resolved = {metric: resolved_value(session, item, metric, on=ON, known=clock.now)
+    with Session(reference.ledger) as session:
+        resolved = {metric: resolved_value(session, item, metric, on=ON, known=reference.known)
                     for metric in expected}
     assert all(r is not None for r in resolved.values()), resolved
     values = {metric: r.winner["value"] for metric, r in resolved.items()}

@@ -5,6 +5,7 @@ robust outlier naming the offer."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from db.warehouse import WarehouseMeta, publish_warehouse
 from models.market.valid_time import MAX_OFFER_AGE_DAYS
 from models.resolve import SOURCE_KIND_RANK
 from pipelines.ledger.market import market_index, price_index_rows
+from tests.conftest import ModuleLedger
 
 ON = date(2026, 11, 22)
 
@@ -46,15 +48,18 @@ PACK = ("source: {key: cloud-prices, title: Cloud price lists, kind: vendor_data
         + "".join(offer(k, p, d, provider=v, term=t) for k, (p, d, v, t) in OFFERS.items()))
 
 
-@pytest.fixture
-def warehouse(ledger, ingest, write_pack, clock, tmp_path) -> Path:
-    report = ingest(write_pack("prices.yaml", PACK))
+@pytest.fixture(scope="module")
+def warehouse(module_ledgers: Callable[[str], ModuleLedger]) -> Path:
+    """Built once per module and dialect: its tests only read the file."""
+    built = module_ledgers("offers")
+    ledger = built.engine
+    report = built.ingest(built.write_pack("prices.yaml", PACK))
     with Session(ledger) as session:
         version = dataset_version(session, report.dataset_version)
         index = price_index_rows(market_index(session, up_to=version.id))
         meta = WarehouseMeta(version.id, version.content_hash, version.cutoff_at, ON,
-                             clock.tick(), "test")
-    return publish_warehouse(ledger, tmp_path / "warehouse.duckdb", meta, SOURCE_KIND_RANK,
+                             built.clock.tick(), "test")
+    return publish_warehouse(ledger, built.folder / "warehouse.duckdb", meta, SOURCE_KIND_RANK,
                              price_index=index)
 
 

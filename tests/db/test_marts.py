@@ -4,6 +4,7 @@ index; JSON columns typed JSON; every table exported as Parquet or CSV."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from db.warehouse import WarehouseMeta, publish_warehouse
 from db.warehouse_export import export_warehouse
 from models.resolve import SOURCE_KIND_RANK
 from pipelines.ledger.market import market_index, price_index_rows
+from tests.conftest import ModuleLedger
 from tests.pipelines.jobs.test_tco_rent import PRICES
 
 SPECS = """
@@ -38,19 +40,23 @@ observations:
 """
 
 
-@pytest.fixture
-def published(ledger, ingest, write_pack, clock, tmp_path) -> Path:
-    ingest(write_pack("specs.yaml", SPECS), write_pack("prices.yaml", PRICES))
+@pytest.fixture(scope="module")
+def published(module_ledgers: Callable[[str], ModuleLedger]) -> Path:
+    """Built once per module and dialect: its tests only read the file."""
+    module_ledger = module_ledgers("marts")
+    ledger, clock, write_pack = module_ledger.engine, module_ledger.clock, module_ledger.write_pack
+    module_ledger.ingest(write_pack("specs.yaml", SPECS), write_pack("prices.yaml", PRICES))
     clock.tick(days=7)
     # The same price list corrected (same date, another price): it supersedes.
-    report = ingest(write_pack("prices-2.yaml", PRICES.replace("value: 6.0,", "value: 2.0,")))
+    report = module_ledger.ingest(write_pack("prices-2.yaml",
+                                             PRICES.replace("value: 6.0,", "value: 2.0,")))
     with Session(ledger) as session:
         version = dataset_version(session, report.dataset_version)
         index = price_index_rows(market_index(session, up_to=version.id))
         meta = WarehouseMeta(version.id, version.content_hash, version.cutoff_at,
                              date(2026, 11, 22), clock.tick(), "test")
-    return publish_warehouse(ledger, tmp_path / "warehouse.duckdb", meta, SOURCE_KIND_RANK,
-                             price_index=index)
+    return publish_warehouse(ledger, module_ledger.folder / "warehouse.duckdb", meta,
+                             SOURCE_KIND_RANK, price_index=index)
 
 
 def query(path: Path, sql: str) -> list[tuple]:

@@ -34,10 +34,10 @@ from models.resolve import SOURCE_KIND_RANK
 from pipelines.cli.app import main
 from pipelines.jobs import steps as jobs
 from pipelines.settings import Settings
+from tests.support.shipped_week import DAY, shipped_week
 
-pytestmark = pytest.mark.slow(seconds=16)  # a shared home (~20 s); each test renders
+pytestmark = pytest.mark.slow(seconds=12)  # a shared home (~20 s, or a copy); tests render
 
-DAY = date(2026, 11, 22)
 LIMIT_BYTES = 64 * 1024  # well below a warehouse (MBs) and a briefing (~200 KB)
 
 
@@ -85,13 +85,12 @@ def specledger(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[st
 
 @pytest.fixture(scope="module")
 def published(tmp_path_factory) -> tuple[Path, int]:
-    """A home with a ledger, a warehouse and a briefing, made by the real jobs."""
-    home = tmp_path_factory.mktemp("published") / "home"
-    settings = Settings(home=home)
-    version = jobs.update(settings, [settings.sources_dir], as_of=DAY).dataset_version
-    jobs.render_briefing(settings, version, as_of=DAY)
-    jobs.publish(settings, version, as_of=DAY, built_at=datetime.now(UTC))
-    return home, version
+    """A home with a ledger, a warehouse and a briefing, made by the real jobs: a copy of the
+    run's shared shipped week (tests/support/shipped_week.py), its warehouse published."""
+    shared = shipped_week(tmp_path_factory)
+    settings = shared.copied_to(tmp_path_factory.mktemp("published") / "home")
+    jobs.publish(settings, shared.version, as_of=DAY, built_at=datetime.now(UTC))
+    return settings.home, shared.version
 
 
 def briefing_records(home: Path) -> int:

@@ -7,23 +7,24 @@ import json
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from datetime import date, timedelta
 from pathlib import Path
 
 import duckdb
 import pytest
 
-from db.engine import Session, write_session
+from db.engine import Engine, Session, write_session
 from db.queries import dataset_version
 from db.warehouse import WarehouseMeta, publish_warehouse
 from models.resolve import SOURCE_KIND_RANK
-from tests.conftest import NVLINK_PACK
+from tests.conftest import NVLINK_PACK, ModuleLedger
 from tests.db.test_results import add, estimate, scenario
 from tests.db.test_tco_results import add_tco, tco_scenario, training_run
 
 
-@pytest.fixture
-def published(ledger, ingest, write_pack, clock, tmp_path) -> Path:
+def build_published(ledger: Engine, ingest, write_pack, clock, folder: Path) -> Path:
+    """Two versions of the NVLink pack (a correction), the second published under `folder`."""
     ingest(write_pack("v1.yaml", NVLINK_PACK))
     clock.tick()
     report = ingest(write_pack("v2.yaml", NVLINK_PACK.replace("value: 1.8,", "value: 1.9,")))
@@ -31,8 +32,22 @@ def published(ledger, ingest, write_pack, clock, tmp_path) -> Path:
         version = dataset_version(session, report.dataset_version)
         meta = WarehouseMeta(version.id, version.content_hash, version.cutoff_at,
                              date(2026, 11, 22), clock.tick(), "test")
-    return publish_warehouse(ledger, tmp_path / "out" / "warehouse.duckdb", meta,
+    return publish_warehouse(ledger, folder / "out" / "warehouse.duckdb", meta,
                              SOURCE_KIND_RANK)
+
+
+@pytest.fixture(scope="module")
+def published(module_ledgers: Callable[[str], ModuleLedger]) -> Path:
+    """Built once per module and dialect, for the tests that only read it."""
+    built = module_ledgers("published")
+    return build_published(built.engine, built.ingest, built.write_pack, built.clock,
+                           built.folder)
+
+
+@pytest.fixture
+def published_here(ledger, ingest, write_pack, clock, tmp_path) -> Path:
+    """The same on the test's own `ledger`, for the tests that publish over it again."""
+    return build_published(ledger, ingest, write_pack, clock, tmp_path)
 
 
 def query(path: Path, sql: str) -> list[tuple]:
@@ -103,20 +118,20 @@ def test_the_duckdb_cli_analysts_use_opens_it(published):
     assert duckdb_cli(published, "select count(*) as n from current_value") == [{"n": 2}]
 
 
-def test_a_failed_build_leaves_the_previous_warehouse_intact(published, ledger, monkeypatch):
-    before = published.read_bytes()
-    meta = WarehouseMeta(2, "x" * 64, published_cutoff(published), date(2026, 11, 23),
-                         published_cutoff(published), "test")
+def test_a_failed_build_leaves_the_previous_warehouse_intact(published_here, ledger, monkeypatch):
+    before = published_here.read_bytes()
+    meta = WarehouseMeta(2, "x" * 64, published_cutoff(published_here), date(2026, 11, 23),
+                         published_cutoff(published_here), "test")
     broken_ranks = {"vendor_datasheet": None}  # NOT NULL violation halfway through the build
     with pytest.raises(duckdb.Error):
-        publish_warehouse(ledger, published, meta, broken_ranks)
-    assert published.read_bytes() == before
-    assert not published.with_name(published.name + ".tmp").exists()
+        publish_warehouse(ledger, published_here, meta, broken_ranks)
+    assert published_here.read_bytes() == before
+    assert not published_here.with_name(published_here.name + ".tmp").exists()
 
 
-def test_a_reader_holding_the_old_file_is_not_broken_by_a_publish(published, ledger, ingest,
-                                                                   write_pack, clock):
-    reader = duckdb.connect(str(published), read_only=True)
+def test_a_reader_holding_the_old_file_is_not_broken_by_a_publish(published_here, ledger,
+                                                                   ingest, write_pack, clock):
+    reader = duckdb.connect(str(published_here), read_only=True)
     try:
         assert reader.execute("select dataset_version from meta").fetchall() == [(2,)]
         clock.tick()
@@ -125,19 +140,19 @@ def test_a_reader_holding_the_old_file_is_not_broken_by_a_publish(published, led
             version = dataset_version(session, report.dataset_version)
             meta = WarehouseMeta(version.id, version.content_hash, version.cutoff_at,
                                  date(2026, 11, 23), clock.tick(), "test")
-        publish_warehouse(ledger, published, meta, SOURCE_KIND_RANK)
+        publish_warehouse(ledger, published_here, meta, SOURCE_KIND_RANK)
         # The open connection keeps the old file whole, even the tables it had not read yet.
         assert reader.execute("select value from observation where item = 'nvlink-5' "
                               "order by observation_id").fetchall() == [(1800.0,), (1900.0,)]
         assert reader.execute("select value from current_value "
                               "where item = 'nvlink-5'").fetchall() == [(1900.0,)]
         # A new connection (another process, like an analyst's CLI) opens the new file.
-        assert duckdb_cli(published, "select dataset_version as v from meta") == [{"v": 3}]
-        assert duckdb_cli(published, "select value from current_value "
-                                     "where item = 'nvlink-5'") == [{"value": 2000.0}]
+        assert duckdb_cli(published_here, "select dataset_version as v from meta") == [{"v": 3}]
+        assert duckdb_cli(published_here, "select value from current_value "
+                                          "where item = 'nvlink-5'") == [{"value": 2000.0}]
     finally:
         reader.close()
-    assert query(published, "select dataset_version from meta") == [(3,)]
+    assert query(published_here, "select dataset_version from meta") == [(3,)]
 
 
 def published_cutoff(path: Path):
@@ -170,9 +185,12 @@ def test_current_value_follows_each_source_series(ledger, ingest, write_pack, cl
         (0.0826, "eia", 1)]
 
 
-@pytest.fixture
-def published_results(ledger, ingest, write_pack, clock, tmp_path) -> Path:
-    """Two versions with results on each, an ad-hoc result, and a warehouse of the first."""
+@pytest.fixture(scope="module")
+def published_results(module_ledgers: Callable[[str], ModuleLedger]) -> Path:
+    """Two versions with results on each, an ad-hoc result, and a warehouse of the first
+    (and one of the second); once per module and dialect, the tests only read them."""
+    built = module_ledgers("results")
+    ledger, ingest, write_pack, clock = built.engine, built.ingest, built.write_pack, built.clock
     first = ingest(write_pack("v1.yaml", NVLINK_PACK)).dataset_version
     clock.tick()
     second = ingest(write_pack("v2.yaml", NVLINK_PACK.replace("value: 1.8,", "value: 1.9,")))
@@ -193,8 +211,9 @@ def published_results(ledger, ingest, write_pack, clock, tmp_path) -> Path:
         metas = [WarehouseMeta(v.id, v.content_hash, v.cutoff_at, date(2026, 11, 22),
                                clock.tick(), "test") for v in (v1, v2)]
     for name, meta in zip(("v1", "v2"), metas, strict=True):
-        publish_warehouse(ledger, tmp_path / name / "warehouse.duckdb", meta, SOURCE_KIND_RANK)
-    return tmp_path
+        publish_warehouse(ledger, built.folder / name / "warehouse.duckdb", meta,
+                          SOURCE_KIND_RANK)
+    return built.folder
 
 
 def test_results_are_published_with_their_scenarios_as_of_the_version(published_results):
@@ -229,10 +248,17 @@ def test_c2c_latest_gives_each_scenario_its_newest_result(published_results):
         {"scenario": "gpt-175b-nvl72", "c2c": 0.7}, {"scenario": "hgx-8", "c2c": 0.1875}]
 
 
-@pytest.fixture
-def published_tco(ledger, versions, clock, tmp_path) -> Path:
+@pytest.fixture(scope="module")
+def published_tco(module_ledgers: Callable[[str], ModuleLedger]) -> Path:
     """A comparison on both versions (reused on the second), a training run, an ad-hoc
-    result, and the warehouse of the second version."""
+    result, and the warehouse of the second version; once per module and dialect, the tests
+    only read it. The versions: the NVLink pack, then a correction of it (as `versions`)."""
+    built = module_ledgers("tco")
+    ledger, clock = built.engine, built.clock
+    first = built.ingest(built.write_pack("v1.yaml", NVLINK_PACK)).dataset_version
+    clock.tick()
+    versions = (first, built.ingest(built.write_pack(
+        "v2.yaml", NVLINK_PACK.replace("value: 1.8,", "value: 1.9,"))).dataset_version)
     after = clock.tick()  # scenarios are recorded after the ingest that made the version
     with write_session(ledger) as session:
         racks = tco_scenario(session, at=after)
@@ -244,7 +270,7 @@ def published_tco(ledger, versions, clock, tmp_path) -> Path:
         version = dataset_version(session, versions[1])
         meta = WarehouseMeta(version.id, version.content_hash, version.cutoff_at,
                              date(2026, 11, 22), clock.tick(), "test")
-    return publish_warehouse(ledger, tmp_path / "warehouse.duckdb", meta, SOURCE_KIND_RANK)
+    return publish_warehouse(ledger, built.folder / "warehouse.duckdb", meta, SOURCE_KIND_RANK)
 
 
 def test_tco_results_are_published_with_their_scenarios(published_tco):

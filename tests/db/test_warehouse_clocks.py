@@ -6,6 +6,7 @@ against the ledger's own resolution (pipelines.ledger.resolved)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -14,11 +15,12 @@ from zoneinfo import ZoneInfo
 import duckdb
 import pytest
 
-from db.engine import Session
+from db.engine import Engine, Session
 from db.queries import dataset_version
 from db.warehouse import WarehouseMeta, publish_warehouse
 from models.resolve import SOURCE_KIND_RANK
 from pipelines.ledger.resolved import current_values
+from tests.conftest import ModuleLedger
 
 VENDOR_V1 = """
 source: {key: vendor, title: Rack A datasheet, kind: vendor_datasheet, published_on: 2024-01-10}
@@ -56,22 +58,28 @@ class TwoClocks:
     path: Path
     first: datetime   # when VENDOR_V1 was recorded
     second: datetime  # when VENDOR_V2 and PRESS were recorded (the file's cut-off)
+    ledger: Engine    # the ledger the file was published from
 
 
-@pytest.fixture
-def two_clocks(ledger, ingest, write_pack, clock, tmp_path) -> TwoClocks:
-    ingest(write_pack("vendor.yaml", VENDOR_V1))
+@pytest.fixture(scope="module")
+def two_clocks(module_ledgers: Callable[[str], ModuleLedger]) -> TwoClocks:
+    """Built once per module and dialect: every test only reads the file and the ledger."""
+    module_ledger = module_ledgers("clocks")
+    ledger, clock = module_ledger.engine, module_ledger.clock
+    write_pack = module_ledger.write_pack
+    module_ledger.ingest(write_pack("vendor.yaml", VENDOR_V1))
     first = clock.now
     clock.tick(days=2)
-    report = ingest(write_pack("vendor-v2.yaml", VENDOR_V2), write_pack("press.yaml", PRESS),
-                    write_pack("blog.yaml", BLOG))
+    report = module_ledger.ingest(write_pack("vendor-v2.yaml", VENDOR_V2),
+                                  write_pack("press.yaml", PRESS), write_pack("blog.yaml", BLOG))
     second = clock.now
     with Session(ledger) as session:
         version = dataset_version(session, report.dataset_version)
         meta = WarehouseMeta(version.id, version.content_hash, version.cutoff_at,
                              date(2026, 11, 22), clock.tick(), "test")
-    path = publish_warehouse(ledger, tmp_path / "warehouse.duckdb", meta, SOURCE_KIND_RANK)
-    return TwoClocks(path, first, second)
+    path = publish_warehouse(ledger, module_ledger.folder / "warehouse.duckdb", meta,
+                             SOURCE_KIND_RANK)
+    return TwoClocks(path, first, second, ledger)
 
 
 def resolved(path: Path, sql: str, *, time_zone: str = "UTC") -> dict[str, tuple]:
@@ -137,9 +145,9 @@ def test_current_value_is_spec_known_at_now(two_clocks):
 
 @pytest.mark.parametrize("on", [date(2024, 1, 9), date(2024, 3, 1), date(2024, 6, 30),
                                 date(2024, 7, 1), date(2025, 6, 30)])
-def test_value_as_of_agrees_with_the_ledgers_resolution(two_clocks, ledger, on):
+def test_value_as_of_agrees_with_the_ledgers_resolution(two_clocks, on):
     for known in (two_clocks.first, two_clocks.second - timedelta(seconds=1), two_clocks.second):
-        with Session(ledger) as session:
+        with Session(two_clocks.ledger) as session:
             expected = {r.winner["item"]: (r.winner["value"], r.winner["source"],
                                            len(r.alternatives))
                         for r in current_values(session, on=on, known=known)}

@@ -3,20 +3,26 @@ the flags' evidence as a list of observation ids, each briefing with its sha256.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import ModuleLedger
 from tests.db.test_warehouse import duckdb_cli, query
 from tests.db.test_warehouse_checks import build_rich_ledger, publish
 
 
-@pytest.fixture
-def two_warehouses(ledger, ingest, write_pack, clock, tmp_path) -> tuple[Path, Path]:
-    """The warehouse of the first dataset version and that of the last one."""
-    last = build_rich_ledger(ledger, ingest, write_pack, clock)
-    return (publish(ledger, 1, tmp_path / "first.duckdb"),
-            publish(ledger, last, tmp_path / "last.duckdb"))
+@pytest.fixture(scope="module")
+def two_warehouses(module_ledgers: Callable[[str], ModuleLedger]) -> tuple[Path, Path]:
+    """The warehouse of the first dataset version and that of the last one (built once per
+    module and dialect: the tests only read them)."""
+    module_ledger = module_ledgers("outputs")
+    ledger, folder = module_ledger.engine, module_ledger.folder
+    last = build_rich_ledger(ledger, module_ledger.ingest, module_ledger.write_pack,
+                             module_ledger.clock)
+    return (publish(ledger, 1, folder / "first.duckdb"),
+            publish(ledger, last, folder / "last.duckdb"))
 
 
 def test_flags_of_every_version_up_to_the_files_own_are_published(two_warehouses):

@@ -19,28 +19,22 @@ from typer.testing import CliRunner
 from pipelines.cli.app import app
 from pipelines.inputs.scenarios import scenario_paths
 from pipelines.inputs.tco_scenarios import load_tco_scenario
-from pipelines.jobs import steps as jobs
-from pipelines.settings import Settings
 from reports.formatting import format_percent, format_usd
 from tests.pipelines.conftest import SHIPPED_SCENARIOS
-from tests.pipelines.jobs.test_briefing_job import DAY, Clock
-
-pytestmark = pytest.mark.slow(seconds=3)  # one weekly run (~20 s) shared by 8 tests
+from tests.support.shipped_week import shipped_week
 
 
 @pytest.fixture(scope="module")
 def weekly(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int, str]:
-    """A home after a weekly run: its dataset version and page 1 of its briefing as text."""
-    home = tmp_path_factory.mktemp("one-answer") / "home"
-    settings = Settings(home=home)
-    clock = Clock()
-    version = jobs.update(settings, [settings.sources_dir], as_of=DAY, now=clock).dataset_version
-    jobs.prepare_briefing(settings, version, as_of=DAY, now=clock)
-    briefing = jobs.render_briefing(settings, version, as_of=DAY, now=clock)
+    """A home after a weekly run (a copy of the run's shared shipped week,
+    tests/support/shipped_week.py): its dataset version and page 1 of its briefing as text."""
+    shared = shipped_week(tmp_path_factory)
+    settings = shared.copied_to(tmp_path_factory.mktemp("one-answer") / "home")
+    briefing = shared.rendered_in(settings)
     page_one = subprocess.run(["pdftotext", "-layout", "-f", "1", "-l", "1",
                                str(briefing.path), "-"], check=True, capture_output=True,
                               text=True).stdout
-    return home, version, " ".join(page_one.split())
+    return settings.home, shared.version, " ".join(page_one.split())
 
 
 def cli_json(home: Path, *args: str) -> dict:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reports.briefing import render
+from reports.briefing import RenderedPdf, render
 from tests.support.contexts import empty_context, full_context
 
 
@@ -28,9 +28,17 @@ def _rendered(factory: pytest.TempPathFactory, name: str, context, document: str
 
 
 @pytest.fixture(scope="session")
-def full_pdf(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def full_rendered() -> RenderedPdf:
+    """The main briefing of the full context as `render` returns it (bytes, page count)."""
+    return render(full_context(), document="briefing")
+
+
+@pytest.fixture(scope="session")
+def full_pdf(tmp_path_factory: pytest.TempPathFactory, full_rendered: RenderedPdf) -> Path:
     """The main briefing of the full context: page 1 and the evidence."""
-    return _rendered(tmp_path_factory, "full.pdf", full_context(), "briefing")
+    path = tmp_path_factory.mktemp("briefing") / "full.pdf"
+    path.write_bytes(full_rendered.pdf)
+    return path
 
 
 @pytest.fixture(scope="session")

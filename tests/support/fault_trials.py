@@ -530,7 +530,8 @@ def fresh_dataset_hash(home: Path, sources: Path, database_url: str | None) -> s
     (pipelines/jobs/ingest.py), so the ingest alone gives the hash a whole `run` would, in a
     fraction of its time (no Prefect server, no recompute, warehouse or briefing)."""
     done = subprocess.run(
-        [str(SPECLEDGER), "ingest", str(sources), "--home", str(home), "--allow-rejects"],
+        [str(SPECLEDGER), "ingest", str(sources), "--home", str(home), "--allow-rejects",
+         "--no-publish"],
         env=child_env(sources, database_url), cwd=ROOT, capture_output=True, text=True,
         timeout=600)
     if done.returncode != 0:

@@ -22,31 +22,6 @@ pytestmark = pytest.mark.slow(seconds=20)
 
 
 
-def test_the_flow_ingests_publishes_and_renders(prefect_harness, tmp_path, write_pack,
-                                                monkeypatch):
-    monkeypatch.delenv("SPECLEDGER_DATABASE_URL", raising=False)
-    sources = write_pack("nvlink.yaml", NVLINK_PACK).parent
-    result = weekly_briefing(as_of=date(2026, 11, 22), home=tmp_path / "home",
-                             sources_dir=sources)
-
-    assert result.ingest.total("accepted") == 2
-    assert result.warehouse == tmp_path / "home" / "warehouse.duckdb"
-    con = duckdb.connect(str(result.warehouse), read_only=True)
-    assert con.execute("select dataset_version from meta").fetchall() == [
-        (result.ingest.dataset_version,)]
-    con.close()
-    assert result.briefing.name == "briefing-2026-11-22.pdf"
-    appendix = result.briefing.with_name("briefing-2026-11-22-appendix.pdf")
-    text = subprocess.run(["pdftotext", "-layout", str(appendix), "-"],
-                          capture_output=True, text=True, check=True).stdout
-    assert "NVIDIA NVLink and NVLink Switch" in text and "1,800" in text   # sources, values
-
-    again = weekly_briefing(as_of=date(2026, 11, 22), home=tmp_path / "home",
-                            sources_dir=sources)
-    assert again.ingest.dataset_version == result.ingest.dataset_version
-    assert again.ingest.files[0].outcome == "unchanged_file"
-
-
 BAD_ROW_PACK = NVLINK_PACK.replace("observations:\n", """observations:
   - {item: nvlink-5, metric: scaleup_bw_per_gpu_bidir, value: -5, unit: GB/s, as_of: 2024-03-18,
      status: S}
@@ -60,13 +35,27 @@ def artifacts_of(flow_run_id) -> dict[str, object]:
     return {a.key: a for a in found}
 
 
-def test_each_run_leaves_a_summary_and_its_rejected_rows_for_the_prefect_ui(
+# One flow run (seconds of rendering) checked for both: what it ingested, published and
+# rendered, and the summary and rejected rows it left for the Prefect UI.
+def test_the_flow_ingests_publishes_renders_and_leaves_a_summary_and_its_rejected_rows(
         prefect_harness, tmp_path, write_pack, monkeypatch):
     monkeypatch.delenv("SPECLEDGER_DATABASE_URL", raising=False)
     sources = write_pack("nvlink.yaml", BAD_ROW_PACK).parent
     state = weekly_briefing(as_of=date(2026, 11, 22), home=tmp_path / "home",
                             sources_dir=sources, return_state=True)
     result = state.result()
+
+    assert result.ingest.total("accepted") == 2
+    assert result.warehouse == tmp_path / "home" / "warehouse.duckdb"
+    con = duckdb.connect(str(result.warehouse), read_only=True)
+    assert con.execute("select dataset_version from meta").fetchall() == [
+        (result.ingest.dataset_version,)]
+    con.close()
+    assert result.briefing.name == "briefing-2026-11-22.pdf"
+    appendix = result.briefing.with_name("briefing-2026-11-22-appendix.pdf")
+    text = subprocess.run(["pdftotext", "-layout", str(appendix), "-"],
+                          capture_output=True, text=True, check=True).stdout
+    assert "NVIDIA NVLink and NVLink Switch" in text and "1,800" in text   # sources, values
 
     artifacts = artifacts_of(state.state_details.flow_run_id)
     assert set(artifacts) == {SUMMARY_KEY, REJECTED_KEY}
@@ -80,6 +69,11 @@ def test_each_run_leaves_a_summary_and_its_rejected_rows_for_the_prefect_ui(
     table = json.loads(table) if isinstance(table, str) else table
     assert table["file"] == ["nvlink.yaml"] and table["field"] == ["value"]
     assert table["verdict"] == ["new"]
+
+    again = weekly_briefing(as_of=date(2026, 11, 22), home=tmp_path / "home",
+                            sources_dir=sources)
+    assert again.ingest.dataset_version == result.ingest.dataset_version
+    assert again.ingest.files[0].outcome == "unchanged_file"
 
 
 class PackServer:

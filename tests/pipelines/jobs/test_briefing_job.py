@@ -10,7 +10,7 @@ import subprocess
 import textwrap
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
@@ -22,18 +22,9 @@ from pipelines.jobs import steps as jobs
 from pipelines.settings import PROJECT_ROOT, Settings
 from tests import pg_database
 from tests.conftest import pg_url_or_skip
+from tests.support.shipped_week import DAY, Clock, shipped_week, weekly
 
 pytestmark = pytest.mark.slow(seconds=10)  # a week, then a copy and a later week, per backend
-DAY = date(2026, 11, 22)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 22, 6, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(seconds=1)
-        return self.now
 
 
 @pytest.fixture
@@ -43,7 +34,12 @@ def settings(ledger_url: str, tmp_path: Path) -> Settings:
 
 @pytest.fixture(scope="module",
                 params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def module_ledgers(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+def dialect(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def module_ledgers(dialect: str, tmp_path_factory: pytest.TempPathFactory
                    ) -> Iterator[Callable[..., Settings]]:
     """Homes with their own ledgers (a SQLite file; a PostgreSQL database beside the test
     one, dropped at the end), built once per module and dialect for the tests that read them.
@@ -54,7 +50,7 @@ def module_ledgers(request: pytest.FixtureRequest, tmp_path_factory: pytest.Temp
             home = tmp_path_factory.mktemp(name) / "home"
             if like is not None:
                 shutil.copytree(like.home, home)
-            if request.param == "sqlite":
+            if dialect == "sqlite":
                 return Settings(home=home)
             if like is None:
                 url = stack.enter_context(pg_database.extra_database(pg_url_or_skip(), name))
@@ -64,17 +60,6 @@ def module_ledgers(request: pytest.FixtureRequest, tmp_path_factory: pytest.Temp
             return Settings(home=home, database_url=url)
 
         yield make
-
-
-def weekly(settings: Settings, clock: Clock, sources: list[Path], day: date = DAY
-           ) -> tuple[int, jobs.RenderedBriefing]:
-    """The weekly flow's steps, without Prefect."""
-    version = jobs.ingest(settings, sources, today=day, now=clock).dataset_version
-    for kind in ("c2c", "tco"):
-        jobs.recompute(settings, kind, version, on=day, now=clock)
-    jobs.flags(settings, version, now=clock)
-    jobs.prepare_briefing(settings, version, as_of=day, now=clock)
-    return version, jobs.render_briefing(settings, version, as_of=day, now=clock)
 
 
 def pdftotext(path: Path) -> str:
@@ -107,9 +92,17 @@ Week = tuple[Settings, Clock, int, jobs.RenderedBriefing]
 
 
 @pytest.fixture(scope="module")
-def first_week(module_ledgers: Callable[..., Settings]) -> Week:
+def first_week(dialect: str, module_ledgers: Callable[..., Settings],
+               tmp_path_factory: pytest.TempPathFactory) -> Week:
     """The shipped week, built once per dialect; its tests only read it (flags again finds
-    them stored and changes nothing)."""
+    them stored and changes nothing). On SQLite: a copy of the run's shared week
+    (tests/support/shipped_week.py), which other files read too."""
+    if dialect == "sqlite":
+        shared = shipped_week(tmp_path_factory)
+        settings = module_ledgers("first_week", like=Settings(home=shared.home))
+        clock = Clock()
+        clock.now = shared.clock_now
+        return settings, clock, shared.version, shared.rendered_in(settings)
     settings, clock = module_ledgers("first_week"), Clock()
     version, rendered = weekly(settings, clock, [settings.sources_dir])
     return settings, clock, version, rendered

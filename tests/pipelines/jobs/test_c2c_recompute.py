@@ -67,6 +67,9 @@ def stored(ledger, version=None):
         return c2c_results_frame(session, version)
 
 
+# The file's ~11 s (its tests ingest the shipped packs), half per dialect: its weight in the
+# order of ./dev test (tests/conftest.py), so it does not start last.
+@pytest.mark.slow(seconds=6)
 def test_the_shipped_hgx_scenario_reads_its_figures_from_the_ledger(ledger, reference, clock):
     scenario = load_scenario(SHIPPED_SCENARIOS / "gpt3-175b-tp8-hgx-ndr.yaml")
     with Session(ledger) as session:

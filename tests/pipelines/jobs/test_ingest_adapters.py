@@ -47,6 +47,9 @@ def value_of(ledger, item, metric, known, source=None):
     return next(r["value"] for r in rows if source in (None, r["source"]))
 
 
+# The file's ~14 s (its tests ingest the shipped packs), half per dialect: its weight in the
+# order of ./dev test (tests/conftest.py), so it does not start last.
+@pytest.mark.slow(seconds=7)
 def test_a_later_epoch_snapshot_supersedes_changed_values_by_knowledge_time(ledger, ingest,
                                                                             clock):
     first = ingest(EPOCH_DEC_10, aliases=ALIASES)

@@ -37,6 +37,9 @@ def count(engine, model) -> int:
         return session.scalar(select(func.count()).select_from(model))
 
 
+# The file's ~15 s (each test updates a ledger with the shipped packs), half per dialect: its
+# weight in the order of ./dev test (tests/conftest.py), so it does not start last.
+@pytest.mark.slow(seconds=8)
 def test_a_run_commits_its_dataset_version_with_its_results_and_flags(ledger, shipped, clock):
     update = run(ledger, shipped, clock)
 

@@ -61,6 +61,9 @@ def result_of(frame, scenario):
     return json.loads(frame.set_index("scenario").loc[scenario, "result_json"])
 
 
+# The file's ~11 s (its tests ingest the shipped packs), half per dialect: its weight in the
+# order of ./dev test (tests/conftest.py), so it does not start last.
+@pytest.mark.slow(seconds=6)
 def test_epochs_gpt4_figure_is_reproduced_from_the_ledger(ledger, ingest, run):
     version = ingest(SOURCES).dataset_version
     assert sorted(run(version).computed) == sorted(TCO)
