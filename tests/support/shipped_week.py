@@ -31,10 +31,11 @@ T = TypeVar("T")
 
 
 class Clock:
-    """A knowledge clock one second further on at each reading, from the week's morning."""
+    """A knowledge clock one second further on at each reading, from `start` (the shipped
+    week's morning unless given)."""
 
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 22, 6, 0, tzinfo=UTC)
+    def __init__(self, start: datetime = datetime(2026, 11, 22, 6, 0, tzinfo=UTC)) -> None:
+        self.now = start
 
     def __call__(self) -> datetime:
         self.now += timedelta(seconds=1)

@@ -8,7 +8,7 @@ import csv
 import re
 import subprocess
 from collections.abc import Callable
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
@@ -23,6 +23,7 @@ from pipelines.settings import Settings
 from reports.briefing import render
 from reports.context import BriefingContext, ChangeCount
 from tests.conftest import NVLINK_PACK
+from tests.support.shipped_week import Clock
 
 DAY = date(2026, 11, 22)
 # metric -> (unit, a value inside the catalogue's bounds)
@@ -30,15 +31,6 @@ METRICS = {"tdp": ("W", 700), "hbm_capacity": ("GB", 141), "hbm_bandwidth": ("TB
            "peak_dense_bf16": ("TFLOP/s", 989), "gpu_price": ("USD", 30000)}
 BOUNDS = BriefingBounds(changes=60, values_per_section=60, flag_messages_per_kind=10,
                         flag_subjects_per_kind=60, stale_sources=5)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 15, 6, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(seconds=1)
-        return self.now
 
 
 def write_change(path: Path, rows: int) -> None:
@@ -67,7 +59,7 @@ def briefing_after(ledger_url: str, tmp_path: Path, rows: int,
     first.parent.mkdir(parents=True)
     first.write_text(NVLINK_PACK, encoding="utf-8")
     write_change(change, rows)
-    clock = Clock()
+    clock = Clock(datetime(2026, 11, 15, 6, 0, tzinfo=UTC))
     for paths in ([first], [first, change]):
         version = jobs.ingest(settings, paths, today=DAY, now=clock).dataset_version
         jobs.flags(settings, version, now=clock)
