@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from models.serving import calibration
 from reports.context import BriefingContext, DecisionLine, MarketLine, OptionLine, ServingLine
 from reports.formatting import format_number, format_percent, format_usd
 
@@ -221,7 +222,7 @@ def serving_verdict(line: ServingLine) -> str:
     if line.saving_basis == "paired":
         basis += PAIRED_NOTE
     if not line.model_measured and not {line.cheaper, line.dearer} <= measured:
-        basis += f"; no {line.model} run among the model's measurements"
+        basis += f"; {calibration.unmeasured_model(line.model)}"
     if line.too_close:
         return (f"Too close to call: {text} ({basis}); measured serving points for each "
                 "option (an InferenceX or MLPerf Inference run) would settle it.")

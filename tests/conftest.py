@@ -7,7 +7,7 @@ import os
 import shutil
 import tempfile
 import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
@@ -188,15 +188,10 @@ class ModuleLedger:
     clock: Clock = field(default_factory=lambda: Clock())
 
     def ingest(self, *paths: Path, **options: Any) -> IngestReport:
-        return ingest_paths(self.engine, list(paths), metrics=self.metrics, today=TODAY,
-                            now=self.clock, code_version="test", lock_timeout_seconds=5,
-                            options=AdapterOptions(**options))
+        return ingest_into(self.engine, paths, self.metrics, self.clock, **options)
 
     def write_pack(self, name: str, content: str) -> Path:
-        path = self.folder / "packs" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(content).lstrip(), encoding="utf-8")
-        return path
+        return write_pack_in(self.folder, name, content)
 
 
 @pytest.fixture(scope="module",
@@ -249,12 +244,17 @@ def write_pack(tmp_path: Path) -> Callable[[str, str], Path]:
     """Write a pack file from an indented literal; returns its path."""
 
     def write(name: str, content: str) -> Path:
-        path = tmp_path / "packs" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(content).lstrip(), encoding="utf-8")
-        return path
+        return write_pack_in(tmp_path, name, content)
 
     return write
+
+
+def write_pack_in(folder: Path, name: str, content: str) -> Path:
+    """`content` (an indented literal) as the pack `folder`/packs/`name`."""
+    path = folder / "packs" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(content).lstrip(), encoding="utf-8")
+    return path
 
 
 @pytest.fixture
@@ -263,12 +263,18 @@ def ingest(ledger: Engine, metrics: dict[str, MetricDef],
     """Ingest paths into the test ledger at the clock's current time."""
 
     def run(*paths: Path, **options: Any) -> IngestReport:
-        """`options` are AdapterOptions' fields: item=, as_of=, aliases=."""
-        return ingest_paths(ledger, list(paths), metrics=metrics, today=TODAY, now=clock,
-                            code_version="test", lock_timeout_seconds=5,
-                            options=AdapterOptions(**options))
+        return ingest_into(ledger, paths, metrics, clock, **options)
 
     return run
+
+
+def ingest_into(engine: Engine, paths: Sequence[Path], metrics: dict[str, MetricDef],
+                clock: Callable[[], datetime], **options: Any) -> IngestReport:
+    """Ingest `paths` into the ledger at `engine` at the clock's time; `options` are
+    AdapterOptions' fields: item=, as_of=, aliases=."""
+    return ingest_paths(engine, list(paths), metrics=metrics, today=TODAY, now=clock,
+                        code_version="test", lock_timeout_seconds=5,
+                        options=AdapterOptions(**options))
 
 
 NVLINK_PACK = """

@@ -109,6 +109,12 @@ def model_measured(model: str) -> bool:
     return model in MEASURED_MODELS
 
 
+def unmeasured_model(model: str) -> str:
+    """What a serving answer's verdict adds (page 1, `specledger serving`) for a model that is
+    not among them."""
+    return f"no {model} run among the model's measurements"
+
+
 # A family without measured points of its own runs on the constants fitted on every measured
 # family's points together (bench/serving_fit.py prints them), not on the prior.
 POOLED: Final = ServingConstants(decode_hbm_efficiency=0.7375, prefill_efficiency=0.1,

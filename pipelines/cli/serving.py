@@ -8,6 +8,7 @@ import typer
 from rich import box
 from rich.table import Table
 
+from models.serving import calibration
 from pipelines.cli import ledger as cli_ledger
 from pipelines.cli.c2c import (
     HomeOption,
@@ -95,7 +96,7 @@ def print_result(result: dict[str, Any]) -> None:
         verdict = f"too close to call: {verdict}"
     estimated = any(o["source"] == "model" for o in result["options"])
     if estimated and not band.get("model_measured", True):
-        verdict += f"; no {result['model']} run among the model's measurements"
+        verdict += f"; {calibration.unmeasured_model(result['model'])}"
     console.print(verdict)
 
 

@@ -361,7 +361,7 @@ def _never_over_another(target: Path, digest: str) -> Path:
 
 def _make_folder_of(target: Path) -> None:
     """Make `target`'s folder (and its parents); an OSError naming the one that could not be
-    made (a file where a folder should be), as `_write_atomically` raises it."""
+    made (a file where a folder should be)."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -375,9 +375,9 @@ def _write_atomically(target: Path, content: bytes) -> None:
     old file and no temporary one, and raises an OSError naming what could not be written.
     The temporary file's name is this writer's own: two runs rendering the same briefing at
     once each rename a complete file (the same bytes, for the same version)."""
+    _make_folder_of(target)
     tmp = target.with_name(f"{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_bytes(content)
         tmp.replace(target)
     except OSError as exc:
@@ -385,9 +385,6 @@ def _write_atomically(target: Path, content: bytes) -> None:
             tmp.unlink(missing_ok=True)
         except OSError:
             pass  # the error that matters is the write's
-        if exc.filename not in (None, str(tmp)):  # the folder could not be made
-            raise OSError(exc.errno, f"could not be made for {target.name} ({exc.strerror})",
-                          exc.filename) from exc
         kept = "; the previous file is unchanged" if target.is_file() else ""
         raise OSError(exc.errno, f"could not be written ({exc.strerror}){kept}",
                       str(target)) from exc
