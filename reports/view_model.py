@@ -187,6 +187,7 @@ class BriefingView:
     source_total: int
     parameters: tuple[tuple[str, str], ...]
     validation: list[views.ValidationSummary]
+    validation_sets: list[views.ValidationSet]
     scenario_inputs: NumberedInputs
     tco_inputs: NumberedInputs
     serving_inputs: NumberedInputs
@@ -211,6 +212,7 @@ def build_view(context: BriefingContext, document: str = "briefing") -> Briefing
                       else context.source_count),
         parameters=tuple(context.parameters.items()),
         validation=views.summarise_validation(context.validation),
+        validation_sets=views.validation_sets(context.validation),
         scenario_inputs=numbered_inputs((s.name, s.inputs) for s in context.scenarios),
         tco_inputs=numbered_inputs((t.name, t.inputs) for t in context.tco),
         serving_inputs=serving_inputs(context),

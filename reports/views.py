@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from models.trends.types import (
     FLAG_KINDS,
@@ -228,6 +228,29 @@ def summarise_validation(lines: Sequence[ValidationLine]) -> list[ValidationSumm
                               max_abs_error=max(abs(g.error) for g in group),
                               sources=tuple(dict.fromkeys(g.source for g in group)))
             for (dataset, quantity, unit), group in groups.items()]
+
+
+@dataclass(frozen=True)
+class ValidationSet:
+    """The points of one published set that share a quantity and a source: the appendix
+    names the set, the quantity and the source once, above them, so a point takes one line."""
+
+    dataset: str
+    quantity: str
+    error_unit: str
+    source: str
+    source_date: date
+    lines: tuple[ValidationLine, ...]
+
+
+def validation_sets(lines: Sequence[ValidationLine]) -> list[ValidationSet]:
+    """The points grouped by (dataset, quantity, error unit, source, date), in first-seen
+    order; within a group, in the order given."""
+    groups: dict[tuple[str, str, str, str, date], list[ValidationLine]] = {}
+    for line in lines:
+        key = (line.dataset, line.quantity, line.error_unit, line.source, line.source_date)
+        groups.setdefault(key, []).append(line)
+    return [ValidationSet(*key, lines=tuple(group)) for key, group in groups.items()]
 
 
 @dataclass(frozen=True)

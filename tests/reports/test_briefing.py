@@ -270,6 +270,14 @@ def test_the_model_error_is_summarised_per_dataset(full_pdf, full_appendix):
     points = flat(between(body(full_appendix, layout=False), "Model error: every point",
                           "Methodology"))
     assert "korthikanti-2022, 2022-05-10" in points
+    # Every point on one line of its own: name, measured, predicted and error side by side
+    # (its set, quantity and source are printed once, above its group).
+    laid_out = between(body(full_appendix), "Model error: every point", "Methodology")
+    for line in CONTEXT.validation:
+        row = line_with(laid_out, line.point, format_number(line.measured))
+        assert format_number(line.predicted) in row
+        assert f"{format_number(line.error, 3)} {line.error_unit}" in row
+    assert points.count("korthikanti-2022, 2022-05-10") == 1
 
 
 def test_methodology_prints_every_parameter(full_appendix):

@@ -20,6 +20,7 @@ from reports.views import (
     spec_sections,
     summarise_flags,
     summarise_validation,
+    validation_sets,
 )
 from tests.support.contexts import D, full_context, scenarios, specs, validation_lines
 
@@ -104,6 +105,20 @@ def test_validation_is_summarised_by_absolute_error_per_dataset():
     assert times.max_abs_error == max(errors)
     assert (points.dataset, points.mean_abs_error, points.max_abs_error) == (
         "Megatron-Core", 2.0, 2.0)
+
+
+def test_every_point_is_listed_once_under_its_set_quantity_and_source():
+    lines = validation_lines()
+    later = dataclasses.replace(lines[0], point="later run", source="a-later-source")
+    mfu = dataclasses.replace(lines[1], quantity="MFU (%)", error_unit="points")
+    sets = validation_sets([*lines, later, mfu])
+    assert [s.lines for s in sets] == [tuple(lines), (later,), (mfu,)]
+    for s in sets:
+        assert {(v.dataset, v.quantity, v.error_unit, v.source, v.source_date)
+                for v in s.lines} == {(s.dataset, s.quantity, s.error_unit, s.source,
+                                       s.source_date)}
+    assert [s.source for s in sets if s.lines == (later,)] == ["a-later-source"]
+    assert [s.quantity for s in sets if s.lines == (mfu,)] == ["MFU (%)"]
 
 
 def test_inputs_are_numbered_once_and_each_result_points_at_its_own():
