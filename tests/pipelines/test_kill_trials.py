@@ -2,8 +2,9 @@
 
 The harness is tests/support/fault_trials.py; these tests run it on SQLite and PostgreSQL and check
 that the checker itself notices a broken ledger. The default suite runs one sample, small
-enough for the default run: on SQLite, one seeded kill and one targeted at the ledger
-transaction. Everything else is marked `trials` and runs with `./dev trials`: the single
+enough for the default run: on SQLite, one kill targeted at the ledger transaction (where a
+kill can do the most harm; a uniform kill seldom lands there). Everything else is marked
+`trials` and runs with `./dev trials`: a seeded kill and a targeted one on SQLite, the single
 targeted kill on PostgreSQL (~100 s: a reference run, the kill, a final run), and the full
 runs, twenty kills on SQLite and five on PostgreSQL (two of them targeted at its ledger
 transaction). The default run still cuts a PostgreSQL run's ledger transaction short in
@@ -57,6 +58,15 @@ def postgresql_trials(tmp_path, *, trials: int, targeted: int, seed: int) -> Tri
                           database_url=url, fresh_database_url=fresh_url)
 
 
+@pytest.mark.slow(seconds=70)
+def test_a_kill_inside_the_ledger_transaction_on_sqlite_leaves_a_ledger_the_next_run_completes(
+        tmp_path):
+    report = run_trials(tmp_path, trials=0, targeted=1, seed=SAMPLE_SEED)
+    assert_promises_kept(report, 1)
+    assert report.phases == {"update-ledger": 1}, report.phases
+
+
+@pytest.mark.trials
 @pytest.mark.slow(seconds=90)
 def test_a_seeded_and_a_targeted_kill_on_sqlite_leave_a_ledger_the_next_run_completes(tmp_path):
     report = run_trials(tmp_path, trials=1, targeted=1, seed=SAMPLE_SEED)
