@@ -3,7 +3,8 @@
 The harness is tests/support/fault_trials.py; these tests run it on SQLite and PostgreSQL and check
 that the checker itself notices a broken ledger. The default suite runs one sample, small
 enough for the default run: on SQLite, one kill targeted at the ledger transaction (where a
-kill can do the most harm; a uniform kill seldom lands there). Everything else is marked
+kill can do the most harm; a uniform kill seldom lands there), in a copy of the shipped
+week the suite builds once instead of a first run of its own. Everything else is marked
 `trials` and runs with `./dev trials`: a seeded kill and a targeted one on SQLite, the single
 targeted kill on PostgreSQL (~100 s: a reference run, the kill, a final run), and the full
 runs, twenty kills on SQLite and five on PostgreSQL (two of them targeted at its ledger
@@ -14,12 +15,14 @@ tests/db/test_pg_restart.py (the server restarts under it).
 from __future__ import annotations
 
 import math
+from datetime import UTC, datetime
 
 import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
 from db.engine import write_session
+from pipelines.jobs import steps as jobs
 from tests.conftest import pg_url_or_skip, reset_pg
 from tests.support.fault_trials import (
     LOCK_RELEASE_LIMIT_S,
@@ -29,6 +32,7 @@ from tests.support.fault_trials import (
     scratch_databases,
     shipped_scenarios,
 )
+from tests.support.shipped_week import DAY, shipped_week
 
 SEED = 20261122
 # The sample's seed: its uniform kill lands at 14 % of an undisturbed run (its next ones, which
@@ -58,10 +62,17 @@ def postgresql_trials(tmp_path, *, trials: int, targeted: int, seed: int) -> Tri
                           database_url=url, fresh_database_url=fresh_url)
 
 
-@pytest.mark.slow(seconds=70)
+@pytest.mark.slow(seconds=45)
 def test_a_kill_inside_the_ledger_transaction_on_sqlite_leaves_a_ledger_the_next_run_completes(
-        tmp_path):
-    report = run_trials(tmp_path, trials=0, targeted=1, seed=SAMPLE_SEED)
+        tmp_path, tmp_path_factory):
+    # The first week is the run's shared one (tests/support/shipped_week.py), copied and its
+    # warehouse published: the week the trials would otherwise run undisturbed first, a
+    # whole run of CPU.
+    week = shipped_week(tmp_path_factory)
+    first = week.copied_to(tmp_path / "first-week" / "home")
+    jobs.publish(first, week.version, as_of=DAY, built_at=datetime.now(UTC))
+    report = run_trials(tmp_path / "trials", trials=0, targeted=1, seed=SAMPLE_SEED,
+                        first_week=first.home)
     assert_promises_kept(report, 1)
     assert report.phases == {"update-ledger": 1}, report.phases
 

@@ -19,6 +19,7 @@ tests/db/test_pg_restart.py drive the harness directly.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import random
@@ -483,18 +484,28 @@ class TrialsReport:
 
 def run_trials(workdir: Path, *, trials: int, seed: int, targeted: int = 0,
                database_url: str | None = None, fresh_database_url: str | None = None,
-               on_trial: Callable[[Trial], None] | None = None) -> TrialsReport:
+               on_trial: Callable[[Trial], None] | None = None,
+               first_week: Path | None = None) -> TrialsReport:
     """Run the trials in `workdir` (the ledger at `database_url`, else SQLite under the home):
     `trials` kills at a delay drawn from [0, T], then `targeted` kills inside the ledger
     transaction (up to TARGET_WINDOW_S after it took the write lock: a uniform delay lands
     there rarely, the transaction being short). `fresh_database_url`: an empty database for
-    the undisturbed comparison run."""
+    the undisturbed comparison run. `first_week`: a SQLite home after the shipped packs'
+    first week, copied as the trials' home instead of running that week undisturbed (no run
+    to time, so targeted kills only; a kill's phase then follows the final run's tasks)."""
     rng = random.Random(seed)
     home, sources = workdir / "home", copy_shipped_sources(workdir / "sources")
     url = ledger_url_of(home, database_url)
     scenarios = shipped_scenarios()
-    reference = undisturbed_run(home, sources, FIRST_DAY, database_url)
+    if first_week is None:
+        reference = undisturbed_run(home, sources, FIRST_DAY, database_url)
+    elif trials or database_url:
+        raise ValueError("a copied first week serves targeted kills on SQLite only")
+    else:
+        shutil.copytree(first_week, home)
+        reference = Completed(float("nan"), [], "")
     report = TrialsReport(reference.seconds, reference.tasks)
+    stderrs: list[list[str]] = []
     for n in range(1, trials + targeted + 1):
         change_sources(sources, n, rng)
         earlier = pdfs_under(home)
@@ -511,11 +522,16 @@ def run_trials(workdir: Path, *, trials: int, seed: int, targeted: int = 0,
         trial = Trial(n, delay, phase_of(run.stderr, reference.tasks), violations, writable,
                       leftover, targeted=n > trials)
         report.trials.append(trial)
+        stderrs.append(run.stderr)
         if on_trial:
             on_trial(trial)
     final_day = FIRST_DAY + timedelta(days=trials + 1)
     earlier = pdfs_under(home)
     final = undisturbed_run(home, sources, final_day, database_url)
+    if not reference.tasks:
+        report.tasks = final.tasks
+        report.trials = [dataclasses.replace(t, phase=phase_of(lines, final.tasks))
+                         for t, lines in zip(report.trials, stderrs, strict=True)]
     report.final_run_s = final.seconds
     report.final_violations = (check_ledger(url, scenarios) + check_published(home, earlier)
                                + _final_sources_kept(url, sources))
