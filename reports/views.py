@@ -8,9 +8,10 @@ template).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from typing import TypeVar
 
 from models.trends.types import (
     FLAG_KINDS,
@@ -34,6 +35,7 @@ from reports.context import (
 from reports.formatting import format_range
 
 CHANGE_KINDS: tuple[str, ...] = ("added", "changed", "superseded")
+K = TypeVar("K", bound=Hashable)
 
 
 @dataclass(frozen=True)
@@ -219,9 +221,7 @@ class ValidationSummary:
 
 def summarise_validation(lines: Sequence[ValidationLine]) -> list[ValidationSummary]:
     """Mean and max absolute error per (dataset, quantity, error unit), in first-seen order."""
-    groups: dict[tuple[str, str, str], list[ValidationLine]] = {}
-    for line in lines:
-        groups.setdefault((line.dataset, line.quantity, line.error_unit), []).append(line)
+    groups = _first_seen_groups(lines, lambda v: (v.dataset, v.quantity, v.error_unit))
     return [ValidationSummary(dataset=dataset, quantity=quantity, error_unit=unit,
                               points=len(group),
                               mean_abs_error=sum(abs(g.error) for g in group) / len(group),
@@ -246,11 +246,18 @@ class ValidationSet:
 def validation_sets(lines: Sequence[ValidationLine]) -> list[ValidationSet]:
     """The points grouped by (dataset, quantity, error unit, source, date), in first-seen
     order; within a group, in the order given."""
-    groups: dict[tuple[str, str, str, str, date], list[ValidationLine]] = {}
-    for line in lines:
-        key = (line.dataset, line.quantity, line.error_unit, line.source, line.source_date)
-        groups.setdefault(key, []).append(line)
+    groups = _first_seen_groups(lines, lambda v: (v.dataset, v.quantity, v.error_unit,
+                                                  v.source, v.source_date))
     return [ValidationSet(*key, lines=tuple(group)) for key, group in groups.items()]
+
+
+def _first_seen_groups(lines: Sequence[ValidationLine], key: Callable[[ValidationLine], K]
+                       ) -> dict[K, list[ValidationLine]]:
+    """The lines grouped by `key`, groups in first-seen order, lines in the order given."""
+    groups: dict[K, list[ValidationLine]] = {}
+    for line in lines:
+        groups.setdefault(key(line), []).append(line)
+    return groups
 
 
 @dataclass(frozen=True)
