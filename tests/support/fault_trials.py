@@ -519,8 +519,9 @@ def run_trials(workdir: Path, *, trials: int, seed: int, targeted: int = 0,
         writable = seconds_until_writable(url)
         violations = check_ledger(url, scenarios) + check_published(home, earlier)
         leftover = sorted(p.name for p in home.rglob("*.tmp"))
-        trial = Trial(n, delay, phase_of(run.stderr, reference.tasks), violations, writable,
-                      leftover, targeted=n > trials)
+        # A copied first week gives no task order: the phase waits for the final run's.
+        phase = phase_of(run.stderr, reference.tasks) if first_week is None else "pending"
+        trial = Trial(n, delay, phase, violations, writable, leftover, targeted=n > trials)
         report.trials.append(trial)
         stderrs.append(run.stderr)
         if on_trial:
@@ -528,7 +529,7 @@ def run_trials(workdir: Path, *, trials: int, seed: int, targeted: int = 0,
     final_day = FIRST_DAY + timedelta(days=trials + 1)
     earlier = pdfs_under(home)
     final = undisturbed_run(home, sources, final_day, database_url)
-    if not reference.tasks:
+    if first_week is not None:
         report.tasks = final.tasks
         report.trials = [dataclasses.replace(t, phase=phase_of(lines, final.tasks))
                          for t, lines in zip(report.trials, stderrs, strict=True)]
