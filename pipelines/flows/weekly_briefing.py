@@ -8,7 +8,8 @@ environment (never a flow parameter: a database URL would show in the UI).
 
 from __future__ import annotations
 
-from datetime import date
+from collections.abc import Callable
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,15 @@ from pipelines.jobs import steps as jobs
 from pipelines.jobs.ledger_update import LedgerUpdate
 from pipelines.settings import Settings
 
+# The run's knowledge clock: every task reads "now" through it, never the wall clock directly,
+# so one run has one clock (a test sets it to the dates its briefings report on).
+clock: Callable[[], datetime] = jobs.utc_now
+
+
+def now() -> datetime:
+    """The knowledge clock's reading (the real UTC time unless `clock` was set)."""
+    return clock()
+
 
 def retry_on_lost_connection(_task: Any, _run: TaskRun, state: State) -> bool:
     """Retry a ledger update whose database connection dropped (the transaction rolled back,
@@ -38,7 +48,7 @@ def retry_on_lost_connection(_task: Any, _run: TaskRun, state: State) -> bool:
 
 @task(name="fetch-remote-sources", cache_policy=NO_CACHE)
 def fetch_remote_sources(settings: Settings) -> FetchReport:
-    fetched = remote.fetch_remote_sources(settings, now=jobs.utc_now())
+    fetched = remote.fetch_remote_sources(settings, now=now())
     for source in fetched.failed:  # the run goes on; the briefing lists the source as stale
         get_run_logger().warning("Remote source not fetched: %s", source.describe())
     return fetched
@@ -46,7 +56,7 @@ def fetch_remote_sources(settings: Settings) -> FetchReport:
 
 @task(name="update-ledger", cache_policy=NO_CACHE, retry_condition_fn=retry_on_lost_connection)
 def update_ledger(settings: Settings, paths: list[Path], as_of: date) -> LedgerUpdate:
-    update = jobs.update(settings, paths, as_of=as_of)
+    update = jobs.update(settings, paths, as_of=as_of, now=now)
     if update.lock_wait.waited:
         get_run_logger().warning("%s", update.lock_wait.describe().capitalize())
     return update
@@ -56,8 +66,8 @@ def update_ledger(settings: Settings, paths: list[Path], as_of: date) -> LedgerU
 def render_briefing(settings: Settings, dataset_version: int,
                     as_of: date) -> jobs.RenderedBriefing:
     # The version compared with may lack stages (a standalone ingest's): they run first.
-    jobs.prepare_briefing(settings, dataset_version, as_of=as_of)
-    return jobs.render_briefing(settings, dataset_version, as_of=as_of)
+    jobs.prepare_briefing(settings, dataset_version, as_of=as_of, now=now)
+    return jobs.render_briefing(settings, dataset_version, as_of=as_of, now=now)
 
 
 # Only finding the briefing's ledger row can raise (before anything is sent): a retry after a
@@ -78,7 +88,7 @@ def deliver_briefing(settings: Settings, briefing: jobs.RenderedBriefing,
         report = delivery.deliver_briefing(
             settings, briefing_id, briefing.path, briefing.appendix,
             delivery.briefing_subject(as_of, briefing.dataset_version),
-            delivery.briefing_body(briefing.digest, briefing.path, briefing.appendix))
+            delivery.briefing_body(briefing.digest, briefing.path, briefing.appendix), now=now)
     for failed in report.failed:
         get_run_logger().warning("Briefing not delivered: %s", failed.describe())
     return report
@@ -89,7 +99,7 @@ def deliver_briefing(settings: Settings, briefing: jobs.RenderedBriefing,
 def publish_warehouse(settings: Settings, dataset_version: int, as_of: date) -> Path:
     """Publish after any other publisher of the file; a run that waited for one, or found
     the file already holding this version or a newer one, says so and succeeds."""
-    published = jobs.publish(settings, dataset_version, as_of=as_of, built_at=jobs.utc_now())
+    published = jobs.publish(settings, dataset_version, as_of=as_of, built_at=now())
     if published.outcome != "built" or published.wait.waited:
         get_run_logger().warning("Warehouse %s %s", published.path, published.describe())
     return published.path
@@ -102,7 +112,7 @@ def run_summary(settings: Settings, result: jobs.RunResult) -> None:
 
 def run_name() -> str:
     """A scheduled run passes no date: it reports on the day it runs (UTC)."""
-    as_of = flow_run.parameters.get("as_of") or jobs.utc_now().date()
+    as_of = flow_run.parameters.get("as_of") or now().date()
     return f"weekly-briefing {as_of}"
 
 
@@ -114,7 +124,7 @@ def weekly_briefing(as_of: date | None = None, home: Path | None = None,
     ledger transaction), render the briefing, deliver it and publish the warehouse for the
     resulting dataset version. Parameters left out come from the worker's SPECLEDGER_* environment;
     `as_of` defaults to today (UTC)."""
-    as_of = as_of or jobs.utc_now().date()
+    as_of = as_of or now().date()
     given = (("home", home), ("sources_dir", sources_dir), ("scenarios_dir", scenarios_dir))
     settings = Settings(**{k: v for k, v in given if v is not None})
     fetched = fetch_remote_sources(settings)

@@ -7,16 +7,18 @@ import json
 import subprocess
 import textwrap
 import threading
-from datetime import date
+from datetime import UTC, date, datetime
 
 import duckdb
 import pytest
 from prefect import get_client
 from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
 
+from pipelines.flows import weekly_briefing as flow_module
 from pipelines.flows.artifacts import REJECTED_KEY, SUMMARY_KEY
 from pipelines.flows.weekly_briefing import weekly_briefing
 from tests.conftest import NVLINK_PACK
+from tests.support.shipped_week import Clock
 
 pytestmark = pytest.mark.slow(seconds=20)
 
@@ -114,9 +116,12 @@ def test_a_source_declared_by_url_is_fetched_and_ingested_and_once_down_reported
     empty = tmp_path / "no-local-packs"
     empty.mkdir()
     try:
+        # Each run on its briefing's morning (the first on the flow_clock's): the fetch it
+        # logs is known as of that day, whatever the real date.
         first = weekly_briefing(as_of=date(2026, 11, 22), home=tmp_path / "home",
                                 sources_dir=empty)
         server.failing = True
+        monkeypatch.setattr(flow_module, "clock", Clock(datetime(2026, 11, 29, 6, tzinfo=UTC)))
         state = weekly_briefing(as_of=date(2026, 11, 29), home=tmp_path / "home",
                                 sources_dir=empty, return_state=True)
     finally:
