@@ -289,17 +289,23 @@ class ServingOption:
     # Owned, neocloud and hyperscaler: price, source, cost per million input/output tokens.
     price_tiers: tuple[Mapping[str, Any], ...] = ()
     prefill_share: float | None = None   # of the GPU-time at the target (input tokens' share)
+    # The layout it runs at ("DP8 x EP8") and how it was chosen ("best of 13", "pinned by the
+    # scenario"); empty for an answer stored before serving layouts were searched.
+    layout: str = ""
+    layout_note: str = ""
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ServingOption:
         at = data.get("at_target")
         share = data.get("prefill_share")
+        chosen = data.get("layout") or {}
         return cls(str(data["name"]), str(data["source"]), float(data["usd_per_gpu_hour"]),
                    str(data["price_source"]), tuple(_point(p) for p in data["curve"]),
                    None if at is None else _point(at), str(data["band"]["basis"]),
                    tuple(data.get("hardware") or ()), data.get("rent_beside"),
                    tuple(data.get("price_tiers") or ()),
-                   None if share is None else float(share))
+                   None if share is None else float(share),
+                   str(chosen.get("label", "")), str(chosen.get("note", "")))
 
 
 @dataclass(frozen=True)

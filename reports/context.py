@@ -270,6 +270,15 @@ class ServingOptionLine:
     # What each user gets at that point: the target, or more where the curve's slowest point
     # per user is still faster than the target (a curve is never extrapolated).
     tok_s_per_user: float | None = None
+    layout: str = ""                      # the layout it runs at: "DP8 x EP8"
+    layout_note: str = ""                 # how it was chosen: "best of 13", "pinned by ..."
+
+    @property
+    def named(self) -> str:
+        """The option with its layout, as a verdict names it: "b200 (DP8 x EP8, best of 13)"."""
+        if not self.layout:
+            return self.name
+        return f"{self.name} ({', '.join(filter(None, [self.layout, self.layout_note]))})"
 
 
 @dataclass(frozen=True)

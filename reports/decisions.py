@@ -208,14 +208,15 @@ def serving_verdict(line: ServingLine) -> str:
         return (f"Only {only.name} reaches {target}: {format_usd(only.usd_per_mtok)} per "
                 "million output tokens.")
     costs = {o.name: o.usd_per_mtok for o in line.options}
+    named = {o.name: o.named for o in line.options}
     measured = {o.name for o in line.options if o.source == "measured"}
     # Two measured curves carry no model error: their margin is a measured one, not a band.
     sure = ("both measured" if {line.cheaper, line.dearer} <= measured else
             f"80 % band {format_percent(line.saving_p10, signed=True)} to "
             f"{format_percent(line.saving_p90, signed=True)}")
-    text = (f"{line.cheaper} costs {format_usd(costs[line.cheaper])} per million output "
-            f"tokens {target}, {format_percent(line.saving)} less than {line.dearer} "
-            f"({format_usd(costs[line.dearer])}), {sure}")
+    text = (f"{named[line.cheaper]} costs {format_usd(costs[line.cheaper])} per million "
+            f"output tokens {target}, {format_percent(line.saving)} less than "
+            f"{named[line.dearer]} ({format_usd(costs[line.dearer])}), {sure}")
     basis = {"owned": "each option at its owner's cost per GPU-hour",
              "given": "each option at the price the scenario gives"}.get(
         line.price_basis, f"each option {line.price_basis} at the market's median")

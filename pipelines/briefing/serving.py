@@ -40,4 +40,5 @@ def _option(option: ServingOption) -> ServingOptionLine:
             tier=t["tier"], usd_per_gpu_hour=t["usd_per_gpu_hour"], source=t["source"],
             usd_per_mtok_in=t.get("usd_per_mtok_in"), usd_per_mtok_out=t.get("usd_per_mtok_out"),
             usd_per_mtok_all_out=t.get("usd_per_mtok_all_out")) for t in option.price_tiers),
-        prefill_share=option.prefill_share)
+        prefill_share=option.prefill_share, layout=option.layout,
+        layout_note=option.layout_note)

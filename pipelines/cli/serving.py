@@ -82,7 +82,7 @@ def print_result(result: dict[str, Any]) -> None:
                       *cells, f"{band['low']:.2f}–{band['high']:.2f}")
     console.print(table)
     for option in result["options"]:
-        console.print(f"  {option['name']}: {layout(option['deployment'])}; "
+        console.print(f"  {option['name']}: {chosen_layout(option)}{layout(option['deployment'])}; "
                       f"price from {option['price_source']}; "
                       f"{option['source']} curve ({option['constants']}); band "
                       f"{option['band']['basis']}")
@@ -98,6 +98,22 @@ def print_result(result: dict[str, Any]) -> None:
     if estimated and not band.get("model_measured", True):
         verdict += f"; {calibration.unmeasured_model(result['model'])}"
     console.print(verdict)
+
+
+def chosen_layout(option: dict[str, Any]) -> str:
+    """How the option's layout was chosen: "DP8 x EP8, best of 13 (the file's DP16 x EP16:
+    $0.717 per M out); " (nothing for an answer stored before layouts were searched)."""
+    chosen = option.get("layout")
+    if not chosen:
+        return ""
+    text = f"{chosen['label']}, {chosen['note']}"
+    own = chosen["file"]
+    if chosen["mode"] == "search" and own["label"] != chosen["label"]:
+        cost = own["usd_per_mtok_out"]
+        text += (f" (the file's {own['label']}: "
+                 + ("does not reach the target" if cost is None else f"${cost:,.3g} per M out")
+                 + ")")
+    return f"{text}; "
 
 
 def layout(deployment: dict[str, Any]) -> str:

@@ -14,10 +14,16 @@ where its price per GPU-hour comes from. Every failure names the file, the line 
         cluster: {gpu: h100-sxm5, scale_up: {item: nvlink-4, system: dgx-h100},
                   scale_out: {item: ib-ndr}}
         deployment: {tp: 8}           # tp, dp (attention replicas), ep (MoE), engine
+        layout: search                # the default: the best layout; `pinned`: this one
         price: {market: {gpu: h100-sxm5, term: on_demand}}
       - name: b200-tp8
         ...
         price: {usd_per_gpu_hour: 3.2}       # or {tco: <tco scenario>, option: <its option>}
+
+`layout` (per option, or for every option at the top): `search` (the default) answers at the
+option's best layout of the space the measurements cover (models/serving/layouts.py), with
+the file's `deployment` kept beside it for reference and its engine, formats and batch limit
+kept; `pinned` answers at the file's deployment.
 
 Each section is a pydantic model (pipelines/inputs/scenario_models.py maps its errors back to
 file, line and field).
@@ -65,7 +71,13 @@ from pipelines.inputs.scenario_models import (
     read_scenario,
     validate,
 )
-from pipelines.inputs.scenarios import LINES, ClusterRequest, shown, strip_lines
+from pipelines.inputs.scenarios import (
+    LAYOUT_MODES,
+    LINES,
+    ClusterRequest,
+    shown,
+    strip_lines,
+)
 
 MAX_OPTIONS = 12
 KV_BYTES = {"bf16": 2.0, "fp8": 1.0}
@@ -90,8 +102,9 @@ class Price:
 class ServingOption:
     name: str
     cluster: ClusterRequest
-    deployment: Deployment
+    deployment: Deployment      # the file's
     price: Price
+    layout: str = "search"      # LAYOUT_MODES: search the covered space, or pin `deployment`
 
 
 @dataclass(frozen=True)
@@ -299,10 +312,15 @@ class _Price(Section):
         return Price(tco_scenario=self.tco, tco_option=self.option)
 
 
+Layout = Annotated[str, BeforeValidator(_choice({m: m for m in LAYOUT_MODES}))]
+
+
 class _Option(Section):
     name: Annotated[str, BeforeValidator(_name)] = None  # type: ignore[assignment]
     cluster: ClusterRequest = None  # type: ignore[assignment]
     deployment: _Deployment = Field(default_factory=dict)  # type: ignore[arg-type]
+    # Left out: the scenario's `layout` (search unless it says pinned).
+    layout: Layout | None = Field(None, validate_default=False)
     # The option's KV-cache format; left out, the scenario's.
     kv_cache: Annotated[float, BeforeValidator(_choice(KV_BYTES))] | None = Field(
         None, validate_default=False)
@@ -319,11 +337,12 @@ class _Option(Section):
     def _default_deployment(cls, value: Any) -> Any:
         return value or {}  # an empty or null deployment: one GPU per role
 
-    def option(self, weights: WeightFormat, kv: float) -> ServingOption:
+    def option(self, weights: WeightFormat, kv: float, layout: str) -> ServingOption:
         # The cluster asks for the peak of the weights' precision (FP8 GEMMs on FP8 weights).
         kv = self.kv_cache if self.kv_cache is not None else kv
         return ServingOption(self.name, replace(self.cluster, precision=PEAK_OF[weights]),
-                             self.deployment.spec(weights, kv), self.price.price())
+                             self.deployment.spec(weights, kv), self.price.price(),
+                             self.layout or layout)
 
 
 def _options(value: Any) -> Any:
@@ -364,6 +383,7 @@ class _ServingFile(Section):
     model: ModelField = None  # type: ignore[assignment]
     request: _Request = None  # type: ignore[assignment]
     target_tok_s_per_user: Annotated[float, BeforeValidator(_target)] = None  # type: ignore[assignment]
+    layout: Layout = "search"
     options: Annotated[list[_Option], BeforeValidator(_options)] = None  # type: ignore[assignment]
 
     @model_validator(mode="after")
@@ -396,5 +416,6 @@ class _ServingFile(Section):
         return ServingScenario(
             name=self.name, path=path, model=model, model_key=key, weights=self.precision,
             request=self.request.shape(), target_tok_s_per_user=self.target_tok_s_per_user,
-            options=tuple(o.option(self.precision, self.kv_cache) for o in self.options),
+            options=tuple(o.option(self.precision, self.kv_cache, self.layout)
+                          for o in self.options),
             definition=definition)

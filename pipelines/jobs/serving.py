@@ -10,6 +10,7 @@ import hashlib
 import json
 from dataclasses import dataclass, replace
 from datetime import date, datetime
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from db import queries, results
 from db.engine import Engine, Session
 from db.schema import DatasetVersion, ServingResult, TcoResult
 from models.c2c.spec import ClusterSpec, Precision
-from models.serving import calibration
+from models.serving import calibration, layouts
 from models.serving.cost import (
     Point,
     ServingMargin,
@@ -31,6 +32,7 @@ from models.serving.cost import (
 from models.serving.curve import serving_curve
 from models.serving.spec import Deployment, RequestShape
 from models.serving.token_costs import prefill_share, token_costs
+from models.serving.validation import deployment as measured_deployment
 from models.serving.validation import dp_attention_band
 from models.tco.decision import TOO_CLOSE
 from pipelines.inputs.limits import DEFAULT_LIMITS, InputLimits
@@ -214,6 +216,61 @@ def price_basis(price: Price) -> str:
     return "owned"
 
 
+@dataclass(frozen=True)
+class LayoutAnswer:
+    """One deployment of an option evaluated: its curve (measured or the model's), its point
+    at the target, its band (low, high, basis) and whose constants made it."""
+
+    deployment: Deployment
+    source: str                     # measured | model
+    curve: list[Point]
+    target: Point | None
+    band: tuple[float, float, str]
+    constants_note: str
+
+    def evaluated(self) -> layouts.Evaluated:
+        return layouts.Evaluated(self.deployment,
+                                 None if self.target is None else self.target.tok_s_per_gpu,
+                                 self.band[:2])
+
+
+def at_layout(scenario: ServingScenario, option: ServingOption, dep: Deployment,
+              hw: ClusterSpec, measured: pd.DataFrame | None) -> LayoutAnswer:
+    """The option at deployment `dep`: the ledger's measured curve of that very deployment
+    when it has one (MIN_MEASURED_POINTS), else the serving model's with the family's band
+    (deployment_band)."""
+    found = measured_points(measured, replace(option, deployment=dep), scenario)
+    if len(found.points) >= MIN_MEASURED_POINTS:
+        return LayoutAnswer(dep, "measured", found.points,
+                            at_target(found.points, scenario.target_tok_s_per_user),
+                            (*MEASURED_BAND, found.note()), "measured")
+    constants, constants_note = calibration.constants(hw.arch)
+    curve = [Point(p.concurrency, p.tok_s_per_gpu, p.tok_s_per_user, p.ttft_s)
+             for p in serving_curve(scenario.model, dep, hw, scenario.request, constants,
+                                    hw.gemm_peak)]
+    return LayoutAnswer(dep, "model", curve, at_target(curve, scenario.target_tok_s_per_user),
+                        deployment_band(hw.arch, dep), constants_note)
+
+
+def searched_layouts(scenario: ServingScenario, option: ServingOption, hw: ClusterSpec,
+                     measured: pd.DataFrame | None) -> tuple[LayoutAnswer, int]:
+    """The option at its best layout (models/serving/layouts.best) of those the measurements
+    cover inside its scale-up domain and the file's own deployment (which, uncovered, carries
+    the widest band), and how many layouts were tried. The search keeps to the covered space
+    because a search finds the model's errors as readily as the hardware's strengths: a
+    layout no measurement ran can look best for a term the model lacks."""
+    coverage = shipped_coverage()
+    space = [dep for dep in layouts.candidates(scenario.model, option.deployment,
+                                               hw.domain_gpus) if coverage.covers(dep)]
+    if option.deployment not in space:
+        space.append(option.deployment)
+    tried = [at_layout(scenario, option, dep, hw, measured) for dep in space]
+    pick = layouts.best([t.evaluated() for t in tried])
+    chosen = next((t for t in tried if pick is not None and t.deployment == pick.deployment),
+                  None)
+    return chosen or at_layout(scenario, option, option.deployment, hw, measured), len(tried)
+
+
 def _option(scenario: ServingScenario, option: ServingOption, session: Session | None, *,
             on: date, known: datetime, scenarios_dir: Path | None, limits: InputLimits,
             measured: pd.DataFrame | None, dataset_version: int | None,
@@ -223,40 +280,50 @@ def _option(scenario: ServingScenario, option: ServingOption, session: Session |
                                      scenarios_dir=scenarios_dir, limits=limits,
                                      dataset_version=dataset_version, tco_results=tco_results,
                                      stored_only=stored_only)
-    found = measured_points(measured, option, scenario)
-    constants, constants_note = calibration.constants(hw.arch)
-    if len(found.points) >= MIN_MEASURED_POINTS:
-        source, (low, high), basis = "measured", MEASURED_BAND, found.note()
-        constants_note = "measured"
-        curve = found.points
-    else:
-        low, high, basis = deployment_band(hw.arch, option.deployment)
-        source = "model"
-        curve = [Point(p.concurrency, p.tok_s_per_gpu, p.tok_s_per_user, p.ttft_s)
-                 for p in serving_curve(scenario.model, option.deployment, hw,
-                                        scenario.request, constants, hw.gemm_peak)]
-    target = at_target(curve, scenario.target_tok_s_per_user)
+    own = at_layout(scenario, option, option.deployment, hw, measured)
+    answer, tried = (own, 0) if option.layout == "pinned" else \
+        searched_layouts(scenario, option, hw, measured)
+    dep, target = answer.deployment, answer.target
+    low, high, basis = answer.band
     # A measured curve's split is the model's at the same concurrency: the share, not the rate.
+    constants, _ = calibration.constants(hw.arch)
     share = None if target is None else prefill_share(
-        scenario.model, option.deployment, hw, scenario.request, target.concurrency,
-        constants, hw.gemm_peak)
+        scenario.model, dep, hw, scenario.request, target.concurrency, constants, hw.gemm_peak)
     return {
-        "name": option.name, "source": source, "gpu": option.cluster.gpu, "arch": hw.arch,
-        "gpus_per_instance": option.deployment.total_gpus,
-        "deployment": deployment_json(option.deployment),
+        "name": option.name, "source": answer.source, "gpu": option.cluster.gpu,
+        "arch": hw.arch, "gpus_per_instance": dep.total_gpus,
+        "deployment": deployment_json(dep),
+        "layout": layout_json(option, answer, own, tried, price),
         "usd_per_gpu_hour": price, "price_source": price_note,
-        "constants": constants_note,
+        "constants": answer.constants_note,
         "band": {"low": low, "high": high, "basis": basis},
-        "curve": [_row(p, price) for p in curve],
+        "curve": [_row(p, price) for p in answer.curve],
         "at_target": None if target is None else _row(target, price),
         "prefill_share": share,
         "hardware": [f.to_json() for f in used],
         # A model estimate says whose constants made it: two of them may have paired errors.
         "priced": None if target is None else priced(
             option.name, price, target, (low, high),
-            family=hw.arch if source == "model" else None,
-            engine=option.deployment.engine if source == "model" else None),
+            family=hw.arch if answer.source == "model" else None,
+            engine=dep.engine if answer.source == "model" else None),
     }
+
+
+def layout_json(option: ServingOption, answer: LayoutAnswer, own: LayoutAnswer, tried: int,
+                price: float) -> dict[str, Any]:
+    """How the option's layout was chosen: searched (best of `tried`) or pinned; its label;
+    whether the measurements cover it; and the file's own deployment beside it, at the
+    target, for reference."""
+    at = own.target
+    return {"mode": option.layout, "label": layouts.layout_label(answer.deployment),
+            "candidates": tried, "covered": shipped_coverage().covers(answer.deployment),
+            "note": (f"best of {tried}" if option.layout == "search"
+                     else "pinned by the scenario"),
+            "file": {"label": layouts.layout_label(own.deployment),
+                     "deployment": deployment_json(own.deployment), "source": own.source,
+                     "tok_s_per_gpu": None if at is None else at.tok_s_per_gpu,
+                     "usd_per_mtok_out": None if at is None else usd_per_mtok(
+                         price, at.tok_s_per_gpu)}}
 
 
 def deployment_json(dep: Deployment) -> dict[str, Any]:
@@ -267,10 +334,23 @@ def deployment_json(dep: Deployment) -> dict[str, Any]:
             "kv_cache": "bf16" if dep.kv_bytes == 2 else "fp8", "engine": dep.engine}
 
 
+@cache
+def shipped_coverage() -> layouts.Coverage:
+    """The layouts the serving model's measurements ran (its calibration points)."""
+    return layouts.coverage(measured_deployment(p) for p in shipped_serving_points().points)
+
+
 def deployment_band(arch: str, deployment: Deployment) -> tuple[float, float, str]:
     """The family's band, widened by the data-parallel-attention band when the deployment
-    replicates attention (the model's least certain layout)."""
+    replicates attention (the model's least certain layout); a deployment no measurement ran
+    (shipped_coverage) carries the band of a family the fit never saw as well: the widest."""
     low, high, basis = calibration.band(arch)
+    coverage = shipped_coverage()
+    if not coverage.covers(deployment):
+        far_low, far_high, _ = calibration.UNCALIBRATED_BAND
+        low, high = min(low, far_low), max(high, far_high)
+        basis = (f"{basis}; widened to a never-measured configuration's band: "
+                 f"{coverage.describe(deployment)}")
     scheme = dp_attention_band(shipped_serving_points().points) if deployment.dp > 1 else None
     if scheme is None:
         return low, high, basis

@@ -83,11 +83,17 @@ def test_page_one_prints_what_serving_json_says(weekly, path):
     assert result["dataset_version"] == version
     if result["cheaper_option"] is None:
         return
-    cost = next(o["at_target"]["usd_per_mtok_out"] for o in result["options"]
-                if o["name"] == result["cheaper_option"])
-    assert (f"{result['cheaper_option']} costs {format_usd(cost)} per million output tokens"
+    options = {o["name"]: o for o in result["options"]}
+
+    def named(name: str) -> str:   # as page 1 names an option: with its layout
+        layout = options[name]["layout"]
+        return f"{name} ({layout['label']}, {layout['note']})"
+
+    cheaper = result["cheaper_option"]
+    cost = options[cheaper]["at_target"]["usd_per_mtok_out"]
+    assert f"{named(cheaper)} costs {format_usd(cost)} per million output tokens" in page_one
+    assert (f"{format_percent(result['margin'])} less than {named(result['dearer_option'])}"
             in page_one)
-    assert f"{format_percent(result['margin'])} less than {result['dearer_option']}" in page_one
 
 
 def test_a_draft_scenario_is_priced_from_the_versions_stored_records(weekly, tmp_path):

@@ -36,9 +36,9 @@ def test_serving_json_has_the_issues_shape_on_the_shipped_ledger(cli):
     names = {o["name"]: o for o in printed["options"]}
     # Every option at its owner's cost: one price basis, so a verdict; renting is beside it.
     assert printed["price_basis"] == "owned" and printed["not_compared"] is None
-    assert names["b200-tp8"]["price_source"] == ("TCO: tco-serving-owned-nodes, "
+    assert names["hgx-b200"]["price_source"] == ("TCO: tco-serving-owned-nodes, "
                                                  "option own-hgx-b200")
-    assert names["h100-tp8"]["rent_beside"]["source"].startswith(
+    assert names["hgx-h100"]["rent_beside"]["source"].startswith(
         "market: h100-sxm5 on-demand median over")
     assert printed["cheaper_option"] in names
     assert printed["band"]["p10"] <= printed["margin"] <= printed["band"]["p90"]
@@ -50,11 +50,13 @@ def test_serving_prints_each_option_at_the_target_and_the_verdict(cli):
     assert result.exit_code == 0, result.output
     shown = " ".join(result.stdout.split())
     assert "target 50 tokens/s per user" in shown
-    assert "h100-tp8" in shown and "b200-tp8" in shown
+    assert "hgx-h100" in shown and "hgx-b200" in shown
     assert "cheaper per million output tokens (80 % band" in shown
     # Llama 3.3 70B is not among the models the serving model is fitted on, and it says so.
     assert shown.rstrip().endswith("no llama-3.3-70b run among the model's measurements")
-    assert ("h100-tp8: tp 8 x dp 1 x pp 1, experts split by TP, at most 2,048 sequences a "
+    # Each option at its best layout, the file's beside it.
+    assert "hgx-h100: TP4, best of 6 (the file's TP8: $" in shown
+    assert ("tp 4 x dp 1 x pp 1, experts split by TP, at most 2,048 sequences a "
             "replica, fp8 KV cache" in shown)
 
 
@@ -87,6 +89,7 @@ model: gpt-oss-120b
 precision: fp4
 request: {input_tokens: 1024, output_tokens: 1024}
 target_tok_s_per_user: 100
+layout: pinned
 options:
   - name: h100-tp2
     cluster:

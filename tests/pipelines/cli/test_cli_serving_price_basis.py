@@ -44,7 +44,7 @@ def test_an_owners_cost_against_a_renters_price_is_not_a_verdict(cli, tmp_path):
 def test_each_option_shows_renting_the_same_gpu_beside_its_own_price(cli):
     cli("ingest", str(SOURCES), "--json")
     answer = json.loads(cli("serving", str(LLAMA), "--json").stdout)
-    h100 = next(o for o in answer["options"] if o["name"] == "h100-tp8")
+    h100 = next(o for o in answer["options"] if o["name"] == "hgx-h100")
     rent = h100["rent_beside"]
     # The same tokens/s per GPU at the rent: the cost scales with the price, nothing else.
     owned, rented = h100["at_target"]["usd_per_mtok_out"], rent["usd_per_mtok_out"]
@@ -55,7 +55,7 @@ def test_each_option_is_priced_owned_at_a_neocloud_and_at_a_hyperscaler_input_an
         cli):
     cli("ingest", str(SOURCES), "--json")
     answer = json.loads(cli("serving", str(LLAMA), "--json").stdout)
-    h100 = next(o for o in answer["options"] if o["name"] == "h100-tp8")
+    h100 = next(o for o in answer["options"] if o["name"] == "hgx-h100")
     tiers = {t["tier"]: t for t in h100["price_tiers"]}
     assert set(tiers) == {"owned", "neocloud", "hyperscaler"}
     assert tiers["owned"]["usd_per_gpu_hour"] == h100["usd_per_gpu_hour"]

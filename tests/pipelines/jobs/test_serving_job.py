@@ -26,7 +26,11 @@ SECOND = """\
 """
 
 
-def answer(tmp_path, text, measured=None):
+def answer(tmp_path, text, measured=None, search=False):
+    """The scenario's answer; pinned to the file's layouts unless `search` (most tests here
+    are of one deployment's curve: the search is tested on its own below)."""
+    if not search:
+        text = text.replace("\noptions:\n", "\nlayout: pinned\noptions:\n", 1)
     scenario = load_serving_scenario(write(tmp_path, text))
     return serving.evaluate(scenario, None, on=ON, known=KNOWN, dataset_version=None,
                             measured=measured)
@@ -157,3 +161,55 @@ def test_estimates_of_two_families_take_their_pairs_band_and_two_engines_the_wid
     assert answer(tmp_path, two_engines)["band"]["basis"] == "widest"
     no_fit = (INLINE + SECOND).replace("gpu_specs: {", "gpu_specs: {arch: hopper, ", 1)
     assert answer(tmp_path, no_fit)["band"]["basis"] == "widest"   # "generic": no fit
+
+
+def test_a_searched_option_runs_at_its_best_layout_with_the_files_beside_it(tmp_path):
+    """Issue 39: each option at its best layout, as in training; the file's layout is kept
+    for reference, with its cost at the target."""
+    pinned = answer(tmp_path, INLINE + SECOND)["options"]
+    searched = answer(tmp_path, INLINE + SECOND, search=True)["options"]
+    for file_layout, best in zip(pinned, searched, strict=True):
+        layout = best["layout"]
+        assert layout["mode"] == "search" and layout["note"] == f"best of {layout['candidates']}"
+        assert layout["candidates"] > 1 and layout["covered"]
+        assert layout["file"]["label"] == "TP8"
+        assert layout["file"]["usd_per_mtok_out"] == pytest.approx(
+            file_layout["at_target"]["usd_per_mtok_out"])
+        # Covered and same-banded, the file's TP8 was among those tried: never cheaper.
+        assert best["at_target"]["usd_per_mtok_out"] <= \
+            file_layout["at_target"]["usd_per_mtok_out"] + 1e-12
+        assert best["deployment"]["engine"] == "sglang" and best["deployment"]["pp"] == 1
+    assert searched[0]["layout"]["label"] != "TP8"    # one GPU pair does more per GPU here
+
+
+def test_a_pinned_option_answers_at_the_files_layout_and_says_so(tmp_path):
+    [fast, _] = answer(tmp_path, INLINE + SECOND)["options"]
+    assert fast["layout"]["mode"] == "pinned" and fast["layout"]["candidates"] == 0
+    assert fast["layout"]["note"] == "pinned by the scenario"
+    assert fast["layout"]["label"] == fast["layout"]["file"]["label"] == "TP8"
+
+
+def test_the_search_takes_a_measured_layout_the_file_did_not_write(tmp_path):
+    """The ledger measured the slow GPU at TP4 (far faster than the model says): the search
+    finds that curve, and answers with it, though the file wrote TP8."""
+    tp4 = measured(gpus=4, tp=4, tok_s_per_gpu=[1e4, 3e4, 7e4])
+    slow = answer(tmp_path, INLINE + SECOND, tp4, search=True)["options"][1]
+    assert (slow["layout"]["label"], slow["source"]) == ("TP4", "measured")
+    assert slow["band"]["low"] == slow["band"]["high"] == 1.0
+    assert slow["layout"]["file"] | {"usd_per_mtok_out": None, "tok_s_per_gpu": None} == {
+        "label": "TP8", "source": "model", "usd_per_mtok_out": None, "tok_s_per_gpu": None,
+        "deployment": slow["layout"]["file"]["deployment"]}
+
+
+def test_a_files_layout_no_measurement_ran_carries_the_widest_band(tmp_path):
+    from models.serving.calibration import UNCALIBRATED_BAND, band
+
+    staged = (INLINE + SECOND).replace("gpu_specs: {", "gpu_specs: {arch: hopper, ").replace(
+        "deployment: {tp: 8}", "deployment: {tp: 4, pp: 2}", 1)
+    fast = answer(tmp_path, staged)["options"][0]
+    hopper = band("hopper")
+    assert (fast["band"]["low"], fast["band"]["high"]) == (
+        min(hopper[0], UNCALIBRATED_BAND[0]), max(hopper[1], UNCALIBRATED_BAND[1]))
+    assert "never-measured configuration's band: outside the measured layouts" in \
+        fast["band"]["basis"]
+    assert fast["layout"]["covered"] is False
