@@ -35,6 +35,7 @@ from models.serving.token_costs import prefill_share, token_costs
 from models.serving.validation import deployment as measured_deployment
 from models.serving.validation import dp_attention_band
 from models.tco.decision import TOO_CLOSE
+from pipelines.inputs.errors import InputError
 from pipelines.inputs.limits import DEFAULT_LIMITS, InputLimits
 from pipelines.inputs.measurements import shipped_serving_points
 from pipelines.inputs.scenarios import canonical_json, scenario_paths
@@ -86,6 +87,10 @@ class MeasuredCurve:
 
 class MissingPrice(MissingInput):
     """An option's price per GPU-hour that neither the scenario, the market nor TCO gives."""
+
+
+class NotOneMachine(MissingInput):
+    """An option priced by a TCO option whose cluster is another machine than its own."""
 
 
 def evaluate(scenario: ServingScenario, session: Session | None, *, on: date,
@@ -280,6 +285,8 @@ def _option(scenario: ServingScenario, option: ServingOption, session: Session |
                                      scenarios_dir=scenarios_dir, limits=limits,
                                      dataset_version=dataset_version, tco_results=tco_results,
                                      stored_only=stored_only)
+    check_one_machine(scenario.path, option, session, on=on, known=known,
+                      scenarios_dir=scenarios_dir, limits=limits)
     own = at_layout(scenario, option, option.deployment, hw, measured)
     answer, tried = (own, 0) if option.layout == "pinned" else \
         searched_layouts(scenario, option, hw, measured)
@@ -324,6 +331,62 @@ def layout_json(option: ServingOption, answer: LayoutAnswer, own: LayoutAnswer, 
                      "tok_s_per_gpu": None if at is None else at.tok_s_per_gpu,
                      "usd_per_mtok_out": None if at is None else usd_per_mtok(
                          price, at.tok_s_per_gpu)}}
+
+
+# The figures that make two clusters one machine: its GPU's memory, the scale-up domain and
+# the per-GPU rates on both tiers (the GEMM peak follows the weights' precision, and may
+# differ between a training and a serving view of the same GPUs).
+MACHINE_FIGURES = ("hbm_bytes", "hbm_bw", "domain_gpus", "scaleup_bw", "scaleout_bw", "arch")
+
+
+def check_one_machine(path: str, option: ServingOption, session: Session | None, *,
+                      on: date, known: datetime, scenarios_dir: Path | None,
+                      limits: InputLimits) -> None:
+    """An option priced by a TCO option is the machine that option buys: the cluster of the
+    C2C scenario its job time comes from. Raises NotOneMachine naming the first figure that
+    differs (a serving option on 800G ports priced at a 400G-per-GPU bill of materials)."""
+    from pipelines.inputs.tco_scenarios import load_tco_scenario
+    from pipelines.jobs.tco import find_c2c
+
+    price = option.price
+    if price.tco_scenario is None or scenarios_dir is None:
+        return
+    for tco_path in scenario_paths(scenarios_dir, "tco"):
+        try:
+            tco = load_tco_scenario(tco_path, limits)
+        except InputError:
+            continue  # a broken neighbour is reported by its own recompute
+        if tco.name != price.tco_scenario:
+            continue
+        link = next((k for k in tco.c2c_links if k.option == price.tco_option), None)
+        if link is None:
+            return  # a given job time: no cluster to compare with
+        c2c = find_c2c(tco, link, scenarios_dir, limits)
+        theirs, _ = resolve_cluster(replace(c2c.cluster, precision=Precision.BF16, gpus=None),
+                                    session, on=on, known=known)
+        ours, _ = resolve_cluster(replace(option.cluster, precision=Precision.BF16),
+                                  session, on=on, known=known)
+        for name in MACHINE_FIGURES:
+            mine, other = getattr(ours, name), getattr(theirs, name)
+            if mine != other:
+                raise NotOneMachine(
+                    f"{path}: options.{option.name}.cluster: not the machine its price is for: "
+                    f"{name} {_figure(name, mine)} here, {_figure(name, other)} in C2C "
+                    f"scenario {c2c.name!r} (the cluster of TCO scenario {tco.name!r}, option "
+                    f"{link.option!r}, which prices it); an option is one machine: give it "
+                    "the same cluster")
+        return
+
+
+def _figure(name: str, value: object) -> str:
+    """A machine figure in the unit people read it in (per-GPU rates in Gb/s, one way)."""
+    if name in ("scaleup_bw", "scaleout_bw") and isinstance(value, float):
+        return f"{value * 8 / 1e9:,.0f} Gb/s per GPU"
+    if name in ("hbm_bytes",) and isinstance(value, float):
+        return f"{value / 1e9:,.0f} GB"
+    if name == "hbm_bw" and isinstance(value, float):
+        return f"{value / 1e9:,.0f} GB/s"
+    return str(value)
 
 
 def deployment_json(dep: Deployment) -> dict[str, Any]:

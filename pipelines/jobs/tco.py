@@ -149,7 +149,7 @@ def _estimate_here(scenario: TcoScenario, link: C2CLink, folder: Path,
                    session: Session | None, on: date, known: datetime,
                    limits: InputLimits) -> LinkedC2C:
     """A draft's linked scenario estimated from its file, as `specledger estimate` would."""
-    performance = _find_c2c(scenario, link, folder, limits)
+    performance = find_c2c(scenario, link, folder, limits)
     specs = resolve_cluster(performance.cluster, session, on=on, known=known,
                             offloads=performance.layout.offload_layers > 0)
     return LinkedC2C(c2c.estimate(performance, specs, None), performance.cluster.gpu,
@@ -285,8 +285,9 @@ def _modelled_jct(scenario: TcoScenario, link: C2CLink, used: dict[str, FigureUs
                       note=note)
 
 
-def _find_c2c(scenario: TcoScenario, link: C2CLink, folder: Path,
-              limits: InputLimits) -> Scenario:
+def find_c2c(scenario: TcoScenario, link: C2CLink, folder: Path,
+             limits: InputLimits) -> Scenario:
+    """The C2C scenario an option links to, in `folder` (by name; its file stem first)."""
     paths = scenario_paths(folder, "c2c")
     by_stem = [p for p in paths if p.stem == link.scenario]
     for path in by_stem + [p for p in paths if p not in by_stem]:

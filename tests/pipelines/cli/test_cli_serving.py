@@ -130,3 +130,25 @@ def test_the_shipped_inference_run_gives_the_matching_option_its_measured_curve(
             if r["hw"] == "h100" and r["tp"] == 2 and (r["isl"], r["osl"]) == (1024, 1024)]
     assert sorted(p["tok_s_per_gpu"] for p in tp2["curve"]) == sorted(
         r["output_tput_per_gpu"] for r in rows)
+
+
+def test_an_option_priced_by_a_tco_option_must_be_the_machine_that_option_buys(cli, tmp_path):
+    """Issue 39: an option is one machine. The RoCE option read at the switch's 800G port
+    rate, while the TCO option that prices it buys one 400G NIC per GPU, is refused naming
+    the figure; at the same rate it answers."""
+    cli("ingest", str(SOURCES), "--json")
+    shipped = (SHIPPED_SCENARIOS / "serving-deepseek-r1-fp4.yaml").read_text()
+    port_rate = tmp_path / "port-rate.yaml"
+    port_rate.write_text(shipped.replace(
+        "scale_out: {item: nvidia-sn5600, nic_rate: 400 Gb/s, nics_per_gpu: 1}",
+        "scale_out: {item: nvidia-sn5600}").replace("name: serving-deepseek-r1-fp4",
+                                                    "name: port-rate"))
+    result = cli("serving", str(port_rate))
+    assert result.exit_code == 2
+    shown = " ".join(result.output.split())
+    assert (f"{port_rate}: options.hgx-b200-roce-400g.cluster: not the machine its price is "
+            "for: scaleout_bw 800 Gb/s per GPU here, 400 Gb/s per GPU in C2C scenario "
+            "'1t-dense-hgx-800gbe'") in shown
+    same = tmp_path / "same.yaml"
+    same.write_text(shipped.replace("name: serving-deepseek-r1-fp4", "name: same"))
+    assert cli("serving", str(same)).exit_code == 0
