@@ -117,14 +117,14 @@ _LOADS = {
         "select t.id, s.name, s.content_sha256, t.dataset_version_id, t.code_version, "
         "t.inputs_sha256, t.computed_at, t.reused_from_id, t.mode, t.scale_up_option, "
         "t.scale_out_option, t.break_even_speedup, t.break_even_p10, t.break_even_p50, "
-        "t.break_even_p90, t.speedup, t.cheaper_option, t.total_cost_usd, t.result_json "
+        "t.break_even_p90, t.speedup, t.cheaper_option, null, t.total_cost_usd, t.result_json "
         "from tco_result t join scenario s on s.id = t.scenario_id "
         "join dataset_version d on d.id = t.dataset_version_id "
         "where d.cutoff_at <= :cutoff order by t.id"),
     "serving_result": (
         "select v.id, s.name, s.content_sha256, v.dataset_version_id, v.code_version, "
         "v.inputs_sha256, v.computed_at, v.reused_from_id, v.target_tok_s_per_user, "
-        "v.cheaper_option, v.margin, v.margin_p10, v.margin_p90, v.result_json "
+        "v.cheaper_option, null, v.margin, v.margin_p10, v.margin_p90, v.result_json "
         "from serving_result v join scenario s on s.id = v.scenario_id "
         "join dataset_version d on d.id = v.dataset_version_id "
         "where d.cutoff_at <= :cutoff order by v.id"),
@@ -391,6 +391,7 @@ def _build(engine: Engine, path: Path, meta: WarehouseMeta,
         with engine.connect() as ledger:
             for table, query in _LOADS.items():
                 _load(ledger, con, table, query, meta.cutoff_at)
+        _set_verdicts(con)
         _insert(con, "tco_option_result", _option_rows(con))
         _insert(con, "serving_curve", _curve_rows(con))
         _insert(con, "model_error", model_errors)
@@ -413,6 +414,17 @@ def _load(ledger: Connection, con: duckdb.DuckDBPyConnection, table: str, query:
                                                                    {"cutoff": cutoff})
     for rows in result.partitions(CHUNK_ROWS):
         _insert(con, table, rows)
+
+
+# Where each result's verdict (as page 1 states it) sits in its result_json; the ledger
+# keeps it there only, so the warehouse fills its `verdict` column (loaded NULL) from it.
+_VERDICT_PATHS = {"tco_result": "$.verdict.call", "serving_result": "$.call"}
+
+
+def _set_verdicts(con: duckdb.DuckDBPyConnection) -> None:
+    for table, path in _VERDICT_PATHS.items():
+        con.execute(f"update {table} set verdict = json_extract_string(result_json, ?)",
+                    [path])
 
 
 def _option_rows(con: duckdb.DuckDBPyConnection) -> list[tuple[object, ...]]:

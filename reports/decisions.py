@@ -46,8 +46,9 @@ class ServingView:
     """One serving scenario as page 1 and the serving section print it."""
 
     line: ServingLine
-    verdict: str
+    verdict: str      # the whole sentence (the serving section)
     band_basis: str   # what the options' bands and the margin's rest on
+    headline: str = ""  # page 1's: what its note says for every verdict left out
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,8 @@ def page_one(context: BriefingContext) -> PageOne:
 
 def serving_view(line: ServingLine) -> ServingView:
     """A serving scenario with its verdict sentence and band basis."""
-    return ServingView(line, serving_verdict(line), band_basis(line))
+    return ServingView(line, serving_verdict(line), band_basis(line),
+                       serving_verdict(line, brief=True))
 
 
 def band_basis(line: ServingLine) -> str:
@@ -192,9 +194,10 @@ def flip(line: DecisionLine) -> str:
 PAIRED_NOTE = "; the two estimates' errors paired by GPU family"
 
 
-def serving_verdict(line: ServingLine) -> str:
+def serving_verdict(line: ServingLine, brief: bool = False) -> str:
     """A serving scenario in one sentence: the cheaper option per million output tokens at
-    the target, by how much, and how sure."""
+    the target, by how much, and how sure. `brief` (page 1): what page 1's note says once for
+    every verdict (options at their owner's cost, errors paired by family) is left out."""
     target = f"at {format_number(line.target_tok_s_per_user, 3)} tokens/s per user"
     reached = [o for o in line.options if o.usd_per_mtok is not None]
     if line.not_compared:
@@ -217,17 +220,20 @@ def serving_verdict(line: ServingLine) -> str:
     text = (f"{named[line.cheaper]} costs {format_usd(costs[line.cheaper])} per million "
             f"output tokens {target}, {format_percent(line.saving)} less than "
             f"{named[line.dearer]} ({format_usd(costs[line.dearer])}), {sure}")
-    basis = {"owned": "each option at its owner's cost per GPU-hour",
-             "given": "each option at the price the scenario gives"}.get(
-        line.price_basis, f"each option {line.price_basis} at the market's median")
-    if line.saving_basis == "paired":
-        basis += PAIRED_NOTE
+    parts = [] if brief and line.price_basis == "owned" else [
+        {"owned": "each option at its owner's cost per GPU-hour",
+         "given": "each option at the price the scenario gives"}.get(
+            line.price_basis, f"each option {line.price_basis} at the market's median")]
+    if line.saving_basis == "paired" and not brief:
+        parts.append(PAIRED_NOTE.removeprefix("; "))
     if not line.model_measured and not {line.cheaper, line.dearer} <= measured:
-        basis += f"; {calibration.unmeasured_model(line.model)}"
+        parts.append(calibration.unmeasured_model(line.model))
+    basis = f" ({'; '.join(parts)})" if parts else ""
+    # What would settle a close call (a measured run of each option) is said once, below
+    # the verdicts (decision.html.j2), not in each one: page 1 has room for a line each.
     if line.too_close:
-        return (f"Too close to call: {text} ({basis}); measured serving points for each "
-                "option (an InferenceX or MLPerf Inference run) would settle it.")
-    return f"{text} ({basis})."
+        return f"Too close to call: {text}{basis}."
+    return f"{text}{basis}."
 
 
 def digest(context: BriefingContext) -> str:
@@ -243,7 +249,7 @@ def digest(context: BriefingContext) -> str:
         lines.append("")
     if page.serving:
         lines.append("Serving:")
-        lines += [f"  - {s.line.model} {s.line.precision}: {s.verdict}" for s in page.serving]
+        lines += [f"  - {s.line.model} {s.line.precision}: {s.headline}" for s in page.serving]
         lines.append("")
     if context.headlines:
         lines.append("Since the last briefing:")

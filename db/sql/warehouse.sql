@@ -396,6 +396,7 @@ create table tco_result (
     break_even_p90 double,
     speedup double,
     cheaper_option varchar,
+    verdict varchar,
     total_cost_usd double,
     result_json json not null
 );
@@ -417,6 +418,7 @@ comment on column tco_result.break_even_p50 is 'Comparison: median of s* when a 
 comment on column tco_result.break_even_p90 is 'Comparison: 90th percentile of s* when a ledger input is a range (NULL otherwise), dimensionless';
 comment on column tco_result.speedup is 'Comparison: speed-up s = JCT_O / JCT_U from the job completion times (days) of both options, dimensionless; NULL when a JCT is unknown';
 comment on column tco_result.cheaper_option is 'Comparison: the option whose job costs less (s against s*); NULL when the speed-up is unknown';
+comment on column tco_result.verdict is 'Comparison: the verdict as page 1 of the briefing states it: the option to buy, or ''too close to call'' when the Monte Carlo band of s against s* straddles the break-even (cheaper_option still names the cheaper at the point estimate); NULL without both job times or for a training run';
 comment on column tco_result.total_cost_usd is 'Training run: total cost of the run in USD (hardware, interconnect and energy); NULL for a comparison';
 comment on column tco_result.result_json is 'The full result as JSON (JSON type: read fields with ->>): per-option costs with ranges, inputs with their sources, the tornado (sensitivity) and the other figures the model printed';
 
@@ -559,6 +561,7 @@ create table serving_result (
     reused_from_id bigint,
     target_tok_s_per_user double not null,
     cheaper_option varchar,
+    verdict varchar,
     margin double,
     margin_p10 double,
     margin_p90 double,
@@ -575,6 +578,7 @@ comment on column serving_result.computed_at is 'When this row was recorded (UTC
 comment on column serving_result.reused_from_id is 'NULL when computed here; else the id of the original answer whose figures were copied because nothing it rests on had changed';
 comment on column serving_result.target_tok_s_per_user is 'Target interactivity: output tokens/s each user must get (1 / time per output token)';
 comment on column serving_result.cheaper_option is 'The option with the lowest USD per million output tokens at the target; NULL when fewer than two options reach it';
+comment on column serving_result.verdict is 'The verdict as page 1 of the briefing states it: the cheaper option, or ''too close to call'' when the margin''s band crosses zero (cheaper_option still names the cheaper at the estimate); NULL when there is no comparison (fewer than two options reach the target, or they are priced on different bases)';
 comment on column serving_result.margin is 'How much cheaper per million output tokens the cheaper option is than the next: 1 - cost_cheaper / cost_next (0.2 = 20 % cheaper)';
 comment on column serving_result.margin_p10 is 'P10 of the margin with each option''s throughput at the ends of its error band (measured / predicted per GPU architecture), the widest combination; below 0 the other option may be cheaper';
 comment on column serving_result.margin_p90 is 'P90 of the margin, as margin_p10';

@@ -109,3 +109,38 @@ def test_a_draft_scenario_is_priced_from_the_versions_stored_records(weekly, tmp
     assert drafted["scenario"] == "my-draft" and drafted["dataset_version"] == version
     assert drafted["break_even_speedup"] == pytest.approx(stored["break_even_speedup"])
     assert drafted["speedup"] == pytest.approx(stored["speedup"])
+
+
+def test_the_warehouse_stores_each_verdict_as_page_one_states_it(weekly):
+    """Issue 39: `cheaper_option` is the cheaper at the estimate; `verdict` is what page 1
+    says, "too close to call" included (a procurement script reads that column)."""
+    import duckdb
+
+    from models.tco.decision import TOO_CLOSE
+    from pipelines.jobs import steps
+    from pipelines.settings import Settings
+    from tests.support.shipped_week import DAY, Clock
+
+    home, version, page_one = weekly
+    published = steps.publish(Settings(home=home), version, as_of=DAY, built_at=Clock()())
+    con = duckdb.connect(str(published.path), read_only=True)
+    try:
+        serving = con.execute("select scenario, cheaper_option, verdict from serving_result "
+                              "where dataset_version_id = ?", [version]).fetchall()
+        tco = dict(con.execute("select scenario, verdict from tco_result where "
+                               "dataset_version_id = ? and mode = 'comparison'",
+                               [version]).fetchall())
+    finally:
+        con.close()
+    assert serving and tco
+    for scenario, cheaper, verdict in serving:
+        answer = cli_json(home, "serving", str(SHIPPED_SCENARIOS / f"{scenario}.yaml"))
+        assert verdict == answer["call"]
+        if cheaper is None:
+            continue
+        layout = next(o["layout"] for o in answer["options"] if o["name"] == cheaper)
+        said = f"Too close to call: {cheaper} ({layout['label']}, {layout['note']}) costs"
+        assert (said in page_one) == (verdict == TOO_CLOSE), said
+    for path in comparisons():
+        result = cli_json(home, "tco", str(path))
+        assert tco[result["scenario"]] == result["verdict"]["call"]

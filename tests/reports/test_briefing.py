@@ -369,7 +369,10 @@ def test_page_one_gives_each_serving_scenario_its_verdict(full_pdf):
     page = flat(pdftotext(full_pdf, layout=False).split("\f")[0])
     assert ("deepseek-r1 FP8, 1,024 in / 1,024 out: gb200-nvl72-ep72 costs $0.148 per million "
             "output tokens at 35 tokens/s per user, 86.7 % less than b200-ep16-ndr ($1.11), "
-            "80 % band +52 % to +92 % (each option at its owner's cost per GPU-hour).") in page
+            "80 % band +52 % to +92 %.") in page
+    # Said once for every verdict, in the note below them.
+    assert "at its owner's cost per GPU-hour unless said" \
+        in page
 
 
 def test_the_serving_section_draws_each_curve_and_prices_each_option_at_the_target(full_pdf):

@@ -66,7 +66,7 @@ def test_page_one_and_the_digest_read_the_same_verdicts():
     text = digest(context)
     sentences = [d.verdict for w in view.workloads for d in w.decisions]
     sentences += [d.flip for w in view.workloads for d in w.decisions if d.flip]
-    sentences += [s.verdict for s in view.serving]
+    sentences += [s.headline for s in view.serving]
     assert sentences and all(sentence in text for sentence in sentences)
 
 
