@@ -286,6 +286,18 @@ def best_layout(scenario: Scenario, specs: tuple[Any, list[FigureUsed]],
                               "written": _written_layout(scenario, specs)}}
 
 
+def stored_estimate(scenario: Scenario, specs: tuple[Any, list[FigureUsed]],
+                    dataset_version: int | None) -> dict[str, Any]:
+    """The estimate the recompute graph stores for the scenario: at its best layout (the
+    default, `layout: search`), or at the file's (`layout: pinned`). Whatever else prices the
+    scenario (a TCO draft before `run`) asks this, so one question has one answer."""
+    if scenario.layout_mode == "pinned":
+        payload = estimate(scenario, specs, dataset_version)
+        payload["layout_choice"] = {"mode": "pinned"}
+        return payload
+    return best_layout(scenario, specs, dataset_version)
+
+
 def _written_layout(scenario: Scenario, specs: tuple[Any, list[FigureUsed]]) -> dict[str, Any]:
     """The file's own layout beside a searched one: its time and band, or why it has none."""
     try:
@@ -327,11 +339,7 @@ def _recompute_one(session: Session, scenario: Scenario, version_id: int, known:
                                estimate={}, inputs_sha256=digest, code_version=code_version,
                                computed_at=now, reused_from=earlier)
         return "reused"
-    if scenario.layout_mode == "pinned":
-        payload = estimate(scenario, specs, version_id)
-        payload["layout_choice"] = {"mode": "pinned"}
-    else:
-        payload = best_layout(scenario, specs, version_id)
+    payload = stored_estimate(scenario, specs, version_id)
     if not np.isfinite(payload["t_iter_s"]):
         raise ValueError(f"{scenario.name}: the model produced no finite iteration time")
     results.add_c2c_result(session, scenario=row, dataset_version_id=version_id,

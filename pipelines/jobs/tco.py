@@ -148,11 +148,12 @@ def _linked(scenario: TcoScenario, link: C2CLink, stored: Mapping[str, StoredRes
 def _estimate_here(scenario: TcoScenario, link: C2CLink, folder: Path,
                    session: Session | None, on: date, known: datetime,
                    limits: InputLimits) -> LinkedC2C:
-    """A draft's linked scenario estimated from its file, as `specledger estimate` would."""
+    """A draft's linked scenario estimated from its file as the recompute graph would store
+    it (at its best layout unless pinned), so a draft and the stored result agree."""
     performance = find_c2c(scenario, link, folder, limits)
     specs = resolve_cluster(performance.cluster, session, on=on, known=known,
                             offloads=performance.layout.offload_layers > 0)
-    return LinkedC2C(c2c.estimate(performance, specs, None), performance.cluster.gpu,
+    return LinkedC2C(c2c.stored_estimate(performance, specs, None), performance.cluster.gpu,
                      performance.tokens, performance.model.seq_len)
 
 

@@ -144,3 +144,33 @@ def test_the_warehouse_stores_each_verdict_as_page_one_states_it(weekly):
     for path in comparisons():
         result = cli_json(home, "tco", str(path))
         assert tco[result["scenario"]] == result["verdict"]["call"]
+
+
+@pytest.mark.parametrize("path", comparisons(), ids=lambda p: p.stem)
+def test_a_tco_draft_prices_the_layouts_the_stored_result_prices(weekly, path):
+    """Issue 43, case 10 (and issue 39, case 8): a TCO comparison priced from its C2C
+    scenarios' files (no stored estimate: a draft before `run`) runs each at the layout the
+    recompute graph stores, so the draft's job times and winner are the stored result's."""
+    from db import queries
+    from db.engine import Session
+    from pipelines.jobs import tco
+    from pipelines.ledger.connection import connect_ledger
+    from pipelines.settings import Settings
+    from tests.support.shipped_week import DAY
+
+    home, version, _ = weekly
+    stored = cli_json(home, "tco", str(path))
+    scenario = load_tco_scenario(path)
+    engine = connect_ledger(Settings(home=home))
+    try:
+        with Session(engine) as session:
+            known = queries.dataset_version(session, version).cutoff_at
+            resolved = tco.resolve_inputs(scenario, session, on=DAY, known=known,
+                                          scenarios_dir=SHIPPED_SCENARIOS,
+                                          dataset_version=version, c2c_results=None)
+            draft = tco.evaluate(scenario, resolved, version)
+    finally:
+        engine.dispose()
+    days = {o["name"]: o["jct_days"] for o in stored["options"]}
+    assert {o["name"]: o["jct_days"] for o in draft["options"]} == pytest.approx(days)
+    assert draft["verdict"]["call"] == stored["verdict"]["call"]
