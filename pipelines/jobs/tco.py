@@ -332,13 +332,30 @@ def evaluate(scenario: TcoScenario, resolved: ResolvedInputs,
     return result
 
 
+def shared_job_times(scenario: TcoScenario) -> dict[str, str]:
+    """Options whose job times come from one C2C scenario and one token budget carry one
+    model error, not two: each later option's `jct` moves with the first's (own against rent
+    of the same machine is then a question of price alone)."""
+    first: dict[tuple[str, float | None], str] = {}
+    together = {}
+    for link in scenario.c2c_links:
+        key = (link.scenario, link.tokens)
+        if key in first:
+            together[f"options.{link.option}.jct"] = f"options.{first[key]}.jct"
+        else:
+            first[key] = link.option
+    return together
+
+
 def _evaluate(scenario: TcoScenario, resolved: ResolvedInputs,
               dataset_version: int | None) -> dict[str, Any]:
     plan, point, ranges = resolved.plan, resolved.point, resolved.ranges
+    together = shared_job_times(scenario)
     spread = (monte_carlo(plan.evaluate, point, ranges, samples=scenario.samples,
-                          seed=scenario.seed) if ranges else {})
+                          seed=scenario.seed, together=together) if ranges else {})
     rank_by = "break_even_speedup" if isinstance(plan, ComparisonPlan) else "total_usd"
-    bars = tornado(plan.evaluate, point, ranges, rank_by)[:TORNADO_BARS] if ranges else []
+    bars = (tornado(plan.evaluate, point, ranges, rank_by, together)[:TORNADO_BARS]
+            if ranges else [])
     result: dict[str, Any] = {"scenario": scenario.name, "mode": scenario.mode,
                               "dataset_version": dataset_version}
     if isinstance(plan, ComparisonPlan):

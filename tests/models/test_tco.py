@@ -224,6 +224,31 @@ def test_monte_carlo_refuses_more_samples_than_its_limit_before_drawing():
     assert monte_carlo(plan.evaluate, point, ranges, samples=1000, seed=1, max_samples=1000)
 
 
+def test_two_job_times_of_one_estimate_move_together_in_the_monte_carlo():
+    """One C2C estimate behind both options' job times is one error: drawn apart, the
+    speed-up s would spread around a value that is known exactly."""
+    plan, point = two_option_plan()
+    point = {**point, "options.out.jct": 30}          # the same job time on both
+    ranges = {"options.up.jct": (25.0, 40.0), "options.out.jct": (25.0, 40.0)}
+    together = {"options.out.jct": "options.up.jct"}
+    apart = monte_carlo(plan.evaluate, point, ranges, samples=4000, seed=3)
+    joined = monte_carlo(plan.evaluate, point, ranges, samples=4000, seed=3, together=together)
+    assert apart["speedup"].p10 < 0.9 and apart["speedup"].p90 > 1.1
+    assert joined["speedup"].p10 == pytest.approx(1.0) == joined["speedup"].p90
+    # The leader's draws are the ones it had alone: the other inputs' draws do not shift.
+    alone = monte_carlo(plan.evaluate, point, {"options.up.jct": (25.0, 40.0)}, samples=4000,
+                        seed=3)
+    assert joined["up.job_cost_usd"] == alone["up.job_cost_usd"]
+    # A follower in a range of its own takes the same place in it (comonotonic).
+    wider = monte_carlo(plan.evaluate, point, {**ranges, "options.out.jct": (50.0, 80.0)},
+                        samples=4000, seed=3, together=together)
+    assert wider["speedup"].p10 == pytest.approx(2.0) == wider["speedup"].p90
+    bars = tornado(plan.evaluate, point, ranges, rank_by="break_even_speedup",
+                   together=together)
+    assert [b.name for b in bars] == ["options.up.jct"]
+    assert bars[0].at_low["speedup"] == pytest.approx(1.0) == bars[0].at_high["speedup"]
+
+
 def test_tornado_puts_the_input_that_moves_break_even_most_first():
     plan, point = two_option_plan()
     ranges = {"options.up.pue": (1.15, 1.25), "options.up.capex.it.cost": (150e6, 250e6),

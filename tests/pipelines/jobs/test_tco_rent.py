@@ -120,14 +120,32 @@ def test_no_offer_for_the_gpu_is_a_missing_input_naming_the_rent(
     assert "options.rent.rent" in str(error.value) and "no spot offer" in str(error.value)
 
 
+# Three more providers' B200 contract prices beside the shipped one (Hyperstack's 5.10).
+B200_CONTRACTS = """
+source: {key: cloud-contracts-2026-11, title: Cloud contract prices, kind: vendor_datasheet,
+         published_on: 2026-11-01}
+items:
+  - {key: a-b200-contract, name: A B200 contract, kind: cloud_offer}
+  - {key: b-b200-contract, name: B B200 contract, kind: cloud_offer}
+  - {key: c-b200-contract, name: C B200 contract, kind: cloud_offer}
+observations:
+  - {item: a-b200-contract, metric: gpu_hour_price, value: 3.0, unit: USD/hour,
+     as_of: 2026-11-01, status: C, offer: {provider: a, term: contract, gpu: b200, region: eu}}
+  - {item: b-b200-contract, metric: gpu_hour_price, value: 4.0, unit: USD/hour,
+     as_of: 2026-11-01, status: C, offer: {provider: b, term: contract, gpu: b200, region: us}}
+  - {item: c-b200-contract, metric: gpu_hour_price, value: 6.0, unit: USD/hour,
+     as_of: 2026-11-01, status: C, offer: {provider: c, term: contract, gpu: b200, region: us}}
+"""
+
+
 def shipped_rent_vs_buy(ledger, ingest, write_pack, clock) -> dict:
-    """The shipped own-NVL72-vs-rent-H100 comparison on the shipped packs and PRICES."""
+    """The shipped own-vs-rent-B200 comparison on the shipped packs and B200_CONTRACTS."""
     from pipelines.settings import PROJECT_ROOT
 
     version = ingest(PROJECT_ROOT / "data" / "sources",
-                     write_pack("prices.yaml", PRICES)).dataset_version
+                     write_pack("prices.yaml", B200_CONTRACTS)).dataset_version
     scenario = load_tco_scenario(PROJECT_ROOT / "data" / "scenarios"
-                                 / "tco-1t-dense-own-nvl72-vs-rent-h100.yaml")
+                                 / "tco-1t-dense-own-vs-rent-b200.yaml")
     with Session(ledger) as session:
         resolved = tco.resolve_inputs(scenario, session, on=TODAY, known=clock.now,
                                       dataset_version=version)
@@ -139,18 +157,34 @@ def test_an_options_cost_per_gpu_hour_is_set_beside_the_markets(ledger, ingest, 
     from pipelines.cli.tco import market_lines
 
     result = shipped_rent_vs_buy(ledger, ingest, write_pack, clock)
-    h100 = result["market"]["rent-h100"]
-    assert h100["gpu"] == "h100-sxm5"
-    assert h100["usd_per_gpu_hour"]["reserved_1y"]["offers"] >= 3
-    # The owned NVL72 beside GB200's two shipped offers, each per GPU: Spheron's Superchip
-    # (2 GPUs, 2026-03-17) and CoreWeave's 4-GPU slice of an NVL72 rack (2026-09-20).
-    gb200 = result["market"]["own-nvl72"]["usd_per_gpu_hour"]["on_demand"]
-    assert result["market"]["own-nvl72"]["gpu"] == "gb200"
-    assert (gb200["cheapest_provider"], gb200["median"], gb200["as_of"]) == (
-        "spheron", pytest.approx((9.08 / 2 + 42.00 / 4) / 2), "2026-09-20")
+    rented = result["market"]["rent-hgx-b200"]
+    assert rented["gpu"] == "b200"
+    contract = rented["usd_per_gpu_hour"]["contract"]
+    assert contract["offers"] == 4 and contract["median"] == pytest.approx((4.0 + 5.10) / 2)
+    # Own against rent on the same GPU: the owned B200s beside B200's on-demand offers.
+    owned = result["market"]["own-hgx-b200"]
+    assert owned["gpu"] == "b200" and owned["usd_per_gpu_hour"]["on_demand"]["offers"] >= 3
     lines = market_lines(result)
-    assert [line.split(":")[0] for line in lines] == ["own-nvl72", "rent-h100"]
-    assert "renting h100-sxm5 on the market" in lines[1]
+    assert [line.split(":")[0] for line in lines] == ["own-hgx-b200", "rent-hgx-b200"]
+    assert "renting b200 on the market" in lines[1]
+
+
+def test_owning_and_renting_one_machine_differ_by_price_alone(ledger, ingest, write_pack,
+                                                              clock):
+    """Issue 39: both options run one C2C scenario, so one job time and one model error:
+    the speed-up is 1 in every draw, and the margin is the prices' alone."""
+    result = shipped_rent_vs_buy(ledger, ingest, write_pack, clock)
+    own, rent = result["options"]
+    assert own["jct_days"] == rent["jct_days"]
+    assert result["ranges"]["speedup"] == {"p10": 1.0, "p50": 1.0, "p90": 1.0}
+    verdict = result["verdict"]
+    assert verdict["cheaper"] == "own-hgx-b200"
+    assert verdict["saving"] == pytest.approx(
+        1 - own["usd_per_gpu_hour"] / rent["usd_per_gpu_hour"])
+    # What spreads the margin is the market's contract prices (their P25-P75), not job time.
+    assert verdict["saving_p10"] < verdict["saving"] < verdict["saving_p90"]
+    bars = [bar["input"] for bar in result["tornado"]]
+    assert "options.rent-hgx-b200.rent" in bars and "options.rent-hgx-b200.jct" not in bars
 
 
 def test_the_market_beside_an_option_is_dated_by_its_offers_prices(ledger, ingest, write_pack,
@@ -158,9 +192,9 @@ def test_the_market_beside_an_option_is_dated_by_its_offers_prices(ledger, inges
     """The rent side of rent-vs-buy carries its offers' price dates (valid time): the
     2026-11-01 prices known on the clock's day, not the dataset version's date."""
     clock.tick(days=20)
-    reserved = shipped_rent_vs_buy(ledger, ingest, write_pack, clock)["market"]["rent-h100"][
-        "usd_per_gpu_hour"]["reserved_1y"]
+    contract = shipped_rent_vs_buy(ledger, ingest, write_pack, clock)["market"][
+        "rent-hgx-b200"]["usd_per_gpu_hour"]["contract"]
     assert clock.now.date().isoformat() == "2026-11-21"  # the version's date
-    # The newest price counted is the pack's; the oldest, a shipped 2025 list price.
-    assert reserved["as_of"] == "2026-11-01"
-    assert reserved["price_from"] < "2026-01-01" < reserved["as_of"]
+    # The newest price counted is the pack's; the oldest, the shipped one of 2026-08-26.
+    assert contract["as_of"] == "2026-11-01"
+    assert contract["price_from"] == "2026-08-26"
