@@ -177,6 +177,9 @@ def flip(line: DecisionLine) -> str:
     if line.break_even is None or line.speedup is None or line.saving is None:
         return ""
     up, out = line.scale_up_option, line.scale_out_option
+    same = same_machine_flip(line)
+    if same:
+        return same
     model = f"the model says {format_number(line.speedup, 3)}×"
     if line.speedup_p10 is not None and line.speedup_p90 is not None:
         model += (f", P10–P90 {format_number(line.speedup_p10, 3)}–"
@@ -187,6 +190,27 @@ def flip(line: DecisionLine) -> str:
     else:
         text = f"It flips if {up} runs at least {threshold}× as fast as {out} ({model})"
     return text + "".join(f", or with {f}" for f in line.flips) + "."
+
+
+def same_machine_flip(line: DecisionLine) -> str:
+    """Own against rent of one machine (one job time, s = 1 in every draw): what flips it is
+    the rent, not a speed-up, so say the rent at which it flips. Empty otherwise."""
+    if (line.speedup, line.speedup_p10, line.speedup_p90) != (1.0, 1.0, 1.0):
+        return ""
+    options = {o.name: o for o in line.options}
+    rented = [o for o in line.options if o.rented]
+    owned = [o for o in line.options if not o.rented]
+    if len(rented) != 1 or len(owned) != 1:
+        return ""
+    rent, own = rented[0], owned[0]
+    if None in (rent.usd_per_gpu_hour, rent.job_cost_usd, own.job_cost_usd):
+        return ""
+    # The rented job costs its rent x GPU-hours: the rent at which both jobs cost the same.
+    even = rent.usd_per_gpu_hour * own.job_cost_usd / rent.job_cost_usd  # type: ignore[operator]
+    move = "falls below" if options.get(line.cheaper) is own else "rises above"
+    return (f"Both run the same job in the same time: it flips if {rent.name}'s rent {move} "
+            f"{format_usd(even)}/GPU-hour, what owning costs per GPU-hour of the job"
+            + "".join(f", or with {f}" for f in line.flips) + ".")
 
 
 # Both options are model estimates with one engine: the band is that of one configuration's

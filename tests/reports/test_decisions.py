@@ -79,6 +79,26 @@ def test_the_flip_reads_the_break_even_against_the_models_speed_up():
     assert flip(illustration) == ""
 
 
+def test_own_against_rent_of_one_machine_flips_on_the_rent():
+    """Issue 39: one job time behind both (s = 1 in every draw): the flip is a rent, not a
+    speed-up that cannot happen."""
+    _, clear, _ = decisions()
+    own, other = clear.options
+    rent = dataclasses.replace(other, name="rent-b200", rented=True, usd_per_gpu_hour=5.0,
+                               job_cost_usd=2.0e6)
+    own = dataclasses.replace(own, name="own-b200", job_cost_usd=1.0e6)
+    line = dataclasses.replace(clear, options=(own, rent), cheaper="own-b200",
+                               dearer="rent-b200", speedup=1.0, speedup_p10=1.0,
+                               speedup_p90=1.0, flips=())
+    assert flip(line) == ("Both run the same job in the same time: it flips if rent-b200's "
+                          "rent falls below $2.50/GPU-hour, what owning costs per GPU-hour "
+                          "of the job.")
+    rented_cheaper = dataclasses.replace(line, cheaper="rent-b200", dearer="own-b200")
+    assert "rent rises above $2.50/GPU-hour" in flip(rented_cheaper)
+    # A speed-up the model is unsure of is a flip on speed, as before.
+    assert flip(dataclasses.replace(line, speedup_p90=1.2)).startswith("It flips if")
+
+
 def test_input_names_read_as_a_buyer_names_them():
     assert input_label("options.hgx-ndr.jct") == "hgx-ndr job time (days)"
     assert input_label("options.nvl72.capex.racks.cost") == "nvl72 capex racks cost"
