@@ -224,10 +224,39 @@ def _resolve(scenario: TcoScenario, spec: InputSpec, session: Session | None, on
         f" x {ref.times:g}{' ' + ref.times_unit if ref.times_unit else ''}"
         + (f" / {ref.per:g}" if ref.per != 1 else ""))
     note = f"{row['value_written']} {row['unit_written']}{scale}"
+    low, high, ranged = _with_alternatives(scenario, spec, found.alternatives, low, high)
+    if ranged:
+        note += f"; ranged over the ledger's other live values ({ranged})"
     if spec.origin == "default":
         note = f"default: {spec.written}; {note}"
     return FigureUsed(spec.name, value, unit, "ledger", low, high, ref.item, ref.metric,
                      row["source"], row["as_of"].isoformat(), int(row["observation_id"]), note)
+
+
+def _with_alternatives(scenario: TcoScenario, spec: InputSpec,
+                       alternatives: list[dict[str, Any]], low: float,
+                       high: float) -> tuple[float, float, str]:
+    """A ledger input's range widened to every live value the resolution rule did not pick
+    (another source's figure for the same item and metric): a conflict the ledger keeps is
+    a range the Monte Carlo samples and the tornado shows, so a verdict an alternative would
+    flip says so. Returns (low, high, which alternatives in words: "" when none moved it)."""
+    ref = spec.ref
+    assert ref is not None
+    said = []
+    for alt in alternatives:
+        written = f"({alt['unit']})*({ref.times_unit})" if ref.times_unit else alt["unit"]
+        try:
+            factor = unit_factor(written, spec.field) * ref.times / ref.per
+        except UnitError:
+            continue  # a figure in another dimension is not an alternative of this one
+        values = [float(alt[k]) * factor for k in ("value", "low", "high")]
+        if any(check_bounds(v, spec.field) for v in values):
+            continue
+        if min(values) < low or max(values) > high:
+            said.append(f"{alt['source']} {alt['value_written']} {alt['unit_written']}, "
+                        f"{alt['as_of'].isoformat()}")
+        low, high = min(low, *values), max(high, *values)
+    return low, high, "; ".join(said)
 
 
 def _market_rent(scenario: TcoScenario, spec: InputSpec, session: Session | None, on: date,
