@@ -46,6 +46,10 @@ if TYPE_CHECKING:
 
 EXIT_REJECTED, EXIT_NO_VALUE = 1, 3
 
+# The largest id the ledger's id columns hold (INTEGER on PostgreSQL): an option naming a
+# ledger row is bounded to it before any query, so 2^63 is a usage error, not a crash.
+MAX_LEDGER_ID = 2**31 - 1
+
 app = typer.Typer(help="specledger: a dated, source-tagged ledger of AI-infrastructure specs.",
                   no_args_is_help=True, add_completion=False)
 plain_help()
@@ -163,8 +167,9 @@ def report(home: HomeOption = None,
                "--output", help="Where to write the PDF [default: the name that briefing "
                                 "got under briefings/ in --home]")] = None,
            version: Annotated[int | None, typer.Option(
-               "--version", help="Which of the date's briefings: its dataset version "
-                                 "[default: the date's first]")] = None) -> None:
+               "--version", min=1, max=MAX_LEDGER_ID,
+               help="Which of the date's briefings: its dataset version "
+                    "[default: the date's first]")] = None) -> None:
     """Re-render a briefing of a past date from the ledger (same dataset version, same
     bytes as the briefing of that date and version when the code version is the same)."""
     from pipelines.jobs import steps as jobs

@@ -224,3 +224,17 @@ def test_validate_prints_the_same_bytes_whatever_the_hash_seed():
 
     first = printed("0")
     assert json.loads(first)["sets"] and first == printed("1") == printed("12345")
+
+
+@pytest.mark.parametrize(("written", "shown"), [
+    ("9223372036854775808", "less than or equal to 2147483647"),   # past SQLite's integers
+    ("2147483648", "less than or equal to 2147483647"),            # past PostgreSQL's
+    ("-1", "greater than or equal to 1"), ("0", "greater than or equal to 1")])
+def test_a_version_the_ledger_cannot_hold_is_a_usage_error_before_any_query(cli, written,
+                                                                             shown):
+    """Issue 43, case 2: a number past what the database holds exits 2 naming the option
+    (it crashed with SQLite's OverflowError), before the ledger is opened."""
+    result = cli("report", "--version", written)
+    assert result.exit_code == 2
+    assert "Invalid value for '--version'" in result.output
+    assert shown in " ".join(result.output.replace("│", " ").split())
