@@ -24,6 +24,14 @@ def _no_control_characters(text: str) -> None:
                          "without them")
 
 
+# Upper bounds a setting is checked against when it is read, each with why: a value past
+# them is refused by name with the range, never accepted and failing later in a query, a
+# timedelta or a sleep.
+MAX_LOCK_TIMEOUT_SECONDS = (2**31 - 1) // 1000   # PostgreSQL's lock_timeout: int32 ms
+MAX_AGE_DAYS = 36_500          # a century: past it, a date difference has no meaning here
+MAX_RETRIES = 100              # more retries than that is a loop, not a policy
+MAX_WAIT_SECONDS = 86_400.0    # a day: the run is weekly
+
 class Settings(BaseSettings):
     """specledger configuration; every field can be set as SPECLEDGER_<NAME>."""
 
@@ -37,32 +45,35 @@ class Settings(BaseSettings):
     # Names other files use for the ledger's items (Epoch's "NVIDIA H100 SXM5 80GB" -> h100-sxm5).
     aliases_path: Path = PROJECT_ROOT / "data" / "item_aliases.yaml"
     scenarios_dir: Path = PROJECT_ROOT / "data" / "scenarios"
-    lock_timeout_seconds: float = Field(60.0, ge=0, allow_inf_nan=False)
+    # At most what PostgreSQL's lock_timeout takes (milliseconds in a 32-bit integer).
+    lock_timeout_seconds: float = Field(60.0, ge=0, le=MAX_LOCK_TIMEOUT_SECONDS,
+                                        allow_inf_nan=False)
     # A run whose database connection was lost (server restart) retries its ledger update.
-    ledger_retries: int = Field(2, ge=0)
-    ledger_retry_delay_seconds: float = Field(15.0, ge=0, allow_inf_nan=False)
+    ledger_retries: int = Field(2, ge=0, le=MAX_RETRIES)
+    ledger_retry_delay_seconds: float = Field(15.0, ge=0, le=MAX_WAIT_SECONDS,
+                                              allow_inf_nan=False)
     # Flags: a value with no observation newer than this is stale; sources disagreeing by more
     # than flag_tolerance (relative) conflict; a break-even speed-up moving by more than
     # result_tolerance (relative) is a result move.
-    stale_after_days: int = 730
+    stale_after_days: int = Field(730, ge=1, le=MAX_AGE_DAYS)
     # The market's age limit: an offer priced more than this many days before a dataset
     # version's date leaves that version's price index and is listed as stale
     # (models/market/valid_time.py, whose MAX_OFFER_AGE_DAYS it equals; written out here so
     # that reading the settings does not load pandas). A large number keeps every offer.
-    market_max_age_days: int = Field(120, ge=1)
-    flag_tolerance: float = 0.01
-    result_tolerance: float = 0.05
+    market_max_age_days: int = Field(120, ge=1, le=MAX_AGE_DAYS)
+    flag_tolerance: float = Field(0.01, ge=0, le=10, allow_inf_nan=False)
+    result_tolerance: float = Field(0.05, ge=0, le=10, allow_inf_nan=False)
     # Per-GPU scale-out bandwidth = NIC rate x this (rail-optimised 8-GPU nodes: one NIC a GPU).
-    nics_per_gpu: float = 1.0
+    nics_per_gpu: float = Field(1.0, gt=0, le=64, allow_inf_nan=False)
     comparison_path: Path = PROJECT_ROOT / "data" / "comparison.yaml"
     # Remote sources (pipelines/fetch/remote.py): files declared by URL, fetched before the ingest.
     # A missing declaration file means none. Each fetch attempt may take fetch_timeout_seconds
     # in all; a failed attempt is retried fetch_retries times, waiting fetch_backoff_seconds,
     # doubled after each retry (capped at a minute).
     remote_sources_path: Path = PROJECT_ROOT / "data" / "remote_sources.yaml"
-    fetch_timeout_seconds: float = Field(30.0, gt=0, allow_inf_nan=False)
-    fetch_retries: int = Field(3, ge=0)
-    fetch_backoff_seconds: float = Field(2.0, ge=0, allow_inf_nan=False)
+    fetch_timeout_seconds: float = Field(30.0, gt=0, le=MAX_WAIT_SECONDS, allow_inf_nan=False)
+    fetch_retries: int = Field(3, ge=0, le=MAX_RETRIES)
+    fetch_backoff_seconds: float = Field(2.0, ge=0, le=MAX_WAIT_SECONDS, allow_inf_nan=False)
     # Bounds on one input (pipelines/inputs/limits.py): larger inputs are refused, saying why.
     max_file_bytes: int = Field(DEFAULT_LIMITS.max_file_bytes, gt=0)
     max_rows_per_file: int = Field(DEFAULT_LIMITS.max_rows_per_file, gt=0)
@@ -84,15 +95,16 @@ class Settings(BaseSettings):
     smtp_user: str | None = None
     smtp_password: SecretStr | None = None
     smtp_security: Literal["none", "starttls", "ssl"] = "none"
-    smtp_timeout_seconds: float = Field(30.0, gt=0, allow_inf_nan=False)
+    smtp_timeout_seconds: float = Field(30.0, gt=0, le=MAX_WAIT_SECONDS, allow_inf_nan=False)
     mail_from: str = "specledger@localhost"
     mail_to: Annotated[list[str], NoDecode] = []
     # Folder: a copy of the briefing's PDFs written into delivery_dir (None: no copy).
     delivery_dir: Path | None = None
     # A failed delivery is retried delivery_retries times per channel, waiting
     # delivery_retry_delay_seconds, doubled after each retry (capped at a minute).
-    delivery_retries: int = Field(3, ge=0)
-    delivery_retry_delay_seconds: float = Field(5.0, ge=0, allow_inf_nan=False)
+    delivery_retries: int = Field(3, ge=0, le=MAX_RETRIES)
+    delivery_retry_delay_seconds: float = Field(5.0, ge=0, le=MAX_WAIT_SECONDS,
+                                                allow_inf_nan=False)
 
     @field_validator("mail_to", mode="before")
     @classmethod

@@ -20,6 +20,24 @@ def test_a_setting_out_of_range_is_refused_by_name(monkeypatch, name, value):
     assert settings_problem(refused.value).startswith(f"invalid setting SPECLEDGER_{name}=")
 
 
+@pytest.mark.parametrize(("name", "value", "bound"), [
+    ("LOCK_TIMEOUT_SECONDS", "3000000", "2147483"),      # PostgreSQL's lock_timeout range
+    ("MARKET_MAX_AGE_DAYS", "99999999999", "36500"),     # past timedelta's days
+    ("STALE_AFTER_DAYS", "0", "1"), ("FETCH_RETRIES", "1000000", "100"),
+    ("LEDGER_RETRY_DELAY_SECONDS", "1e300", "86400"), ("FLAG_TOLERANCE", "nan", "finite"),
+    ("NICS_PER_GPU", "0", "0"),
+])
+def test_a_setting_past_what_the_run_can_use_says_its_range(monkeypatch, name, value, bound):
+    """Issue 43, case 5: a setting the database or the run cannot take (a lock timeout past
+    PostgreSQL's integer range was accepted, then failed every write) is refused when the
+    settings are read, naming the variable and the bound it passed."""
+    monkeypatch.setenv(f"SPECLEDGER_{name}", value)
+    with pytest.raises(ValidationError) as refused:
+        Settings()
+    said = settings_problem(refused.value)
+    assert said.startswith(f"invalid setting SPECLEDGER_{name}=") and bound in said
+
+
 def test_the_limits_reach_the_readers_as_one_plain_value(monkeypatch):
     monkeypatch.setenv("SPECLEDGER_MAX_ROWS_PER_FILE", "10")
     monkeypatch.setenv("SPECLEDGER_FETCH_MAX_BYTES", "4096")
