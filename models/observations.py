@@ -163,6 +163,11 @@ def _shown(raw: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else f"{text[: limit - 1]}… ({len(text):,} characters)"
 
 
+def identity(name: str) -> str:
+    """A provider, region or GPU key as one spelling: lower case, inner runs of space one."""
+    return " ".join(name.split()).lower()
+
+
 def _text_field(row: Mapping[str, Any], field: str) -> str | None:
     """A text field's stripped value, or None when blank; a mapping or list is an error."""
     raw = row.get(field)
@@ -358,7 +363,12 @@ def _offer(raw: Any) -> OfferTerms:
     valid_until = None
     if not _blank(raw.get("valid_until")):
         valid_until, _ = parse_partial_date(raw["valid_until"], "offer.valid_until")
-    return OfferTerms(provider=provider, term=term, region=_text_field(raw, "region"),
-                      gpu=gpu, units=units, instance=_text_field(raw, "instance_type"),
+    region = _text_field(raw, "region")
+    # An offer's identity is normalised here, once: "Lambda" and "lambda" are one provider
+    # in the market's median, "US-East-1" one region, "B200" the GPU item b200.
+    return OfferTerms(provider=identity(provider), term=term,
+                      region=None if region is None else identity(region),
+                      gpu=None if gpu is None else identity(gpu), units=units,
+                      instance=_text_field(raw, "instance_type"),
                       currency=None if currency is None else currency.upper(),
                       valid_until=valid_until)

@@ -1,6 +1,8 @@
 from datetime import date
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from models.bulk_rows import validate_rows
 from models.observations import (
@@ -106,11 +108,23 @@ def test_a_market_price_keeps_its_offer_terms():
     assert check(GOOD).offer is None
 
 
+@given(st.sampled_from(["lambda", "Lambda", "LAMBDA", " lambda ", "LaMbDa"]),
+       st.sampled_from(["us-east-1", "US-East-1", "us-east-1 "]),
+       st.sampled_from(["h100-sxm5", "H100-SXM5"]))
+def test_an_offers_identity_is_one_spelling_whatever_the_case(provider, region, gpu):
+    """Issue 43, case 4: `lambda` and `Lambda` are one provider in the market's median; the
+    identity (provider, region, GPU) is normalised once, when the row is read."""
+    clean = check({**GOOD, "offer": {**OFFER, "provider": provider, "region": region,
+                                     "gpu": gpu}})
+    assert (clean.offer.provider, clean.offer.region, clean.offer.gpu) == (
+        "lambda", "us-east-1", "h100-sxm5")
+
+
 def test_a_quote_names_its_vendor_quantity_and_validity():
     quote = {"vendor": "ExampleReseller", "term": "quote", "quantity": 72,
              "valid_until": "2026-12-31", "incoterms": "DAP"}
     clean = check({**GOOD, "offer": quote})
-    assert clean.offer.provider == "ExampleReseller" and clean.offer.units == 72
+    assert clean.offer.provider == "examplereseller" and clean.offer.units == 72
     assert clean.offer.valid_until == date(2026, 12, 31)
 
 
