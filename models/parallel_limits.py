@@ -40,11 +40,16 @@ def training_refusals(tp: int | None, ep: int | None, heads: int, kv_heads: int,
 
 
 def serving_refusals(tp: int, ep: int, heads: int, kv_heads: int, latent_kv: bool,
-                     experts: int) -> list[Refusal]:
-    """What a serving engine refuses of `tp` and `ep` for a model with `heads` attention
-    heads, `kv_heads` KV heads (one latent when `latent_kv`) and `experts` routed experts
-    (0: dense)."""
+                     experts: int, *, pp: int = 1, layers: int | None = None) -> list[Refusal]:
+    """What a serving engine refuses of `tp`, `ep` and `pp` for a model with `heads`
+    attention heads, `kv_heads` KV heads (one latent when `latent_kv`), `experts` routed
+    experts (0: dense) and `layers` layers (None: not checked)."""
     found = []
+    if layers is not None and pp > layers:
+        found.append(Refusal("pp", f"pp={pp} is more than the model's {layers} layers: "
+                                   f"{pp - layers} stages would hold none"))
+    if not experts and ep > 1:
+        found.append(Refusal("ep", f"ep={ep} on a dense model: it has no experts to spread"))
     if heads % tp:
         found.append(Refusal("tp", f"tp={tp} does not divide the {heads} attention heads"))
     elif not latent_kv and kv_heads % tp and tp % kv_heads:

@@ -57,6 +57,9 @@ class ServingLLM:
         if min(self.layers, self.hidden, self.heads, self.kv_heads, self.head_dim) <= 0:
             raise ValueError(f"{self.name}: layers, hidden, heads, kv_heads and head_dim "
                              "must be positive")
+        if self.heads % self.kv_heads:
+            raise ValueError(f"{self.name}: kv_heads ({self.kv_heads}) must divide heads "
+                             f"({self.heads}): each KV head serves as many query heads")
         if not 0 < self.active_params <= self.total_params:
             raise ValueError(f"{self.name}: active_params must be in (0, total_params]")
         if self.experts and not 0 < self.top_k <= self.experts:

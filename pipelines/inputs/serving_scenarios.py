@@ -74,6 +74,7 @@ from pipelines.inputs.scenario_models import (
 from pipelines.inputs.scenarios import (
     LAYOUT_MODES,
     LINES,
+    MAX_NAME_LENGTH,
     ClusterRequest,
     shown,
     strip_lines,
@@ -145,6 +146,7 @@ def _text(value: Any) -> str:
 
 
 Text = Annotated[str, BeforeValidator(_text)]
+ShortText = Annotated[str, BeforeValidator(lambda value: _short(_text(value)))]
 
 
 def _choice(allowed: dict[str, T]) -> Callable[[Any], T]:
@@ -161,6 +163,13 @@ def _choice(allowed: dict[str, T]) -> Callable[[Any], T]:
 def _name(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise fail("missing")
+    return _short(value)
+
+
+def _short(value: str) -> str:
+    """A name a page-1 line can print: at most MAX_NAME_LENGTH characters."""
+    if len(value) > MAX_NAME_LENGTH:
+        raise fail(f"{len(value)} characters; a name is at most {MAX_NAME_LENGTH}")
     return value
 
 
@@ -169,7 +178,7 @@ def _name(value: Any) -> str:
 class _ModelShape(Section):
     """A model given by its shape rather than a preset's name."""
 
-    name: Text | None = Field(None, validate_default=False)
+    name: ShortText | None = Field(None, validate_default=False)
     layers: Count
     hidden: Count
     heads: Count
@@ -362,7 +371,7 @@ def _kind(value: Any) -> str:
 def _scenario_name(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise fail("missing: every scenario needs a name")
-    return value
+    return _short(value)
 
 
 def _target(value: Any) -> float:
@@ -403,7 +412,8 @@ class _ServingFile(Section):
         for n, option in enumerate(self.options):
             dep = option.deployment
             for refusal in serving_refusals(dep.tp, dep.ep or 1, model.heads, model.kv_heads,
-                                            model.latent_kv, model.experts):
+                                            model.latent_kv, model.experts, pp=dep.pp,
+                                            layers=model.layers):
                 raise fail(refusal.reason, "options", n, "deployment", refusal.key)
         return self
 

@@ -68,6 +68,14 @@ def test_an_inline_scenario_reads_its_model_request_options_and_precision(tmp_pa
      "expected a quantity with a unit"),
     (("target_tok_s_per_user: 40", "target_tok_s_per_user: 0"), 6, "target_tok_s_per_user",
      "must be positive"),
+    # Issue 43, case 3: what the C2C and TCO readers refuse, this one refuses too.
+    (("{tp: 8}", "{tp: 1, pp: 81}"), 13, "options[0].deployment.pp",
+     "pp=81 is more than the model's 80 layers"),
+    (("{tp: 8}", "{tp: 8, ep: 8}"), 13, "options[0].deployment.ep",
+     "ep=8 on a dense model: it has no experts to spread"),
+    (("name: fast", "name: " + "f" * 400), 8, "options[0].name",
+     "400 characters; a name is at most 80"),
+    (("name: serving-inline", "name: " + "s" * 81), 1, "name", "81 characters"),
 ])
 def test_a_bad_field_is_named_with_its_file_and_line(tmp_path, change, line, field, reason):
     path = write(tmp_path, INLINE.replace(*change))
@@ -118,6 +126,8 @@ def test_a_moe_of_its_own_shape_reads(tmp_path):
     (("  experts: 8", "  moe_layers: 5\n  experts: 8"), 9, "model.moe_layers",
      "5 MoE layers is more than the model's 4 layers"),
     (("top_k: 2", "top_k: 9"), 4, "model", "serving-moe: top_k must be in 1..experts"),
+    (("  heads: 4", "  heads: 4\n  kv_heads: 3"), 4, "model",
+     "kv_heads (3) must divide heads (4)"),
     # A key written twice: which value was meant cannot be told.
     (("precision: bf16", "precision: bf16\nprecision: fp8"), 12, "precision",
      "written twice (first on line 11)"),
