@@ -26,7 +26,8 @@ def test_every_deployment_field_and_an_options_kv_cache_are_read(tmp_path):
     text = INLINE.replace(
         "deployment: {tp: 8}",
         "deployment: {tp: 4, pp: 2, ep: 4, max_batch: 256, prefill_gpus: 8, engine: trt}\n"
-        "    kv_cache: bf16")
+        "    kv_cache: bf16").replace(
+        "model: llama-3.3-70b", "model: gpt-oss-120b")   # a MoE: ep spreads its experts
     [option] = load_serving_scenario(write(tmp_path, text)).options
     dep = option.deployment
     assert (dep.tp, dep.pp, dep.ep, dep.max_batch, dep.prefill_gpus) == (4, 2, 4, 256, 8)

@@ -110,7 +110,7 @@ def test_the_offer_terms_are_what_the_validator_reads():
     price = rows_of(read(), 3)["gpu_price"]
     clean = validate_row(price, line=3, metrics=METRICS, items={"h100-sxm5"},
                          sources={"example-reseller-q-4711"}, today=date(2026, 11, 23))
-    assert clean.offer == OfferTerms(provider="Example Reseller GmbH", term="quote",
+    assert clean.offer == OfferTerms(provider="example reseller gmbh", term="quote",
                                      gpu="h100-sxm5", units=64, currency="EUR",
                                      valid_until=date(2025, 10, 20))
     assert clean.value == pytest.approx(29700.0)
