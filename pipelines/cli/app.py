@@ -240,7 +240,12 @@ def ingest(paths: Annotated[list[Path], typer.Argument(
     if not as_json:  # what was committed shows even if the publish then fails
         _print_wait(waits[0])
         _print_ingest(report)
-    warehouse = None if no_publish else _publish_ingested(settings, report)
+    try:
+        warehouse = None if no_publish else _publish_ingested(settings, report)
+    except Exception as exc:
+        if as_json:  # a script must still learn what was committed, and why nothing else
+            write_json({**report.to_json(), "warehouse": _failed_publish_json(exc, settings)})
+        raise
     if as_json:
         write_json({**report.to_json(), "warehouse": _warehouse_json(warehouse, settings)})
         _print_wait(waits[0], errors)  # standard output holds the JSON alone
@@ -283,6 +288,16 @@ def _warehouse_json(published: Published | None, settings: Settings) -> dict[str
             "dataset_version": published.held_version,
             "waited_seconds": round(published.wait.seconds, 1) if published.wait.waited
             else None}
+
+
+def _failed_publish_json(exc: BaseException, settings: Settings) -> dict[str, Any]:
+    """The warehouse part of `ingest --json` when publishing failed after the commit (the
+    command then exits 5): not published, and why, in the words of the one-line error."""
+    from db.redact import redact
+
+    return {"published": False, "path": str(settings.warehouse_path), "outcome": "failed",
+            "dataset_version": None, "waited_seconds": None,
+            "error": redact(_reason(exc), _known_secrets())}
 
 
 @contextmanager

@@ -238,3 +238,34 @@ def test_a_version_the_ledger_cannot_hold_is_a_usage_error_before_any_query(cli,
     assert result.exit_code == 2
     assert "Invalid value for '--version'" in result.output
     assert shown in " ".join(result.output.replace("│", " ").split())
+
+
+@pytest.mark.slow(seconds=25)  # a real process, for its exit code
+def test_ingest_json_says_what_was_committed_when_publishing_then_fails(cli, write_pack,
+                                                                        tmp_path):
+    """Issue 43, case 9: the version is committed before the warehouse is published; when
+    the publish fails, `--json` still prints the counts and the version, with
+    `published: false` and why, and the command exits 5 (it printed nothing)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "home" / "warehouse.duckdb").mkdir(parents=True)   # cannot be written
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SPECLEDGER_")}
+    result = subprocess.run([str(Path(sys.executable).parent / "specledger"), "ingest",
+                             str(write_pack("nvlink.yaml", NVLINK_PACK)), "--json", "--home",
+                             str(tmp_path / "home")], env=env, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 5, result.stderr
+    assert "error: specledger ingest failed:" in result.stderr
+    printed = json.loads(result.stdout)
+    assert printed["dataset_version"] == 1 and printed["files"][0]["accepted"] == 2
+    assert printed["warehouse"]["published"] is False
+    assert printed["warehouse"]["outcome"] == "failed"
+    assert "could not be written" in printed["warehouse"]["error"]
+    # The commit stands: the next ingest of the same file changes nothing.
+    (tmp_path / "home" / "warehouse.duckdb").rmdir()
+    again = json.loads(cli("ingest", str(write_pack("nvlink.yaml", NVLINK_PACK)),
+                           "--json").stdout)
+    assert again["dataset_version"] == 1 and again["warehouse"]["published"] is True
