@@ -3,6 +3,13 @@
 -- superseded_at (UTC). This file holds what the ledger knew at meta.cutoff_at: rows recorded
 -- later are absent and closures after it are NULL.
 
+-- A point in time as an instant: a TIMESTAMPTZ is taken as is; a TIMESTAMP or text without
+-- a zone is read as UTC, whatever the session's TimeZone (the CLI defaults to the machine's).
+create macro utc_instant(t) as
+    case when typeof(t) = 'TIMESTAMP WITH TIME ZONE' then t::timestamptz
+         else timezone('UTC', t::timestamp) end;
+comment on macro utc_instant is 'utc_instant(t): t as a TIMESTAMPTZ; a TIMESTAMP (or text) without a zone is read as UTC, a TIMESTAMPTZ is kept.';
+
 -- The resolution rule (models/resolve.py), "valid on d, as known at t": each series' newest
 -- figure (one publisher's sources, else a source alone; newest as_of, then publication, then
 -- latest recorded), then across series the best source kind,
@@ -12,7 +19,9 @@ create macro value_as_of(d, t) as table
 with live as (
     select item, metric, source, as_of, recorded_at, observation_id
     from observation
-    where recorded_at <= t and (superseded_at is null or superseded_at > t)
+    -- t read as spec_known_at and `specledger value --known-at` read it: UTC when zone-less.
+    where recorded_at <= utc_instant(t)
+      and (superseded_at is null or superseded_at > utc_instant(t))
       and as_of <= d and (valid_to is null or valid_to > d)
 ),
 latest_per_source as (
@@ -47,14 +56,7 @@ final as (
     join observation o on o.observation_id = r.winner.observation_id
 )
 select * from final;
-comment on macro table value_as_of is 'value_as_of(d DATE, t TIMESTAMPTZ): the resolved value of every (item, metric) valid on date d (as_of <= d < valid_to) as the ledger knew it at instant t (recorded_at <= t < superseded_at). Columns as current_value. spec_as_of and spec_known_at are the two usual questions.';
-
--- A point in time as an instant: a TIMESTAMPTZ is taken as is; a TIMESTAMP or text without
--- a zone is read as UTC, whatever the session's TimeZone (the CLI defaults to the machine's).
-create macro utc_instant(t) as
-    case when typeof(t) = 'TIMESTAMP WITH TIME ZONE' then t::timestamptz
-         else timezone('UTC', t::timestamp) end;
-comment on macro utc_instant is 'utc_instant(t): t as a TIMESTAMPTZ; a TIMESTAMP (or text) without a zone is read as UTC, a TIMESTAMPTZ is kept.';
+comment on macro table value_as_of is 'value_as_of(d DATE, t TIMESTAMPTZ; a TIMESTAMP or text without a zone is UTC, whatever the session''s TimeZone): the resolved value of every (item, metric) valid on date d (as_of <= d < valid_to) as the ledger knew it at instant t (recorded_at <= t < superseded_at). Columns as current_value. spec_as_of and spec_known_at are the two usual questions.';
 
 -- Valid-time question at this file's knowledge (the dataset version's cut-off): a lookup in
 -- resolved_span, which holds value_as_of(d, meta.cutoff_at) for every d.

@@ -137,6 +137,20 @@ def test_a_timestamp_without_a_zone_is_utc_in_any_session_time_zone(two_clocks):
     assert resolved(two_clocks.path, zoned, time_zone="America/New_York") == expected
 
 
+@pytest.mark.parametrize("time_zone", ["America/New_York", "Asia/Tokyo", "UTC"])
+def test_value_as_of_reads_a_zone_less_timestamp_as_utc_in_any_session(two_clocks, time_zone):
+    """Issue 43, case 7: value_as_of(d, TIMESTAMP) is what spec_known_at and `specledger
+    value --known-at` answer, whatever the session's time zone: one rule, UTC."""
+    on = date(2024, 6, 30)
+    for instant in (two_clocks.second - timedelta(minutes=1),
+                    two_clocks.second + timedelta(minutes=1)):
+        naive = resolved(two_clocks.path, f"select * from value_as_of(DATE '{on}', "
+                                          f"TIMESTAMP '{utc(instant)}')", time_zone=time_zone)
+        zoned = resolved(two_clocks.path, f"select * from value_as_of(DATE '{on}', "
+                                          f"TIMESTAMPTZ '{instant.isoformat()}')")
+        assert naive == zoned
+
+
 def test_current_value_is_spec_known_at_now(two_clocks):
     current = resolved(two_clocks.path, "select * from current_value")
     assert current == resolved(two_clocks.path, "select * from spec_known_at(now())")
