@@ -97,9 +97,19 @@ def test_every_ledger_input_carries_its_source_and_date(ledger, ingest, run):
 def test_a_ranged_ledger_value_gives_percentiles(ledger, ingest, run):
     run(ingest(SOURCES).dataset_version)
     result = result_of(stored(ledger), "tco-seed-30d-vs-180d")
-    assert result["uncertainty"]["ranged_inputs"] == ["options.nvl72.pue"]  # DLC 1.10-1.20
+    # The DLC PUE is a range (1.10-1.20); the DGX B200's price and the NVL72 rack's power are
+    # ranged over the ledger's other live values ($379k and $515k; 120 and 132 kW).
+    assert result["uncertainty"]["ranged_inputs"] == [
+        "options.hgx-ndr.capex.nodes.cost", "options.nvl72.it_power", "options.nvl72.pue"]
+    inputs = {u["name"]: u for u in result["inputs"]}
+    assert "ranged over the ledger's other live values" in \
+        inputs["options.hgx-ndr.capex.nodes.cost"]["note"]
     band = result["ranges"]["break_even_speedup"]
-    assert band["p10"] < result["break_even_speedup"] < band["p90"]
+    assert band["p10"] < band["p50"] < band["p90"]
+    # The winning price ($379k) is its range's low end: the point estimate sits at one end of
+    # what that input spreads, which the tornado's bar for it shows.
+    bar = next(b for b in result["tornado"] if b["input"] == "options.hgx-ndr.capex.nodes.cost")
+    assert result["break_even_speedup"] in [pytest.approx(v) for v in bar["break_even_speedup"]]
 
 
 def test_a_jct_from_the_c2c_model_matches_its_time_to_train(ledger, ingest, run, scenarios,
