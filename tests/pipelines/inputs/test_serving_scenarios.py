@@ -6,11 +6,14 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from models.c2c.spec import Precision
 from models.serving.spec import WeightFormat
 from pipelines.inputs.scenarios import ScenarioError, scenario_paths
 from pipelines.inputs.serving_scenarios import load_serving_scenario
+from tests.conftest import examples
 from tests.pipelines.conftest import SHIPPED_SCENARIOS
 
 INLINE = """\
@@ -143,3 +146,29 @@ def test_a_hostile_model_or_a_repeated_key_is_refused_by_name(tmp_path, change, 
     assert (raised.value.path, raised.value.line, raised.value.field) == (str(path), line, field)
     assert reason in raised.value.reason
 
+
+
+@given(layers=st.integers(1, 200), pp=st.integers(1, 400), ep=st.integers(1, 16),
+       experts=st.sampled_from([0, 16]))
+@settings(max_examples=examples(60), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_the_reader_refuses_stages_past_the_layers_and_experts_a_model_lacks(
+        tmp_path, layers, pp, ep, experts):
+    """Issue 43, case 3, as a property: a layout is read iff pp fits the layers and ep has
+    experts to spread (at most as many GPUs as it has experts); a refusal names the key."""
+    moe = f"\n  experts: {experts}\n  top_k: 2" if experts else ""
+    text = MOE.replace("  layers: 4", f"  layers: {layers}").replace(
+        "\n  experts: 8\n  top_k: 2", moe).replace(
+        "    price: {usd_per_gpu_hour: 2}",
+        f"    deployment: {{tp: 1, dp: {ep}, ep: {ep}, pp: {pp}}}\n"
+        "    price: {usd_per_gpu_hour: 2}")
+    path = tmp_path / f"p{layers}-{pp}-{ep}-{experts}.yaml"
+    path.write_text(text)
+    refused = pp > layers or (ep > 1 and not experts) or ep > max(experts, 1)
+    if not refused:
+        [option] = load_serving_scenario(path).options
+        assert (option.deployment.pp, option.deployment.ep) == (pp, ep)
+        return
+    with pytest.raises(ScenarioError) as raised:
+        load_serving_scenario(path)
+    assert raised.value.field in {"options[0].deployment.pp", "options[0].deployment.ep"}
