@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -55,6 +55,9 @@ from pipelines.jobs.recompute import (
 from pipelines.ledger.cluster_specs import MissingSpec, resolve_cluster
 from pipelines.ledger.figures import FigureUsed
 from pipelines.ledger.market_tiers import rental_tiers, version_offers
+
+if TYPE_CHECKING:
+    from pipelines.inputs.tco_scenarios import TcoScenario
 
 # A measured curve needs at least this many points of one shape.
 MIN_MEASURED_POINTS = 2
@@ -258,22 +261,25 @@ def at_layout(scenario: ServingScenario, option: ServingOption, dep: Deployment,
 
 
 def searched_layouts(scenario: ServingScenario, option: ServingOption, hw: ClusterSpec,
-                     measured: pd.DataFrame | None) -> tuple[LayoutAnswer, int]:
+                     measured: pd.DataFrame | None,
+                     own: LayoutAnswer) -> tuple[LayoutAnswer, int]:
     """The option at its best layout (models/serving/layouts.best) of those the measurements
     cover inside its scale-up domain and the file's own deployment (which, uncovered, carries
-    the widest band), and how many layouts were tried. The search keeps to the covered space
+    the widest band; `own`, already evaluated), and how many layouts were tried; `own` when
+    no layout reaches the target. The search keeps to the covered space
     because a search finds the model's errors as readily as the hardware's strengths: a
     layout no measurement ran can look best for a term the model lacks."""
     coverage = shipped_coverage()
     space = [dep for dep in layouts.candidates(scenario.model, option.deployment,
                                                hw.domain_gpus) if coverage.covers(dep)]
-    if option.deployment not in space:
-        space.append(option.deployment)
-    tried = [at_layout(scenario, option, dep, hw, measured) for dep in space]
+    tried = [own if dep == own.deployment else at_layout(scenario, option, dep, hw, measured)
+             for dep in space]
+    if own.deployment not in space:
+        tried.append(own)
     pick = layouts.best([t.evaluated() for t in tried])
     chosen = next((t for t in tried if pick is not None and t.deployment == pick.deployment),
-                  None)
-    return chosen or at_layout(scenario, option, option.deployment, hw, measured), len(tried)
+                  own)
+    return chosen, len(tried)
 
 
 def _option(scenario: ServingScenario, option: ServingOption, session: Session | None, *,
@@ -289,7 +295,7 @@ def _option(scenario: ServingScenario, option: ServingOption, session: Session |
                       scenarios_dir=scenarios_dir, limits=limits)
     own = at_layout(scenario, option, option.deployment, hw, measured)
     answer, tried = (own, 0) if option.layout == "pinned" else \
-        searched_layouts(scenario, option, hw, measured)
+        searched_layouts(scenario, option, hw, measured, own)
     dep, target = answer.deployment, answer.target
     low, high, basis = answer.band
     # A measured curve's split is the model's at the same concurrency: the share, not the rate.
@@ -345,44 +351,55 @@ def check_one_machine(path: str, option: ServingOption, session: Session | None,
     """An option priced by a TCO option is the machine that option buys: the cluster of the
     C2C scenario its job time comes from. Raises NotOneMachine naming the first figure that
     differs (a serving option on 800G ports priced at a 400G-per-GPU bill of materials)."""
-    from pipelines.inputs.tco_scenarios import load_tco_scenario
     from pipelines.jobs.tco import find_c2c
 
     price = option.price
     if price.tco_scenario is None or scenarios_dir is None:
         return
-    for tco_path in scenario_paths(scenarios_dir, "tco"):
+    tco = find_tco_scenario(price.tco_scenario, scenarios_dir, limits, skip_broken=True)
+    link = None if tco is None else next(
+        (k for k in tco.c2c_links if k.option == price.tco_option), None)
+    if tco is None or link is None:
+        return  # no such scenario (the price says so), or a given job time: nothing to compare
+    c2c = find_c2c(tco, link, scenarios_dir, limits)
+    theirs, _ = resolve_cluster(replace(c2c.cluster, precision=Precision.BF16, gpus=None),
+                                session, on=on, known=known)
+    ours, _ = resolve_cluster(replace(option.cluster, precision=Precision.BF16),
+                              session, on=on, known=known)
+    for name in MACHINE_FIGURES:
+        mine, other = getattr(ours, name), getattr(theirs, name)
+        if mine != other:
+            raise NotOneMachine(
+                f"{path}: options.{option.name}.cluster: not the machine its price is for: "
+                f"{name} {_figure(name, mine)} here, {_figure(name, other)} in C2C "
+                f"scenario {c2c.name!r} (the cluster of TCO scenario {tco.name!r}, option "
+                f"{link.option!r}, which prices it); an option is one machine: give it "
+                "the same cluster")
+
+
+def find_tco_scenario(name: str, folder: Path, limits: InputLimits, *,
+                      skip_broken: bool = False) -> TcoScenario | None:
+    """The TCO scenario named `name` in `folder` (None: none is). A file that cannot be read
+    raises, unless `skip_broken` (a broken neighbour is reported by its own recompute)."""
+    from pipelines.inputs.tco_scenarios import load_tco_scenario
+
+    for path in scenario_paths(folder, "tco"):
         try:
-            tco = load_tco_scenario(tco_path, limits)
+            scenario = load_tco_scenario(path, limits)
         except InputError:
-            continue  # a broken neighbour is reported by its own recompute
-        if tco.name != price.tco_scenario:
-            continue
-        link = next((k for k in tco.c2c_links if k.option == price.tco_option), None)
-        if link is None:
-            return  # a given job time: no cluster to compare with
-        c2c = find_c2c(tco, link, scenarios_dir, limits)
-        theirs, _ = resolve_cluster(replace(c2c.cluster, precision=Precision.BF16, gpus=None),
-                                    session, on=on, known=known)
-        ours, _ = resolve_cluster(replace(option.cluster, precision=Precision.BF16),
-                                  session, on=on, known=known)
-        for name in MACHINE_FIGURES:
-            mine, other = getattr(ours, name), getattr(theirs, name)
-            if mine != other:
-                raise NotOneMachine(
-                    f"{path}: options.{option.name}.cluster: not the machine its price is for: "
-                    f"{name} {_figure(name, mine)} here, {_figure(name, other)} in C2C "
-                    f"scenario {c2c.name!r} (the cluster of TCO scenario {tco.name!r}, option "
-                    f"{link.option!r}, which prices it); an option is one machine: give it "
-                    "the same cluster")
-        return
+            if skip_broken:
+                continue
+            raise
+        if scenario.name == name:
+            return scenario
+    return None
 
 
 def _figure(name: str, value: object) -> str:
     """A machine figure in the unit people read it in (per-GPU rates in Gb/s, one way)."""
     if name in ("scaleup_bw", "scaleout_bw") and isinstance(value, float):
         return f"{value * 8 / 1e9:,.0f} Gb/s per GPU"
-    if name in ("hbm_bytes",) and isinstance(value, float):
+    if name == "hbm_bytes" and isinstance(value, float):
         return f"{value / 1e9:,.0f} GB"
     if name == "hbm_bw" and isinstance(value, float):
         return f"{value / 1e9:,.0f} GB/s"
@@ -552,20 +569,18 @@ def _tco_result(name: str, session: Session | None, *, on: date, known: datetime
                 scenarios_dir: Path | None, limits: InputLimits,
                 dataset_version: int | None) -> dict[str, Any]:
     """The TCO model's result for the TCO scenario `name` in the scenarios folder."""
-    from pipelines.inputs.tco_scenarios import load_tco_scenario
     from pipelines.jobs import tco
 
     folder = scenarios_dir or Path(".")
-    for path in scenario_paths(folder, "tco"):
-        scenario = load_tco_scenario(path, limits)
-        if scenario.name == name:
-            stored = (tco.stored_c2c(session, dataset_version)
-                      if session is not None and dataset_version is not None else None)
-            resolved = tco.resolve_inputs(scenario, session, on=on, known=known,
-                                          scenarios_dir=folder, limits=limits,
-                                          dataset_version=dataset_version, c2c_results=stored)
-            return tco.evaluate(scenario, resolved, dataset_version)
-    raise MissingPrice(f"price.tco: no TCO scenario named {name!r} in {folder}")
+    scenario = find_tco_scenario(name, folder, limits)
+    if scenario is None:
+        raise MissingPrice(f"price.tco: no TCO scenario named {name!r} in {folder}")
+    stored = (tco.stored_c2c(session, dataset_version)
+              if session is not None and dataset_version is not None else None)
+    resolved = tco.resolve_inputs(scenario, session, on=on, known=known, scenarios_dir=folder,
+                                  limits=limits, dataset_version=dataset_version,
+                                  c2c_results=stored)
+    return tco.evaluate(scenario, resolved, dataset_version)
 
 
 def definition_sha256(scenario: ServingScenario) -> str:
