@@ -208,9 +208,8 @@ def _resolve(scenario: TcoScenario, spec: InputSpec, session: Session | None, on
         raise MissingInput(f"{where} {spec.name}: {reason}; give {spec.name} inline or "
                            "ingest a source pack with that figure")
     row = found.winner
-    written_unit = f"({row['unit']})*({ref.times_unit})" if ref.times_unit else row["unit"]
     try:
-        factor = unit_factor(written_unit, spec.field) * ref.times / ref.per
+        factor = _ledger_scale(row["unit"], ref, spec.field)
     except UnitError as exc:
         raise ScenarioError(scenario.path, spec.line, spec.name,
                             f"ledger {ref.item}.{ref.metric} is in {row['unit']}: {exc}") from exc
@@ -224,7 +223,7 @@ def _resolve(scenario: TcoScenario, spec: InputSpec, session: Session | None, on
         f" x {ref.times:g}{' ' + ref.times_unit if ref.times_unit else ''}"
         + (f" / {ref.per:g}" if ref.per != 1 else ""))
     note = f"{row['value_written']} {row['unit_written']}{scale}"
-    low, high, ranged = _with_alternatives(scenario, spec, found.alternatives, low, high)
+    low, high, ranged = _with_alternatives(spec, found.alternatives, low, high)
     if ranged:
         note += f"; ranged over the ledger's other live values ({ranged})"
     if spec.origin == "default":
@@ -233,8 +232,15 @@ def _resolve(scenario: TcoScenario, spec: InputSpec, session: Session | None, on
                      row["source"], row["as_of"].isoformat(), int(row["observation_id"]), note)
 
 
-def _with_alternatives(scenario: TcoScenario, spec: InputSpec,
-                       alternatives: list[dict[str, Any]], low: float,
+def _ledger_scale(unit: str, ref: Any, field: Any) -> float:
+    """What a ledger figure in `unit` is multiplied by to be the input: its unit into the
+    field's, times the reference's `times` (in `times_unit`) over its `per`. UnitError when
+    the dimensions do not match."""
+    written = f"({unit})*({ref.times_unit})" if ref.times_unit else unit
+    return unit_factor(written, field) * ref.times / ref.per
+
+
+def _with_alternatives(spec: InputSpec, alternatives: list[dict[str, Any]], low: float,
                        high: float) -> tuple[float, float, str]:
     """A ledger input's range widened to every live value the resolution rule did not pick
     (another source's figure for the same item and metric): a conflict the ledger keeps is
@@ -244,9 +250,8 @@ def _with_alternatives(scenario: TcoScenario, spec: InputSpec,
     assert ref is not None
     said = []
     for alt in alternatives:
-        written = f"({alt['unit']})*({ref.times_unit})" if ref.times_unit else alt["unit"]
         try:
-            factor = unit_factor(written, spec.field) * ref.times / ref.per
+            factor = _ledger_scale(alt["unit"], ref, spec.field)
         except UnitError:
             continue  # a figure in another dimension is not an alternative of this one
         values = [float(alt[k]) * factor for k in ("value", "low", "high")]
