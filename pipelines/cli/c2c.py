@@ -39,9 +39,16 @@ def run_reporting_errors(action: Any) -> Any:
         raise typer.Exit(EXIT_BAD_SCENARIO) from exc
 
 
+AsWrittenOption = Annotated[bool, typer.Option(
+    "--as-written", help="The file's own layout (estimate) or its parallel choices held "
+    "(sweep), instead of the layout the briefing and the warehouse store.")]
+
+
 def estimate(scenario_file: ScenarioArgument, home: HomeOption = None,
-             as_json: JsonOption = False) -> None:
-    """Iteration time, C2C and the fabric it points to, for the scenario's own layout."""
+             as_json: JsonOption = False, as_written: AsWrittenOption = False) -> None:
+    """Iteration time, C2C and the fabric it points to, at the layout the briefing and the
+    warehouse store for the scenario (its best, unless it pins one); --as-written: the
+    file's own layout."""
     def act() -> dict[str, Any]:
         from pipelines.inputs.scenarios import load_scenario
         from pipelines.jobs import c2c
@@ -50,21 +57,38 @@ def estimate(scenario_file: ScenarioArgument, home: HomeOption = None,
         limits = cli_ledger.settings_for(home).input_limits  # also the ledger, for messages
         scenario = load_scenario(scenario_file, limits)
         hw, used, version = scenario_specs(scenario, home)
-        return c2c.estimate(scenario, (hw, used), version)
+        if as_written:
+            return c2c.estimate(scenario, (hw, used), version)
+        return c2c.stored_estimate(scenario, (hw, used), version)
     result = run_reporting_errors(act)
     if as_json:
         write_json(result)
         return
-    _print_estimates([result], title=f"{result['scenario']} on {result['gpus']} GPUs")
+    _print_estimates([result], title=f"{result['scenario']} on {result['gpus']} GPUs, "
+                                     f"{_layout_said(result)}")
     _print_specs(result["specs"])
     if not result["fits"]:
         raise typer.Exit(1)
 
 
+def _layout_said(result: dict[str, Any]) -> str:
+    """How the layout shown was chosen, as the briefing says it."""
+    choice = result.get("layout_choice") or {}
+    if choice.get("mode") == "search":
+        return (f"its best layout (best of {choice.get('fit', 0):,} that fit, as the briefing "
+                "and the warehouse store it)")
+    if choice.get("mode") == "pinned":
+        return "the layout the scenario pins (as the briefing and the warehouse store it)"
+    return "the file's own layout"
+
+
 def sweep(scenario_file: ScenarioArgument, home: HomeOption = None,
           top: Annotated[int, typer.Option("--top", min=1, help="How many layouts to show.")]
-          = 5, as_json: JsonOption = False) -> None:
-    """Search every valid parallel layout on cluster.gpus; the fastest that fit in memory."""
+          = 5, as_json: JsonOption = False, as_written: AsWrittenOption = False) -> None:
+    """The fastest layouts that fit on cluster.gpus: for a `layout: search` scenario, the
+    search the briefing runs (the layouts the calibration covers, its global batch held; the
+    first row is the one it stores); for a pinned one, or with --as-written, every valid
+    layout with the file's parallel choices held."""
     def act() -> dict[str, Any]:
         from pipelines.inputs.scenarios import load_scenario
         from pipelines.jobs import c2c
@@ -73,15 +97,22 @@ def sweep(scenario_file: ScenarioArgument, home: HomeOption = None,
         limits = cli_ledger.settings_for(home).input_limits  # also the ledger, for messages
         scenario = load_scenario(scenario_file, limits)
         hw, used, version = scenario_specs(scenario, home)
-        return c2c.sweep_scenario(scenario, (hw, used), top, version,
-                                  max_layouts=limits.sweep_max_layouts)
+        if scenario.layout_mode == "search" and not as_written:
+            found = c2c.calibrated_sweep(scenario, (hw, used), top, version,
+                                         max_layouts=limits.sweep_max_layouts)
+            return {**found, "search": "calibrated"}
+        return {**c2c.sweep_scenario(scenario, (hw, used), top, version,
+                                     max_layouts=limits.sweep_max_layouts),
+                "search": "written"}
     result = run_reporting_errors(act)
     if as_json:
         write_json(result)
         return
+    searched = ("the briefing's search: the layouts the calibration covers"
+                if result["search"] == "calibrated" else "the file's parallel choices held")
     _print_estimates(result["best"], title=(
-        f"{result['scenario']}: {result['evaluated']:,} layouts, {result['valid']:,} fit, "
-        f"{result['seconds']:.2f} s"))
+        f"{result['scenario']}: {result['evaluated']:,} layouts, {result['valid']:,} fit "
+        f"({searched}), {result['seconds']:.2f} s"))
     _print_specs(result["specs"])
 
 

@@ -275,15 +275,27 @@ def best_layout(scenario: Scenario, specs: tuple[Any, list[FigureUsed]],
     plus `layout_choice` (how it was chosen, and the file's own layout for reference)."""
     hw = specs[0]
     space = calibrated_space()
-    searched = sweep_scenario(scenario, specs, 1, dataset_version,
-                              fixed={"global_batch": scenario.fixed["global_batch"]},
-                              limit=covered_choices(space, hw, scenario.cluster.gpus or 0))
+    searched = calibrated_sweep(scenario, specs, 1, dataset_version)
     best = searched["best"][0]
     return {**best, "compute": compute_basis(hw, scenario.framework.precision),
             "workload": workload(scenario), "specs": searched["specs"],
             "layout_choice": {"mode": "search", "space": space.describe(),
                               "evaluated": searched["evaluated"], "fit": searched["valid"],
                               "written": _written_layout(scenario, specs)}}
+
+
+def calibrated_sweep(scenario: Scenario, specs: tuple[Any, list[FigureUsed]], top: int,
+                     dataset_version: int | None,
+                     max_layouts: int = DEFAULT_LIMITS.sweep_max_layouts) -> dict[str, Any]:
+    """The search the recompute graph runs for a `layout: search` scenario: every layout the
+    calibration covers on cluster.gpus, under the file's model, global batch and tokens (its
+    other parallel choices are not held); the `top` fastest that fit, the first of them the
+    stored estimate's layout."""
+    space = calibrated_space()
+    return sweep_scenario(scenario, specs, top, dataset_version,
+                          fixed={"global_batch": scenario.fixed["global_batch"]},
+                          max_layouts=max_layouts,
+                          limit=covered_choices(space, specs[0], scenario.cluster.gpus or 0))
 
 
 def stored_estimate(scenario: Scenario, specs: tuple[Any, list[FigureUsed]],

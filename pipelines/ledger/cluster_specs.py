@@ -48,10 +48,14 @@ class _Lookup:
             return None
         row = found.winner
         factor = scale if unit in COUNTS else scale * si_factor(row["unit"], unit)
+        # A figure taken at a share of the metric (one direction of a both-directions rate)
+        # says so: its value is not the metric's, and must not read as if it were.
+        note = (f"{scale:g} x {metric} ({float(row['value']):g} {row['unit']})"
+                if scale != 1.0 else None)
         return FigureUsed(name, float(row["value"]) * factor, unit, origin, item=item,
                           metric=metric, source=row["source"],
                           as_of=row["as_of"].isoformat(),
-                          observation_id=int(row["observation_id"]))
+                          observation_id=int(row["observation_id"]), note=note)
 
     def inline(self, name: str, key: str, unit: str, scale: float = 1.0) -> FigureUsed | None:
         quantity = self.request.inline.get(key)

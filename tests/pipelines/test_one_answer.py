@@ -174,3 +174,38 @@ def test_a_tco_draft_prices_the_layouts_the_stored_result_prices(weekly, path):
     days = {o["name"]: o["jct_days"] for o in stored["options"]}
     assert {o["name"]: o["jct_days"] for o in draft["options"]} == pytest.approx(days)
     assert draft["verdict"]["call"] == stored["verdict"]["call"]
+
+
+@pytest.mark.parametrize("path", scenario_paths(SHIPPED_SCENARIOS, "c2c"), ids=lambda p: p.stem)
+def test_estimate_and_sweep_give_the_stored_estimate(weekly, path):
+    """Issue 39: `estimate` is the layout the version stores (its best, unless pinned) and, for
+    a searched scenario, `sweep`'s first row is the same layout, with the same time, C2C and
+    time to train; the file's own layout is `estimate --as-written`."""
+    from sqlalchemy.orm import Session
+
+    from db.engine import make_engine
+    from db.results import stored_results
+    from db.schema import C2CResult
+    from pipelines.settings import Settings
+
+    home, version, _ = weekly
+    engine = make_engine(Settings(home=home).resolved_database_url)
+    with Session(engine) as session:
+        stored = stored_results(session, C2CResult, version)[path.stem].result
+    engine.dispose()
+    estimate = cli_json(home, "estimate", str(path))
+    swept = cli_json(home, "sweep", str(path), "--top", "1")
+    pinned = stored["layout_choice"]["mode"] == "pinned"
+    # A pinned scenario stores its own layout; its sweep searches around the file's choices.
+    assert swept["search"] == ("written" if pinned else "calibrated")
+    for found in (estimate,) if pinned else (estimate, swept["best"][0]):
+        assert found["parallel"] == stored["parallel"], path.stem
+        for key in ("t_iter_s", "c2c", "c2c_scale_up", "c2c_scale_out", "time_to_train_days"):
+            assert found[key] == pytest.approx(stored[key], rel=1e-9), key
+    assert estimate["layout_choice"]["mode"] == stored["layout_choice"]["mode"]
+    written = cli_json(home, "estimate", str(path), "--as-written")
+    assert "layout_choice" not in written
+    # A per-direction figure read from a both-directions metric says it is half of it.
+    for spec in estimate["specs"]:
+        if (spec.get("metric") or "").endswith("_bidir"):
+            assert spec["note"].startswith(f"0.5 x {spec['metric']} ("), spec

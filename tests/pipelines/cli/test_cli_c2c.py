@@ -30,7 +30,7 @@ def test_estimate_and_sweep_have_help():
 
 
 def test_estimate_json_on_an_inline_scenario_needs_no_ledger(cli, write_scenario):
-    result = cli("estimate", str(write_scenario()), "--json")
+    result = cli("estimate", str(write_scenario()), "--json", "--as-written")
     assert result.exit_code == 0, result.output
     estimate = json.loads(result.stdout)
     assert set(estimate) >= ESTIMATE_KEYS
@@ -46,9 +46,9 @@ def test_estimate_json_on_an_inline_scenario_needs_no_ledger(cli, write_scenario
 
 
 def test_estimate_prints_the_figures_used(cli, write_scenario):
-    result = cli("estimate", str(write_scenario()))
+    result = cli("estimate", str(write_scenario()), "--as-written")
     assert result.exit_code == 0, result.output
-    assert "gpt3-175b-tp8-pp8 on 64 GPUs" in result.stdout
+    assert "gpt3-175b-tp8-pp8 on 64 GPUs, the file's own layout" in result.stdout
     assert "figures used" in result.stdout
     assert "peak_flops" in result.stdout and "inline" in result.stdout
 
@@ -145,7 +145,7 @@ def test_a_sweep_of_a_billion_layouts_is_refused_at_once_with_its_size(cli, writ
                   "global_batch: 64", "global_batch: 720720")
     path = write_scenario(edited(huge, "gpus: 1024", "gpus: 720720"))
     started = time.perf_counter()
-    result = cli("sweep", str(path), "--json")
+    result = cli("sweep", str(path), "--json", "--as-written")
     assert time.perf_counter() - started < 5
     assert result.exit_code == 2, (result.output, result.exception)
     message = " ".join(result.stderr.split())
@@ -224,7 +224,7 @@ def test_validate_prints_every_calibration_set_with_its_points_and_errors(cli):
 def test_a_layout_that_does_not_fit_says_why_and_gives_no_time_to_train(cli, write_scenario):
     # GPT-3 175B on one GPU per replica: its weights and optimizer alone are terabytes.
     path = write_scenario(edited(GPT3_INLINE, "tp: 8, pp: 8, dp: 1", "tp: 1, pp: 1, dp: 1"))
-    result = cli("estimate", str(path))
+    result = cli("estimate", str(path), "--as-written")
     assert result.exit_code == 1
     shown = " ".join(result.stdout.split())
     assert "does not fit: the layout needs" in shown

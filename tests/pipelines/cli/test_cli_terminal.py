@@ -108,7 +108,7 @@ def test_json_text_turns_non_finite_numbers_into_null(payload):
 def test_a_scenario_name_with_markup_is_a_table_title_as_written(cli, write_scenario):
     scenario = write_scenario(edited(GPT3_INLINE, "name: gpt3-175b-tp8-pp8",
                                      'name: "gpt3 [/bold] [red]x"'))
-    result = cli("estimate", str(scenario))
+    result = cli("estimate", str(scenario), "--as-written")
     assert result.exit_code == 0, result.output
     assert "gpt3 [/bold] [red]x on 64 GPUs" in result.stdout
 
