@@ -73,6 +73,8 @@ class C2CRecord:
     model_name: str | None = None
     parameters: float | None = None
     tokens: float | None = None
+    # C2C were none of the communication hidden behind compute (None: an older result).
+    c2c_link: float | None = None
 
     @classmethod
     def from_json(cls, result: Mapping[str, Any], definition: Mapping[str, Any]) -> C2CRecord:
@@ -92,7 +94,9 @@ class C2CRecord:
             model_name=(result.get("workload") or {}).get("model")
             or (definition.get("model") or {}).get("name"),
             parameters=(result.get("workload") or {}).get("parameters"),
-            tokens=(result.get("workload") or {}).get("tokens") or definition.get("tokens"))
+            tokens=(result.get("workload") or {}).get("tokens") or definition.get("tokens"),
+            c2c_link=(float(result["c2c_link"]) if result.get("c2c_link") is not None
+                      else None))
 
     def spec(self, name: str) -> Mapping[str, Any] | None:
         """The hardware figure the estimate read under `name` ("domain_gpus", ...)."""

@@ -90,6 +90,11 @@ class ScenarioLine:
     layout: str | None = None
     layout_note: str | None = None
     layout_searched: bool = False
+    c2c_link: float | None = None    # C2C with nothing hidden behind compute (None: unknown)
+    # Its scale-out fabric as page 1 names it ("400G RoCE per GPU"), and why its efficiency
+    # is not its own when it is borrowed from another fabric's measurement.
+    fabric: str | None = None
+    fabric_borrowed: str | None = None
 
     @property
     def fabric_reading(self) -> str:
@@ -151,6 +156,8 @@ class OptionLine:
     # (one date when they agree): valid time, not the dataset version's date.
     market_priced_from: date | None = None
     market_priced_to: date | None = None
+    fabric: str | None = None             # its training cluster's scale-out, "400G RoCE per GPU"
+    fabric_borrowed: str | None = None    # its efficiency is another fabric's (why), or None
 
 
 @dataclass(frozen=True)

@@ -25,12 +25,21 @@ def tornado_chart(line: DecisionLine, label: object = str) -> Markup:
         for swing, row in zip(swings, rows, strict=True):
             for value, color, end in ((swing.saving_at_low, COLORS[0], "low"),
                                       (swing.saving_at_high, COLORS[1], "high")):
+                label_once = f"input at its {end} end" if row == rows[0] else None
+                if abs(100 * value - base) < 1e-6:
+                    # This end is the point value (a price whose range starts at it): a bar
+                    # of no width would vanish, so a tick says "no move" where it would be.
+                    axis.plot([base], [row + (0.15 if end == "low" else -0.15)], marker="|",
+                              markersize=7, markeredgewidth=2, color=color, linestyle="none",
+                              label=label_once)
+                    continue
                 axis.barh([row], [100 * value - base], left=base, color=color, height=0.6,
-                          label=f"input at its {end} end" if row == rows[0] else None)
+                          label=label_once)
         axis.axvline(base, color="#333333", linewidth=0.8)
         axis.axvline(0, color="#b2182b", linewidth=0.8, linestyle="--")
         axis.set_yticks(rows, [label(s.input) for s in swings])  # type: ignore[operator]
         axis.set_ylim(-0.7, len(swings) - 0.3)
+        axis.margins(x=0.04)  # a bar that ends at the point value stays clear of the frame
         axis.set_xlabel(f"{line.cheaper} cheaper per job than {line.dearer} (%)")
         axis.grid(axis="y", visible=False)
         axis.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), fontsize=6.5, ncol=2)
@@ -68,7 +77,7 @@ def serving_chart(line: ServingLine) -> Markup:
     throughput-interactivity frontier (no dominated point), the target interactivity as a
     dashed line and each option's point there as a ring."""
     with style(f"serving-{line.name}"):
-        figure = Figure(figsize=(WIDTH, 2.6))
+        figure = Figure(figsize=(WIDTH, 1.8))
         axis = figure.add_subplot()
         handles = []
         for n, option in enumerate(o for o in line.options if o.curve):

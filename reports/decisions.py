@@ -111,8 +111,31 @@ def assumptions(columns: Sequence[tuple[str, OptionLine]]) -> str:
     return ("Cost per job is a year's owned cost ÷ utilisation (idle hours are paid by the "
             "jobs that run), plus any rent, × job time / 365; "
             f"utilisation {' / '.join(used)}. "
-            f"Job times assume {stated} (all set per option in the scenario). Lead time: "
-            "not in the ledger; upfront capex is the options' capex items at purchase.")
+            f"Job times assume {stated} (all set per option in the scenario). "
+            f"{fabrics(columns)}Upfront capex: the options' capex items at purchase.")
+
+
+def fabrics(columns: Sequence[tuple[str, OptionLine]]) -> str:
+    """The options' scale-out per GPU, grouped by fabric, whether they compare at one line
+    rate, and which option's efficiency is borrowed from another fabric's measurement ("" when
+    no option names its fabric)."""
+    named = [(name, o.fabric, o.fabric_borrowed) for name, o in columns if o.fabric]
+    if not named:
+        return ""
+    by_fabric: dict[str, list[str]] = {}
+    for name, fabric, _ in named:
+        by_fabric.setdefault(fabric, []).append(name)
+    rates = {fabric.split("G ", 1)[0] for fabric in by_fabric}
+    groups = "; ".join(f"{fabric} ({', '.join(names)})" for fabric, names in by_fabric.items())
+    text = f"Scale-out per GPU: {groups}"
+    if len(by_fabric) > 1:
+        text += (f": one line rate ({next(iter(rates))}G), the fabrics differ" if len(rates) == 1
+                 else ": the line rates differ, so the fabrics are not compared at one rate")
+    text += ". "
+    for name, _, borrowed in named:
+        if borrowed:
+            text += f"{name}'s {borrowed}: the fabrics' difference is assumed. "
+    return text
 
 
 def _columns(lines: Sequence[DecisionLine]) -> tuple[tuple[str, OptionLine], ...]:
@@ -149,9 +172,10 @@ def verdict(line: DecisionLine) -> str:
     margin = (f"{format_percent(line.saving)} cheaper per job than {line.dearer}"
               f"{' ' + layouts if layouts else ''}, {band}")
     if line.too_close:
-        settle = f"; {line.settle_with} would settle it" if line.settle_with else ""
-        return (f"Either: too close to call ({line.cheaper} {margin}); decide on lead time "
-                f"and price{settle}.")
+        # What decides it is something the buyer can get: a measurement, firm quotes.
+        settle = f"{line.settle_with}, or firm quotes for both" if line.settle_with else \
+            "firm quotes for both"
+        return f"Either: too close to call ({line.cheaper} {margin}); what decides it: {settle}."
     if cheaper is not None and dearer is not None and cheaper.rented != dearer.rented:
         rented = cheaper if cheaper.rented else dearer
         choice = "Rent rather than own" if cheaper.rented else "Own rather than rent"

@@ -58,14 +58,23 @@ def _c2c_axis(axis: Axes, scenarios: Sequence[ScenarioLine], rows: list[int],
             axis.plot([scenario.c2c], [row], marker="o", linestyle="none",
                       color=CLASS_COLORS[_class_index(scenario.c2c, thresholds)])
         else:
-            # Zero has no place on a log axis: say it in words at the axis's left edge.
-            axis.annotate("C2C = 0 (no communication)", (left, row), xytext=(4, 0),
+            # Zero has no place on a log axis: say it in words at the axis's left edge. A
+            # zero C2C is communication hidden behind compute, not its absence.
+            axis.annotate(_zero_c2c(scenario), (left, row), xytext=(4, 0),
                           textcoords="offset points", va="center", ha="left", fontsize=6.5,
                           color="#444444", style="italic")
     axis.set_yticks(rows, [s.name for s in scenarios])
     axis.set_ylim(-0.7, len(scenarios) - 0.3)
     axis.set_xlabel("C2C = communication / computation time (log scale)")
     axis.grid(axis="y", visible=False)
+
+
+def _zero_c2c(scenario: ScenarioLine) -> str:
+    """Words for a C2C of zero: what was hidden, when the result says how much there was."""
+    if scenario.c2c_link:
+        return (f"C2C = 0: its communication (C2C {format_number(scenario.c2c_link)} unhidden) "
+                "overlaps compute")
+    return "C2C = 0: no exposed communication"
 
 
 def _class_index(c2c: float, thresholds: tuple[float, float]) -> int:

@@ -26,6 +26,7 @@ from reports.context import (
     ServingOptionLine,
     SpecLine,
     StaleSource,
+    TcoLine,
 )
 from reports.decisions import ServingView, Workload, input_label, page_one
 
@@ -175,6 +176,8 @@ class BriefingView:
     serving: tuple[ServingView, ...]
     scenarios: tuple[ScenarioRow, ...]
     tornadoes: tuple[Tornado, ...]
+    tco: tuple[TcoLine, ...]                 # the comparisons of modelled workloads
+    tco_illustrations: tuple[TcoLine, ...]   # those whose job times are given (appendix)
     rented: list[tuple[DecisionLine, OptionLine]]
     market: tuple[MarketRow, ...]
     market_compositions: tuple[str, ...]   # offers that came or went, apart from the changes
@@ -202,6 +205,7 @@ def build_view(context: BriefingContext, document: str = "briefing") -> Briefing
         scenarios=tuple(ScenarioRow(s, views.scale_up_share(s)) for s in context.scenarios),
         tornadoes=tuple(Tornado(d, drawn.tornado[d.name]) for d in context.decisions
                         if d.name in drawn.tornado),
+        tco=(split := procurement_tco(context))[0], tco_illustrations=split[1],
         rented=views.rented_options(context.decisions),
         market=(market := tuple(market_row(s) for s in context.market_history)),
         market_compositions=market_compositions(market),
@@ -217,6 +221,14 @@ def build_view(context: BriefingContext, document: str = "briefing") -> Briefing
         tco_inputs=numbered_inputs((t.name, t.inputs) for t in context.tco),
         serving_inputs=serving_inputs(context),
     )
+
+
+def procurement_tco(context: BriefingContext) -> tuple[tuple[TcoLine, ...], tuple[TcoLine, ...]]:
+    """The TCO comparisons of modelled workloads (the procurement table), and those whose job
+    times are given rather than modelled (worked illustrations: the appendix's)."""
+    given = {d.name for d in context.decisions if d.illustrative}
+    return (tuple(t for t in context.tco if t.name not in given),
+            tuple(t for t in context.tco if t.name in given))
 
 
 def chart_svgs(context: BriefingContext, document: str = "briefing") -> dict[str, Any]:
@@ -236,7 +248,7 @@ def chart_svgs(context: BriefingContext, document: str = "briefing") -> dict[str
     if context.scenarios:
         svgs["c2c"] = trend_charts.c2c_map_chart(context.scenarios, context.c2c_thresholds)
     if context.tco:
-        svgs["tco"] = trend_charts.tco_chart(context.tco)
+        svgs["tco"] = trend_charts.tco_chart(procurement_tco(context)[0])
     if any(len(s.points) for s in context.market_history):
         svgs["market"] = market_charts.market_chart(context.market_history)
     svgs["tornado"] = {d.name: decision_charts.tornado_chart(d, input_label)

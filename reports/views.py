@@ -218,6 +218,12 @@ class ValidationSummary:
     max_abs_error: float
     sources: tuple[str, ...]
 
+    @property
+    def title(self) -> str:
+        """The set's name: its title up to the first ": " (what follows describes the set,
+        its fit and band, and is printed in the appendix beside its points)."""
+        return self.dataset.split(": ", 1)[0]
+
 
 def summarise_validation(lines: Sequence[ValidationLine]) -> list[ValidationSummary]:
     """Mean and max absolute error per (dataset, quantity, error unit), in first-seen order."""

@@ -181,6 +181,9 @@ HBM_RESERVE_BYTES: Final = 4 * 2**30
 # NIC line rate.
 SCALEUP_EFFICIENCY: Final = 0.82
 SCALEOUT_EFFICIENCY: Final = 0.94
+# The fabric the scale-out default was measured on: on any other (RoCE) it is borrowed, and
+# the briefing says so beside the option it prices.
+SCALEOUT_EFFICIENCY_MEASURED_ON: Final = "InfiniBand"
 # NCCL tuner (Simple protocol) per-step latencies: NVLink 3.4 us, network 14 us.
 SCALEUP_LATENCY_S: Final = 3.4e-6
 SCALEOUT_LATENCY_S: Final = 14e-6

@@ -150,7 +150,7 @@ BAND_SHAPE: Final[dict[str, Shape]] = {
 }
 _LEFT_OUT: Final = ("points (aggregated, no speculative decoding), each model x GPU x engine "
                     "set left out of the fit in turn")
-_ABSURD: Final = "absurdly wide (beyond 0.2-10): what holding 80 % of a"
+_ABSURD: Final = "wider than 0.2-10 (measured / predicted): what holding 80 % of a"
 BAND: Final[dict[str, tuple[float, float, str]]] = {
     "hopper": (0.629, 1.642,
                f"127 InferenceX H100 / H200 DeepSeek-R1 and gpt-oss-120b {_LEFT_OUT}; P10-P90 "

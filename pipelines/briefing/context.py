@@ -46,6 +46,7 @@ from pipelines.briefing.decisions import (
     market_history,
     market_lines,
 )
+from pipelines.briefing.fabric import with_fabric
 from pipelines.briefing.results import (
     ledger_pairs,
     moves_of,
@@ -147,7 +148,7 @@ def briefing_context(session: Session, *, as_of: date, version: DatasetVersion,
     stale = stale_sources(session, stale_known_at(version, as_of))
     changes, change_counts = _bounded_changes(session, version, previous, flags, decisive,
                                               bounds.changes)
-    scenarios = [scenario_line(r) for r in c2c_records]
+    scenarios = [with_fabric(scenario_line(r), r, items, by_key) for r in c2c_records]
     moves = moves_of(results_frame(session, previous.id) if previous else None,
                      results_frame(session, version.id), inputs.params.result_tolerance)
     index = market_index(session, up_to=version.id)

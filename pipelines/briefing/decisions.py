@@ -92,7 +92,9 @@ def _option(option: TcoOption, linked: ScenarioLine | None, as_of: date | None,
                       annual_opex_usd=option.annual_opex_usd,
                       market_priced_from=(_day(on_demand.price_from or on_demand.as_of)
                                           if on_demand else None),
-                      market_priced_to=_day(on_demand.as_of) if on_demand else None)
+                      market_priced_to=_day(on_demand.as_of) if on_demand else None,
+                      fabric=linked.fabric if linked else None,
+                      fabric_borrowed=linked.fabric_borrowed if linked else None)
 
 
 def rent_basis(rent: Mapping[str, Any], as_of: date | None = None,

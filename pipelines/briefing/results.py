@@ -35,7 +35,8 @@ def scenario_line(record: C2CRecord) -> ScenarioLine:
         inputs=tuple(cited(dict(spec)) for spec in record.specs),
         domain_gpus=int(domain_gpus) if isinstance(domain_gpus, int | float) else None,
         title=job_title(record), layout=layout[0], layout_note=layout[1],
-        layout_searched=record.layout is not None and record.layout.mode == "search")
+        layout_searched=record.layout is not None and record.layout.mode == "search",
+        c2c_link=record.c2c_link)
 
 
 def job_title(record: C2CRecord) -> str:

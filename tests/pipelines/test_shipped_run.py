@@ -16,7 +16,14 @@ import pytest
 
 from pipelines.inputs.scenarios import scenario_paths
 from pipelines.settings import PROJECT_ROOT
-from tests.reports.layout import headings, headings_ending_a_page, overlapping
+from tests.reports.layout import (
+    headings,
+    headings_ending_a_page,
+    near_blank_pages,
+    overlapping,
+    page_count,
+    past_the_margins,
+)
 
 pytestmark = pytest.mark.slow(seconds=12)  # one run (~45 s) shared by the four tests
 
@@ -83,6 +90,27 @@ def test_no_heading_of_the_shipped_briefing_ends_a_page(shipped):
         text for _, text in found}
     assert headings_ending_a_page(shipped.briefing) == []
     assert headings_ending_a_page(shipped.appendix) == []
+
+
+def test_the_shipped_briefing_fits_twelve_pages_with_none_nearly_blank_and_none_overrun(shipped):
+    """The main PDF within 12 pages; no page a break left nearly empty; no word in the side
+    margins (a table wider than the text block, a cell that does not wrap), in the appendix
+    either."""
+    assert page_count(shipped.briefing) <= 12
+    assert near_blank_pages(shipped.briefing) == []
+    for pdf in (shipped.briefing, shipped.appendix):
+        assert [(w.page, w.text) for w in past_the_margins(pdf)] == []
+
+
+def test_page_one_names_each_training_options_fabric_at_its_per_gpu_rate(shipped):
+    """"hgx-800gbe" is 400G RoCE per GPU, not 800G, and its efficiency is InfiniBand's: page 1
+    says both, so the fabric comparison is read for what it is."""
+    page = subprocess.run(["pdftotext", "-l", "1", str(shipped.briefing), "-"],
+                          capture_output=True, text=True, check=True).stdout
+    flat = " ".join(page.split())
+    assert "b200 + 400G RoCE" in flat and "gb200 + 400G IB" in flat
+    assert "400G RoCE (hgx-800gbe): one line rate (400G), the fabrics differ" in flat
+    assert "hgx-800gbe's scale-out efficiency (0.94) is measured on InfiniBand" in flat
 
 
 def test_a_run_is_quiet_on_stderr(shipped):

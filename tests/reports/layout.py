@@ -92,9 +92,46 @@ def _bottom_of(heading: list[str], body: list[Word]) -> float | None:
     return None
 
 
-def _height(pdf: Path) -> float:
-    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True,
+POINTS_PER_MM = 72 / 25.4
+
+
+def past_the_margins(pdf: Path, side_mm: float = 14.0) -> list[Word]:
+    """Words that reach into the page's left or right margin (`side_mm`, the stylesheet's
+    side margin, less half a millimetre for a glyph's overhang): text cut or run off."""
+    width = _size(pdf)[0]
+    edge = (side_mm - 0.5) * POINTS_PER_MM
+    return [w for page in words(pdf).values() for w in page
+            if w.x0 < edge or w.x1 > width - edge]
+
+
+def near_blank_pages(pdf: Path, filled: float = 0.25, margin: float = 45.0) -> list[int]:
+    """Pages (the last excepted) whose body text ends in the top `filled` share of the page:
+    a page left nearly blank by a break."""
+    pages, height = words(pdf), _size(pdf)[1]
+    foot = height - margin
+    blank = []
+    for number, page in list(pages.items())[:-1]:
+        body = [w.y1 for w in page if w.y0 > margin and w.y1 < foot]
+        if not body or max(body) < margin + filled * (foot - margin):
+            blank.append(number)
+    return blank
+
+
+def page_count(pdf: Path) -> int:
+    return int(re.search(r"Pages:\s+(\d+)", _info(pdf)).group(1))  # type: ignore[union-attr]
+
+
+def _info(pdf: Path) -> str:
+    return subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True,
                           check=True).stdout
-    match = re.search(r"Page size:\s+[\d.]+ x ([\d.]+) pts", info)
+
+
+def _size(pdf: Path) -> tuple[float, float]:
+    info = _info(pdf)
+    match = re.search(r"Page size:\s+([\d.]+) x ([\d.]+) pts", info)
     assert match, info
-    return float(match.group(1))
+    return float(match.group(1)), float(match.group(2))
+
+
+def _height(pdf: Path) -> float:
+    return _size(pdf)[1]

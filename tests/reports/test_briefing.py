@@ -17,6 +17,7 @@ import pytest
 
 from reports.briefing import render, render_html, render_pdf
 from reports.formatting import format_date, format_number, format_range
+from reports.view_model import procurement_tco
 from reports.views import summarise_flags, summarise_validation
 from tests.reports.conftest import pdfinfo, pdftotext
 from tests.support.contexts import empty_context, full_context
@@ -28,7 +29,9 @@ HEADINGS = ("What to buy", "Flags that need attention", "C2C per workload", "TCO
             "Rack and system power density", "Interconnect trends",
             "Model error against published measurements")
 APPENDIX_HEADINGS = ("Changes since the previous briefing", "Scale-up vs scale-out comparison",
-                     "C2C inputs", "TCO inputs", "Density: crossings and points",
+                     "C2C inputs", "TCO comparisons with given job times", "TCO inputs",
+                     "Serving bands and rented prices", "Market history and rent vs buy",
+                     "Density: crossings and points",
                      "Interconnect: points, switches and latency", "Model error: every point",
                      "Methodology", "Appendix A: every current value",
                      "Appendix B: every flag", "Appendix C: sources")
@@ -91,8 +94,8 @@ def test_page_one_sets_each_workloads_options_side_by_side(full_pdf):
 def test_page_one_gives_each_verdict_its_margin_band_and_what_flips_it(full_pdf):
     page = flat(pages(full_pdf)[0])
     assert ("Either: too close to call (nvl72 2.15 % cheaper per job than hgx-ndr, P10–P90 "
-            "-12.6 % to +15 %); decide on lead time and price; a measured nccl-tests "
-            "all-reduce on the scale-out fabric would settle it.") in page
+            "-12.6 % to +15 %); what decides it: a measured nccl-tests all-reduce on the "
+            "scale-out fabric, or firm quotes for both.") in page
     assert ("It flips if nvl72 runs less than 1.07× as fast as hgx-ndr (the model says "
             "1.09×, P10–P90 0.954–1.26×), or with hgx-ndr job time (days) at the low end of "
             "its range (9.38).") in page
@@ -104,10 +107,12 @@ def test_page_one_gives_each_verdict_its_margin_band_and_what_flips_it(full_pdf)
     assert "tco-worked-illustration" not in page   # given job times are not a decision
 
 
-def test_page_one_lists_the_changes_since_the_last_briefing_and_the_market(full_pdf):
-    page = pages(full_pdf)[0]
+def test_page_two_opens_with_the_changes_since_the_last_briefing_and_the_market(full_pdf):
+    """Page 1 holds the answer alone; what changed and the market open page 2."""
+    page = pages(full_pdf)[1]
+    assert "Since the last briefing" not in pages(full_pdf)[0]
     # two columns: read in reading order; a hyphen that ends a line is dropped by pdftotext
-    reading_order = re.sub(r"[\s-]", "", pdftotext(full_pdf, layout=False).split("\f")[0])
+    reading_order = re.sub(r"[\s-]", "", pdftotext(full_pdf, layout=False).split("\f")[1])
     for headline in CONTEXT.headlines:
         assert re.sub(r"[\s-]", "", f"{headline.subject}: {headline.text}") in reading_order
     h100 = line_with(page, "h100-sxm5", "lambda")
@@ -226,13 +231,22 @@ def test_the_c2c_section_places_each_scenario_with_its_class_and_fabric(
         assert figure.label in inputs and figure.source in inputs
 
 
-def test_tco_prints_break_even_ranges_the_models_speedup_and_a_tornado(full_pdf):
+def test_tco_prints_break_even_ranges_the_models_speedup_and_a_tornado(full_pdf, full_appendix):
+    """The comparisons of modelled workloads in the TCO section; those whose job times the
+    scenario gives (worked illustrations) only in the appendix."""
     text = between(body(full_pdf), "TCO comparison", "Serving: throughput")
-    for line in CONTEXT.tco:
-        row = line_with(text, line.name[:20], format_number(line.break_even_speedup, 3))
-        assert (format_number(line.speedup, 3) if line.speedup else "n/a") in row
-        if line.break_even_p10 is not None:
-            assert f"({format_range(line.break_even_p10, line.break_even_p90, 3)})" in text
+    procurement, illustrations = procurement_tco(CONTEXT)
+    assert procurement and illustrations
+    given = between(body(full_appendix), "TCO comparisons with given job times", "TCO inputs")
+    for lines, printed, absent in ((procurement, text, given), (illustrations, given, text)):
+        for line in lines:
+            row = line_with(printed, line.name[:20], format_number(line.break_even_speedup, 3))
+            assert (format_number(line.speedup, 3) if line.speedup else "n/a") in row
+            if line.break_even_p10 is not None:
+                assert (f"({format_range(line.break_even_p10, line.break_even_p90, 3)})"
+                        in printed)
+            assert not any(line.name[:20] in row and format_number(line.break_even_speedup, 3)
+                           in row for row in absent.splitlines())
     assert "s* = (R_U + K) ÷ (R_O + K)" in flat(text)
     assert "What moves the margin" in text and "hgx-800gbe capex fabric cost" in text
 
@@ -370,12 +384,13 @@ def test_page_one_gives_each_serving_scenario_its_verdict(full_pdf):
     assert ("deepseek-r1 FP8, 1,024 in / 1,024 out: gb200-nvl72-ep72 costs $0.148 per million "
             "output tokens at 35 tokens/s per user, 86.7 % less than b200-ep16-ndr ($1.11), "
             "80 % band +52 % to +92 %.") in page
-    # Said once for every verdict, in the note below them.
-    assert "at its owner's cost per GPU-hour unless said" \
-        in page
+    # Said once for every verdict, in the note below them (pdftotext drops a hyphen that
+    # ends a line: compare without them).
+    assert "at its owner's cost per GPUhour unless said" in page.replace("-", "")
 
 
-def test_the_serving_section_draws_each_curve_and_prices_each_option_at_the_target(full_pdf):
+def test_the_serving_section_draws_each_curve_and_prices_each_option_at_the_target(
+        full_pdf, full_appendix):
     text = flat(between(body(full_pdf, layout=False), "Serving: throughput",
                         "Market: renting"))
     assert "target 35 tokens/s per user" in text
@@ -384,10 +399,14 @@ def test_the_serving_section_draws_each_curve_and_prices_each_option_at_the_targ
         assert f"{option.name} ({option.source})" in text      # the chart's legend
     row = line_with(body(full_pdf), "b200-ep16-ndr", "$2.39")   # the table's row
     assert "measured" in row and "$1.11" in row
-    # Under each price tier, input and output tokens apart; a tier the ledger lacks is absent.
-    neocloud = line_with(body(full_pdf), "neocloud", "$3.49")
+    # The appendix prices the same work under each price tier, input and output tokens
+    # apart, with what the bands rest on; a tier the ledger lacks is absent.
+    tiers = between(body(full_appendix), "Serving bands and rented prices", "Serving inputs")
+    neocloud = line_with(tiers, "neocloud", "$3.49")
     assert "$0.324" in neocloud and "$1.29" in neocloud and "$1.62" in neocloud
-    assert "b200-ep16-ndr 20 % prefill" in text
+    assert "b200-ep16-ndr 20 % prefill" in flat(tiers)
+    assert f"Band: {flat(CONTEXT.serving[0].options[0].band_basis)}" in flat(tiers)
+    assert "neocloud" not in text
 
 
 def test_an_option_whose_curve_is_faster_than_the_target_says_what_each_user_gets():

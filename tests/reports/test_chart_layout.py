@@ -24,10 +24,17 @@ def texts(svg: str) -> list[str]:
     return [html.unescape(t).strip() for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)]
 
 
-def test_a_scenario_without_communication_is_said_in_words_not_drawn_on_the_log_axis():
-    idle = dataclasses.replace(scenarios()[0], c2c=0.0, c2c_scale_up=0.0, c2c_scale_out=0.0)
-    svg = charts.c2c_map_chart([idle, *scenarios()[1:]], (0.2, 0.6))
-    assert "C2C = 0 (no communication)" in texts(svg)
+def test_a_zero_c2c_is_said_in_words_not_drawn_on_the_log_axis():
+    """A C2C of zero is communication hidden behind compute (DP512's gradient all-reduce),
+    and the words say how much was hidden, not that there was none."""
+    hidden = dataclasses.replace(scenarios()[0], c2c=0.0, c2c_scale_up=0.0, c2c_scale_out=0.0,
+                                 c2c_link=0.316)
+    labels = texts(charts.c2c_map_chart([hidden, *scenarios()[1:]], (0.2, 0.6)))
+    assert "C2C = 0: its communication (C2C 0.316 unhidden) overlaps compute" in labels
+    assert not any("no communication" in label for label in labels)
+    unknown = dataclasses.replace(hidden, c2c_link=None)
+    assert "C2C = 0: no exposed communication" in texts(
+        charts.c2c_map_chart([unknown], (0.2, 0.6)))
 
 
 def test_the_c2c_maps_dot_colours_have_a_legend_naming_each_class_and_its_bounds():

@@ -478,11 +478,11 @@ def paired_coverage(groups: Mapping[tuple[object, ...], Sequence[float]],
 
 
 def shape_note(choice: Choice, unit: str = "set") -> str:
-    """The shape a band is in, as its basis string says it, and whether it is absurdly wide
+    """The shape a band is in, as its basis string says it, and whether it is wider than ABSURD
     (`unit`: what is left out in turn, a set, a group, a family)."""
     note = shape_name(choice.shape)
     if absurd(*choice.band):
-        note += (f", absurdly wide (beyond {ABSURD[0]:g}-{ABSURD[1]:g}): what holding "
+        note += (f", wider than {ABSURD[0]:g}-{ABSURD[1]:g} (measured / predicted): what holding "
                  f"{100 * COVERAGE_TARGET:.0f} % of a {unit} left out takes")
     return note
 
