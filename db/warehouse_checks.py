@@ -30,7 +30,7 @@ from db.schema import (
 
 # Copies of models' vocabularies (db/ may not import models/; a test keeps them equal).
 C2C_CLASSES = ("compute-bound", "performance-sensitive", "communication-bound")
-AS_OF_PRECISIONS = ("day", "month", "year")
+AS_OF_PRECISIONS = ("day", "month", "year", "none")  # none: undated (models.observations)
 COUNTS = ("bits", "bytes")
 DIRECTIONS = ("bidirectional", "unidirectional", "n/a")
 

@@ -9,7 +9,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
+from typing import Any, Final
 
 from models.dates import out_of_range
 from models.units import Counts, UnitError, conversion_factor
@@ -105,6 +105,31 @@ class _Invalid(Exception):
     def __init__(self, field: str, reason: str) -> None:
         super().__init__(reason)
         self.field, self.reason = field, reason
+
+
+# The as_of precision of a figure its source gives no date for (`as_of: undated`): its stored
+# as_of is only where its valid time starts (`valid_from`), never the figure's date. It never
+# wins a conflict on recency (models/resolve.py) and prints as "undated".
+UNDATED: Final = "none"
+AS_OF_PRECISIONS: Final = ("day", "month", "year", UNDATED)
+
+
+def observation_date(row: Mapping[str, Any]) -> tuple[date, str]:
+    """(as_of, precision) of a row: its as_of as written (YYYY, YYYY-MM, YYYY-MM-DD), or for
+    `as_of: undated` its `valid_from` (the earliest date the figure can hold, e.g. the
+    product's launch) with precision UNDATED."""
+    written = row.get("as_of")
+    undated = isinstance(written, str) and written.strip().lower() == "undated"
+    if undated:
+        if _blank(row.get("valid_from")):
+            raise _Invalid("valid_from", "an undated figure (as_of: undated) needs valid_from: "
+                           "the earliest date it can hold, e.g. the product's launch")
+        start, _ = parse_partial_date(row["valid_from"], "valid_from")
+        return start, UNDATED
+    if not _blank(row.get("valid_from")):
+        raise _Invalid("valid_from", "valid_from is for an undated figure (as_of: undated); "
+                       "a dated figure holds from its as_of")
+    return parse_partial_date(written, "as_of")
 
 
 def parse_partial_date(text: Any, field: str) -> tuple[date, str]:
@@ -297,9 +322,10 @@ def _validate(
         raise _Invalid("unit", str(exc)) from exc
     low, high = low * factor, high * factor
     _check_bounds(metric, low, high)
-    as_of, precision = parse_partial_date(row.get("as_of"), "as_of")
+    as_of, precision = observation_date(row)
     if as_of > today:
-        raise _Invalid("as_of", f"as_of {as_of.isoformat()} is in the future (today is {today})")
+        field = "valid_from" if precision == UNDATED else "as_of"
+        raise _Invalid(field, f"{field} {as_of.isoformat()} is in the future (today is {today})")
     valid_to = None
     if not _blank(row.get("valid_to")):
         valid_to, _ = parse_partial_date(row["valid_to"], "valid_to")

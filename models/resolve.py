@@ -6,7 +6,9 @@ for 2025 follows the same series' 2024 price, it does not contradict it — and 
 publisher's successive publications (CBRE's colocation report of H2-2023, H2-2024 and 2025:
 the newest stands, the others are its history, not a disagreement). Then, across series:
 the better source kind (SOURCE_KIND_RANK), then the newest as_of, then the newest
-publication date of the source, then the latest recorded observation. Other series' values
+publication date of the source, then the latest recorded observation. A figure its source
+gives no date for (`as_of: undated`) is older than every dated one on recency: its stored
+as_of is only where its valid time starts, never a date it can win on. Other series' values
 are kept as alternatives; nothing is discarded.
 """
 
@@ -45,6 +47,14 @@ class Candidate:
     low: float
     high: float
     source_publisher: str | None = None  # who published it: one publisher's sources are a series
+    # False when the source gives no date: as_of is then only where its valid time starts
+    # (models.observations.UNDATED), and the figure is older than any dated one on recency.
+    dated: bool = True
+
+    @property
+    def recency(self) -> date:
+        """The date recency compares: the as_of, or the earliest date for an undated figure."""
+        return self.as_of if self.dated else date.min
 
     @property
     def series(self) -> str:
@@ -61,7 +71,7 @@ class Resolution:
 
 def _sort_key(candidate: Candidate) -> tuple[int, int, int, float, int]:
     published = candidate.source_published_on or date.min
-    return (SOURCE_KIND_RANK.get(candidate.source_kind, 99), -candidate.as_of.toordinal(),
+    return (SOURCE_KIND_RANK.get(candidate.source_kind, 99), -candidate.recency.toordinal(),
             -published.toordinal(), -candidate.recorded_at.timestamp(), -candidate.observation_id)
 
 
@@ -77,7 +87,7 @@ def latest_per_source(candidates: Sequence[Candidate]) -> list[Candidate]:
 
 
 def _recency(candidate: Candidate) -> tuple[date, date, datetime, int]:
-    return (candidate.as_of, candidate.source_published_on or date.min, candidate.recorded_at,
+    return (candidate.recency, candidate.source_published_on or date.min, candidate.recorded_at,
             candidate.observation_id)
 
 
@@ -102,6 +112,10 @@ def disagree(a: Candidate, b: Candidate, tolerance: float = CONFLICT_TOLERANCE) 
             or b.high * (1 + tolerance) < a.low * (1 - tolerance))
 
 
+def _dated(candidate: Candidate) -> str:
+    return candidate.as_of.isoformat() if candidate.dated else "undated"
+
+
 def _reason(winner: Candidate, rest: tuple[Candidate, ...]) -> str:
     if not rest:
         return f"only live value (source {winner.source_key})"
@@ -112,7 +126,9 @@ def _reason(winner: Candidate, rest: tuple[Candidate, ...]) -> str:
     if steps[0][0] != steps[1][0]:
         why = f"source kind {winner.source_kind} outranks {runner_up.source_kind}"
     elif steps[0][1] != steps[1][1]:
-        why = f"same source kind; newest as_of ({winner.as_of} over {runner_up.as_of})"
+        why = (f"same source kind; newest as_of ({_dated(winner)} over {_dated(runner_up)}, "
+               "an undated figure older than any dated one)" if not runner_up.dated else
+               f"same source kind; newest as_of ({winner.as_of} over {runner_up.as_of})")
     elif steps[0][2] != steps[1][2]:
         why = (f"same kind and as_of; newest publication ({winner.source_published_on} "
                f"over {runner_up.source_published_on})")

@@ -40,8 +40,10 @@ def format_value(line: SpecLine) -> str:
 
 
 def format_date(day: date | None, precision: str = "day") -> str:
-    """ISO date cut to the precision the source gives (a year-only figure prints as 2024)."""
-    if day is None:
+    """ISO date cut to the precision the source gives (a year-only figure prints as 2024);
+    "undated" where it gives none (precision "none": the date is only where its valid time
+    starts)."""
+    if day is None or precision == "none":
         return "undated"
     return {"year": f"{day:%Y}", "month": f"{day:%Y-%m}"}.get(precision, day.isoformat())
 

@@ -19,7 +19,9 @@ spans as (
 candidates as (
     -- Every live observation valid at the start of each span.
     select s.valid_from, s.valid_until, l.item, l.metric, l.source, l.as_of, l.recorded_at,
-        l.observation_id
+        l.observation_id,
+        -- recency, as value_as_of compares it: an undated figure is older than any dated one
+        case when l.as_of_precision = 'none' then date '0001-01-01' else l.as_of end as recency
     from spans s
     join live l on l.item = s.item and l.metric = s.metric
     where l.as_of <= s.valid_from and (l.valid_to is null or l.valid_to > s.valid_from)
@@ -30,7 +32,7 @@ latest_per_source as (
     select c.item, c.metric, c.valid_from,
         coalesce(nullif(trim(s.publisher), ''), 'source:' || c.source) as series,
         any_value(c.valid_until) as valid_until,
-        max(struct_pack(as_of := c.as_of,
+        max(struct_pack(as_of := c.recency,
                         published_on := coalesce(s.published_on, date '0001-01-01'),
                         recorded_at := c.recorded_at, observation_id := c.observation_id,
                         source := c.source)) as latest

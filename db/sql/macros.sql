@@ -13,11 +13,15 @@ comment on macro utc_instant is 'utc_instant(t): t as a TIMESTAMPTZ; a TIMESTAMP
 -- The resolution rule (models/resolve.py), "valid on d, as known at t": each series' newest
 -- figure (one publisher's sources, else a source alone; newest as_of, then publication, then
 -- latest recorded), then across series the best source kind,
--- newest as_of, newest publication (unknown last), latest recorded. Two aggregates over keys
+-- newest as_of (an undated figure oldest), newest publication (unknown last), latest recorded.
+-- Two aggregates over keys
 -- only, then the winners' rows: the same answer as two row_number windows in half the time.
 create macro value_as_of(d, t) as table
 with live as (
-    select item, metric, source, as_of, recorded_at, observation_id
+    -- recency: the as_of a conflict compares; an undated figure (precision none, its as_of
+    -- only where its valid time starts) is older than any dated one (models/resolve.py).
+    select item, metric, source, as_of, recorded_at, observation_id,
+        case when as_of_precision = 'none' then date '0001-01-01' else as_of end as recency
     from observation
     -- t read as spec_known_at and `specledger value --known-at` read it: UTC when zone-less.
     where recorded_at <= utc_instant(t)
@@ -28,7 +32,7 @@ latest_per_source as (
     -- A series: one publisher's sources, else a source alone (models/resolve.py).
     select l.item, l.metric,
         coalesce(nullif(trim(s.publisher), ''), 'source:' || l.source) as series,
-        max(struct_pack(as_of := l.as_of,
+        max(struct_pack(as_of := l.recency,
                         published_on := coalesce(s.published_on, date '0001-01-01'),
                         recorded_at := l.recorded_at, observation_id := l.observation_id,
                         source := l.source)) as latest

@@ -108,7 +108,7 @@ comment on column observation.unit_written is 'The unit exactly as the source wr
 comment on column observation.value_kind is 'reported, estimate, derived or measured';
 comment on column observation.status is 'C = checked against a primary source, S = secondary only, U = unconfirmed';
 comment on column observation.as_of is 'Valid time: the date the figure was announced, published or measured';
-comment on column observation.as_of_precision is 'day, month or year: how precisely the source dates the figure';
+comment on column observation.as_of_precision is 'day, month or year: how precisely the source dates the figure; none: the source gives no date (as_of: undated), as_of is then only the start of its valid time (valid_from) and it never wins a conflict on recency';
 comment on column observation.valid_to is 'Valid time: the date the figure stops holding (NULL = open)';
 comment on column observation.recorded_at is 'Knowledge time: when the ledger learned it (UTC); at or before meta.cutoff_at for every row here';
 comment on column observation.superseded_at is 'Knowledge time: when a later observation from the same source replaced it (UTC); NULL = still live at this file''s cut-off (meta.cutoff_at): closures after it are later knowledge and not shown';

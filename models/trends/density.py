@@ -9,7 +9,7 @@ import pandas as pd
 
 from models.trends import text
 from models.trends.fit import log_linear_fit
-from models.trends.live import normalise, resolved_points
+from models.trends.live import dated, normalise, resolved_points
 from models.trends.types import (
     Crossing,
     DensityTrend,
@@ -47,7 +47,7 @@ def density_trend(obs: pd.DataFrame, *, on: date, cutoff: datetime) -> DensityTr
 
 def _points(obs: pd.DataFrame, metric: str, kind: str, on: date,
             cutoff: datetime) -> list[TrendPoint]:
-    points = resolved_points(obs, metric, on=on, cutoff=cutoff, kinds={kind})
+    points = dated(resolved_points(obs, metric, on=on, cutoff=cutoff, kinds={kind}))
     return [_with_group(p, kind) for p in points]
 
 

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from models.frame_dates import day_stamps
+from models.observations import UNDATED
 from models.resolve import Candidate, resolve
 from models.trends.types import TrendPoint
 
@@ -74,11 +75,13 @@ def candidates(frame: pd.DataFrame) -> list[Candidate]:
     publishers = ([None if pd.isna(p) or not str(p).strip() else str(p)
                    for p in frame["source_publisher"].tolist()]
                   if "source_publisher" in frame else [None] * len(frame))
-    return [Candidate(int(i), s, k, p, a, r, float(v), float(lo), float(hi), who)
-            for (i, s, k, a, r, v, lo, hi), p, who in zip(columns(
+    dated = ([p != UNDATED for p in frame["as_of_precision"].tolist()]
+             if "as_of_precision" in frame else [True] * len(frame))
+    return [Candidate(int(i), s, k, p, a, r, float(v), float(lo), float(hi), who, d)
+            for (i, s, k, a, r, v, lo, hi), p, who, d in zip(columns(
                 frame["observation_id"], frame["source"], frame["source_kind"],
                 frame["as_of"].dt.date, frame["recorded_at"].dt.to_pydatetime(),
-                frame["value"], frame["low"], frame["high"]), published, publishers,
+                frame["value"], frame["low"], frame["high"]), published, publishers, dated,
                 strict=True)]
 
 
@@ -127,6 +130,12 @@ def to_points(frame: pd.DataFrame, group: str | Sequence[str] = "") -> list[Tren
                    group=label, as_of_precision=row.as_of_precision)
         for label, row in zip(groups, frame.itertuples(index=False), strict=True)]
     return sorted(points, key=lambda p: (p.as_of, p.item))
+
+
+def dated(points: Sequence[TrendPoint]) -> list[TrendPoint]:
+    """The points a trend over time can place: an undated figure has no date (its as_of is
+    only where its valid time starts), so it is no point of a fit or a chart over time."""
+    return [p for p in points if p.as_of_precision != UNDATED]
 
 
 def resolved_points(obs: pd.DataFrame, metric: str, *, on: date, cutoff: datetime,

@@ -29,7 +29,10 @@ def quantity(low: float, high: float, unit: str) -> str:
 
 
 def day(value: date, precision: str = "day") -> str:
-    """A date as precise as its source: 2025, 2025-03 or 2025-03-18."""
+    """A date as precise as its source: 2025, 2025-03 or 2025-03-18; "undated" where the
+    source gives none (the date is then only where the figure's valid time starts)."""
+    if precision == "none":
+        return "undated"
     if precision == "year":
         return f"{value.year}"
     if precision == "month":

@@ -7,6 +7,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from models.observations import UNDATED
 from pipelines.inputs.yaml_lines import load_yaml, read_bounded_text
 from pipelines.ledger.resolved import ResolvedValue
 from reports.context import Cited, ComparisonRow, SourceLine
@@ -68,8 +69,9 @@ def _cell(cell: dict[str, Any] | None, resolved: Resolved, vendors: Mapping[str,
     if value is None:
         return None
     winner = value.winner
+    # An undated figure prints "undated", not the start of its valid time.
     return Cited(winner["low"], winner["high"], winner["unit"], source=winner["source"],
-                 as_of=winner["as_of"])
+                 as_of=None if winner.get("as_of_precision") == UNDATED else winner["as_of"])
 
 
 def _as_date(value: Any) -> date | None:

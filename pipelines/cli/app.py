@@ -32,6 +32,7 @@ from pipelines.flows.serve_checks import (
     prefect_api_url,
     schedule_timezone,
 )
+from pipelines.ledger.figures import figure_date
 
 # What a command needs is imported inside it: `specledger --help` must not pay for SQLAlchemy,
 # pandas, Prefect or WeasyPrint (seconds), and `value` only for SQLAlchemy.
@@ -415,12 +416,19 @@ def value(item: str, metric: str, home: HomeOption = None,
         return
     console.print(Text.assemble(
         f"{item} {metric} = ", (_shown(payload), "bold"),
-        f" {payload['unit']}  (as of {payload['as_of']}, {payload['source']}, "
+        f" {payload['unit']}  ({_when(payload)}, {payload['source']}, "
         f"status {payload['status']})"))
     console.print(f"rule: {payload['reason']}", style="dim")
     for alternative in payload["alternatives"]:
         console.print(f"  alt: {_shown(alternative)} {alternative['unit']} "
-                      f"(as of {alternative['as_of']}, {alternative['source']})", style="dim")
+                      f"({_when(alternative)}, {alternative['source']})", style="dim")
+
+
+def _when(figure: dict[str, Any]) -> str:
+    """"as of 2024-03-18", or "undated, valid from 2024-01-01" for a figure without a date."""
+    if figure["as_of"] is None:
+        return f"undated, valid from {figure['valid_from']}"
+    return f"as of {figure['as_of']}"
 
 
 def _why_no_value(session: Any, item: str, metric: str, moment: datetime) -> str | None:
@@ -450,7 +458,10 @@ def _shown(row: dict[str, Any]) -> str:
 def _observation_json(row: dict[str, Any]) -> dict[str, Any]:
     return {"value": row["value"], "low": row["low"], "high": row["high"], "unit": row["unit"],
             "value_written": row["value_written"], "unit_written": row["unit_written"],
-            "as_of": row["as_of"].isoformat(), "source": row["source"],
+            # as_of is the figure's date, null when its source gives none; valid_from is
+            # where its valid time starts (the same date for a dated figure).
+            "as_of": figure_date(row), "valid_from": row["as_of"].isoformat(),
+            "source": row["source"],
             "source_kind": row["source_kind"], "status": row["status"],
             "value_kind": row["value_kind"], "quote": row["quote"],
             "recorded_at": row["recorded_at"].isoformat()}

@@ -56,7 +56,7 @@ from pipelines.jobs.recompute import (
     recompute_each,
 )
 from pipelines.ledger.cluster_specs import resolve_cluster
-from pipelines.ledger.figures import FigureUsed
+from pipelines.ledger.figures import FigureUsed, figure_date
 from pipelines.ledger.market import index_row
 from pipelines.ledger.resolved import resolved_value
 
@@ -223,13 +223,15 @@ def _resolve(scenario: TcoScenario, spec: InputSpec, session: Session | None, on
         f" x {ref.times:g}{' ' + ref.times_unit if ref.times_unit else ''}"
         + (f" / {ref.per:g}" if ref.per != 1 else ""))
     note = f"{row['value_written']} {row['unit_written']}{scale}"
+    if figure_date(row) is None:   # said where its date would be printed
+        note += f"; undated (its source gives no date; valid from {row['as_of'].isoformat()})"
     low, high, ranged = _with_alternatives(spec, found.alternatives, low, high)
     if ranged:
         note += f"; ranged over the ledger's other live values ({ranged})"
     if spec.origin == "default":
         note = f"default: {spec.written}; {note}"
     return FigureUsed(spec.name, value, unit, "ledger", low, high, ref.item, ref.metric,
-                     row["source"], row["as_of"].isoformat(), int(row["observation_id"]), note)
+                     row["source"], figure_date(row), int(row["observation_id"]), note)
 
 
 def _ledger_scale(unit: str, ref: Any, field: Any) -> float:
@@ -259,7 +261,7 @@ def _with_alternatives(spec: InputSpec, alternatives: list[dict[str, Any]], low:
             continue
         if min(values) < low or max(values) > high:
             said.append(f"{alt['source']} {alt['value_written']} {alt['unit_written']}, "
-                        f"{alt['as_of'].isoformat()}")
+                        f"{figure_date(alt) or 'undated'}")
         low, high = min(low, *values), max(high, *values)
     return low, high, "; ".join(said)
 

@@ -9,8 +9,11 @@ default with the reason for it, or a C2C estimate's time to train.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from models.observations import UNDATED
 
 
 @dataclass(frozen=True)
@@ -36,3 +39,11 @@ class FigureUsed:
     @property
     def is_range(self) -> bool:
         return self.low is not None and self.high is not None and self.low < self.high
+
+
+def figure_date(row: Mapping[str, Any]) -> str | None:
+    """A ledger row's as_of as a figure prints it (ISO), None when its source gives no date
+    (precision UNDATED: the stored as_of is only where its valid time starts)."""
+    if row.get("as_of_precision") == UNDATED:
+        return None
+    return row["as_of"].isoformat()

@@ -9,6 +9,7 @@ from typing import Any
 
 from db.engine import Session
 from db.queries import candidates, observations_frame
+from models.observations import UNDATED
 from models.resolve import CONFLICT_TOLERANCE, Candidate, Resolution, disagree, resolve
 
 
@@ -43,7 +44,8 @@ def _candidate(row: dict[str, Any]) -> Candidate:
                      source_kind=row["source_kind"],
                      source_published_on=row["source_published_on"], as_of=row["as_of"],
                      recorded_at=row["recorded_at"], value=row["value"], low=row["low"],
-                     high=row["high"], source_publisher=row.get("source_publisher") or None)
+                     high=row["high"], source_publisher=row.get("source_publisher") or None,
+                     dated=row.get("as_of_precision") != UNDATED)
 
 
 def current_values(session: Session, *, on: date, known: datetime) -> list[ResolvedValue]:

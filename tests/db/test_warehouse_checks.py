@@ -241,10 +241,11 @@ def test_each_kind_of_check_counts_its_failing_rows(checks, failing):
 
 
 def test_the_vocabularies_match_the_models():
+    from models import observations
     from models.c2c import classify
     from models.units import Counts
 
     assert C2C_CLASSES == (classify.COMPUTE_BOUND, classify.PERFORMANCE_SENSITIVE,
                            classify.COMMUNICATION_BOUND)
     assert COUNTS == get_args(Counts)
-    assert set(AS_OF_PRECISIONS) == {"day", "month", "year"}
+    assert AS_OF_PRECISIONS == observations.AS_OF_PRECISIONS

@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from models.bulk_rows import validate_rows
 from models.observations import (
+    UNDATED,
     CleanObservation,
     MetricDef,
     OfferTerms,
@@ -57,6 +58,14 @@ def test_partial_dates_keep_their_precision(as_of, expected, precision):
     assert (clean.as_of, clean.as_of_precision) == (expected, precision)
 
 
+@pytest.mark.parametrize("written", ["undated", "Undated", " undated "])
+def test_an_undated_figure_keeps_where_its_valid_time_starts_and_no_date_of_its_own(written):
+    """`as_of: undated` (the source gives no date): valid_from is stored where the date would
+    be, with precision "none", so nothing reads it as the figure's date."""
+    clean = check({**GOOD, "as_of": written, "valid_from": "2024"})
+    assert (clean.as_of, clean.as_of_precision) == (date(2024, 1, 1), UNDATED)
+
+
 @pytest.mark.parametrize(("change", "field", "reason"), [
     ({"unit": "wibbles/s"}, "unit", "unknown unit 'wibbles/s'"),
     ({"unit": "kW"}, "unit", "is not a data unit"),
@@ -78,6 +87,10 @@ def test_partial_dates_keep_their_precision(as_of, expected, precision):
     ({"status": None}, "status", "status is missing"),
     ({"value_kind": "guess"}, "value_kind", "is not one of reported"),
     ({"valid_to": "2020-01-01"}, "valid_to", "is not after as_of"),
+    ({"as_of": "undated"}, "valid_from", "an undated figure (as_of: undated) needs valid_from"),
+    ({"as_of": "undated", "valid_from": "2027"}, "valid_from", "is in the future"),
+    ({"as_of": "undated", "valid_from": "soon"}, "valid_from", "is not a date"),
+    ({"valid_from": "2024"}, "valid_from", "valid_from is for an undated figure"),
 ])
 def test_bad_rows_are_rejected_with_field_and_reason(change, field, reason):
     error = check({**GOOD, **change})

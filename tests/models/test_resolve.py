@@ -85,3 +85,32 @@ def test_one_publishers_successive_publications_are_a_series_not_a_conflict():
     # Without publishers, each source is its own series and both stay alternatives.
     anonymous = [replace(c, source_publisher=None) for c in (older, newer, other)]
     assert len(resolve(anonymous).alternatives) == 2
+
+
+def test_an_undated_figure_never_wins_on_recency_whatever_its_valid_from():
+    """GB200 NVL72 rack power: a dated 120 kW (2024-03-18) and an undated 132 kW whose valid
+    time starts later; the dated one wins, and the reason says the other is undated."""
+    dated = candidate(1, as_of=date(2024, 3, 18), value=120)
+    undated = replace(candidate(2, as_of=date(2025, 1, 1), value=132), dated=False)
+    for order in ([dated, undated], [undated, dated]):
+        resolution = resolve(order)
+        assert resolution.winner.value == 120
+        assert "2024-03-18 over undated" in resolution.reason
+
+
+def test_an_undated_figure_still_wins_on_source_kind_and_two_undated_fall_through():
+    datasheet = replace(candidate(1, "vendor_datasheet", date(2020, 1, 1), value=5), dated=False)
+    press = candidate(2, "secondary_press", date(2025, 1, 1), value=6)
+    assert resolve([press, datasheet]).winner.value == 5      # the better kind, dated or not
+    older, newer = (replace(candidate(n, published=p, value=n), dated=False)
+                    for n, p in ((3, date(2023, 1, 1)), (4, date(2024, 1, 1))))
+    resolution = resolve([older, newer])
+    assert resolution.winner.value == 4 and "newest publication" in resolution.reason
+
+
+def test_a_series_newest_figure_is_its_newest_dated_one():
+    """One source's dated figure follows its undated one, even when the undated one's valid
+    time starts later: an undated figure is no newer than anything."""
+    undated = replace(candidate(1, as_of=date(2025, 6, 1), value=1), dated=False)
+    dated = replace(candidate(2, as_of=date(2024, 1, 1), value=2), source_key="source-1")
+    assert resolve([undated, dated]).winner.value == 2
