@@ -8,6 +8,7 @@ import pandas as pd
 
 from models.market.frames import AS_OF, GPU, PRICE, PROVIDER, TERM
 from models.market.valid_time import age_days
+from models.trends.types import Flag
 
 STALE_COLUMNS = (GPU, TERM, "offers", "providers", "median", "newest", "age_days")
 
@@ -31,3 +32,15 @@ def stale_summary(offers: pd.DataFrame, max_age_days: int) -> pd.DataFrame:
                      "newest": pd.Timestamp(group[AS_OF].max()).date(),
                      "age_days": int(group["age_days"].min())})
     return pd.DataFrame(rows, columns=list(STALE_COLUMNS))
+
+
+def stale_offer_flags(summary: pd.DataFrame, max_age_days: int) -> list[Flag]:
+    """One `stale` flag per offer group (GPU and term) of `stale_summary`: a catalog's many
+    rows of one GPU and term are one finding, not one per row."""
+    return [Flag("stale", "info", f"market: {row[GPU]} {str(row[TERM]).replace('_', ' ')}",
+                 f"market: {row[GPU]} {str(row[TERM]).replace('_', ' ')}: {row['offers']:,} "
+                 f"offer(s) from {row['providers']} provider(s), the newest priced "
+                 f"{row['newest'].isoformat()} ({row['age_days']:,} days old, past the "
+                 f"market's {max_age_days}-day age limit): the market's history, so no price "
+                 "or rent is taken from them; a current price list would replace them.")
+            for _, row in summary.iterrows()]

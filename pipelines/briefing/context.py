@@ -303,7 +303,11 @@ def _parameters(params: TrendParams) -> dict[str, str]:
         "Default link efficiency": f"NVLink {calibration.SCALEUP_EFFICIENCY:g}, NIC "
                                    f"{calibration.SCALEOUT_EFFICIENCY:g} of line rate "
                                    "(nccl-tests #212, #290) when no measurement is in the ledger",
-        "Stale after": f"{params.stale_after_days} days without a newer observation",
+        "Stale after": (f"prices and costs "
+                        f"{params.price_stale_after_days or params.stale_after_days} days "
+                        "(the market's age limit), availability and lead times "
+                        f"{params.stale_after_days} days, without a newer dated observation; "
+                        "datasheet constants never"),
         "Conflict tolerance": f"{params.tolerance:.0%} relative (ranges that overlap agree)",
         "Result move tolerance": f"{params.result_tolerance:.0%} relative change of s*",
         "NICs per GPU": f"{params.nics_per_gpu:g} (per-GPU scale-out = NIC rate x this)",

@@ -218,6 +218,7 @@ def stored_flags(settings: Settings, dataset_version: int) -> list[dict[str, Any
 
 def _params(settings: Settings) -> TrendParams:
     return TrendParams(stale_after_days=settings.stale_after_days,
+                       price_stale_after_days=settings.market_max_age_days,
                        tolerance=settings.flag_tolerance,
                        result_tolerance=settings.result_tolerance,
                        nics_per_gpu=settings.nics_per_gpu)

@@ -113,6 +113,22 @@ def test_page_one_names_each_training_options_fabric_at_its_per_gpu_rate(shipped
     assert "hgx-800gbe's scale-out efficiency (0.94) is measured on InfiniBand" in flat
 
 
+def test_the_shipped_run_raises_at_most_100_flags_each_on_a_figure_or_an_offer_group(shipped):
+    """Issue 39: flags a buyer reads. No flag per catalog row (an offer group is one), no
+    single_source or stale on a figure no scenario reads, and the ones on read figures say
+    which scenarios read them."""
+    con = duckdb.connect(str(shipped.home / "warehouse.duckdb"), read_only=True)
+    rows = con.execute("select kind, subject, message from flag").fetchall()
+    con.close()
+    assert 0 < len(rows) <= 100
+    assert not any(subject.endswith("/ gpu_hour_price") for _, subject, _ in rows)
+    noisy = [(kind, subject) for kind, subject, message in rows
+             if kind in ("single_source", "stale") and not subject.startswith("market: ")
+             and " Read by " not in message]
+    assert noisy == []
+    assert any(subject.startswith("market: ") for kind, subject, _ in rows if kind == "stale")
+
+
 def test_a_run_is_quiet_on_stderr(shipped):
     """No pint redefinition, no WeasyPrint anchor or CSS warning, no log line at all: what a
     run has to say is on stdout."""

@@ -7,7 +7,7 @@ from datetime import date
 
 import pandas as pd
 
-from models.market.stale import stale_summary
+from models.market.stale import stale_offer_flags, stale_summary
 
 ON = date(2026, 11, 27)
 
@@ -33,3 +33,16 @@ def test_a_gpu_and_term_with_one_current_offer_is_not_stale():
                     ("lambda", "h100", "on_demand", 2.99, date(2026, 10, 1)))
     assert stale_summary(market, 120).empty
     assert stale_summary(market.iloc[0:0], 120).empty
+
+
+def test_each_old_offer_group_is_one_stale_flag_however_many_rows_it_holds():
+    """A catalog's 40 rows of one GPU and term past the age limit are one finding."""
+    rows = [("aws", "h100", "on_demand", 12.0, date(2023, 12, 13))] * 40
+    rows += [("gcp", "a100", "spot", 1.2, date(2023, 12, 4)),
+             ("lambda", "b200", "on_demand", 4.99, date(2026, 11, 1))]   # current: no flag
+    found = stale_offer_flags(stale_summary(offers(*rows), 120), 120)
+    assert [(f.kind, f.subject) for f in found] == [("stale", "market: a100 spot"),
+                                                    ("stale", "market: h100 on demand")]
+    assert ("market: h100 on demand: 40 offer(s) from 1 provider(s), the newest priced "
+            "2023-12-13 (1,080 days old, past the market's 120-day age limit)") \
+        in found[1].message

@@ -165,3 +165,59 @@ def test_undated_claims_flag_only_missing_dates():
     assert (flag.kind, flag.severity, flag.subject) == ("undated", "critical",
                                                        "NVLink 6 bandwidth")
     assert undated_claims([]) == []
+
+
+def test_a_figure_whose_source_gives_no_date_warns_that_it_prints_undated():
+    found = undated_claims([("gb200-nvl72 rack IT power", date(2024, 1, 1), "none"),
+                            ("NVLink 6 bandwidth", None, "day")])
+    assert [(f.subject, f.severity) for f in found] == [
+        ("gb200-nvl72 rack IT power", "warning"), ("NVLink 6 bandwidth", "critical")]
+    assert "prints as undated and loses every conflict on recency" in found[0].message
+
+
+def test_an_undated_price_has_no_known_age_and_never_makes_its_pair_current():
+    """A price whose source gives no date is stale beside an old dated one (its valid time
+    starting recently says nothing of its age), and alone it says its age is unknown."""
+    old = price(379000, "quote", as_of=date(2020, 1, 1))
+    undated = price(515000, "press", as_of=date(2025, 12, 1), as_of_precision="none")
+    [flag] = of_kind([old, undated], "stale", on=ON_DAY, stale_after_days=730)
+    assert "newest: 379,000 USD from quote (2020-01-01)" in flag.message
+    [alone] = of_kind([undated], "stale", on=ON_DAY, stale_after_days=730)
+    assert "no dated observation" in alone.message and "(undated)" in alone.message
+
+
+def test_a_price_goes_stale_at_the_markets_age_limit_and_other_moving_figures_at_theirs():
+    """One rule per kind: a price or cost ages as the market does (price_stale_after_days,
+    the market's 120 days), an availability by stale_after_days, a datasheet constant never."""
+    year_old = date(2025, 1, 1)    # 365 days before ON_DAY
+    rules = {"on": ON_DAY, "stale_after_days": 730, "price_stale_after_days": 120}
+    assert of_kind([price(379000, "quote", as_of=year_old)], "stale", **rules)
+    availability = price(0.99, "sla", metric="availability", unit="fraction", as_of=year_old)
+    assert of_kind([availability], "stale", **rules) == []
+    assert of_kind([power(132, "sheet", as_of=date(2019, 1, 1))], "stale", **rules) == []
+
+
+def test_market_offers_raise_no_evidence_flag_of_their_own():
+    """An offer is one provider's price on one date: one source, and a price moving over time,
+    by nature. Its staleness is the market's, one flag per offer group (models.market.stale)."""
+    offer = {"item": "aws-p4d-on-demand", "item_kind": "offer", "metric": "gpu_hour_price",
+             "unit": "USD/hour", "offer_provider": "aws", "offer_term": "on_demand",
+             "offer_gpu": "a100-sxm4-40gb"}
+    rows = [obs_row(**offer, value=4.1, source="catalog-2021", as_of=date(2021, 1, 1)),
+            obs_row(**offer, value=2.7, source="catalog-2026", as_of=date(2025, 11, 9))]
+    assert flags(rows, on=ON_DAY, price_stale_after_days=120) == []
+
+
+def test_with_readers_only_read_figures_are_single_source_or_stale_and_flags_name_them():
+    read = price(379000, "quote", as_of=date(2020, 1, 1))
+    unread = price(15000, "press", item="a100-sxm4-40gb", metric="gpu_price",
+                   as_of=date(2020, 1, 1))
+    readers = {("dgx-b200", "system_price"): ("tco-a", "tco-b", "tco-c", "tco-d")}
+    found = flags([read, unread], on=ON_DAY, read_by=readers)
+    assert {(f.kind, f.item) for f in found} == {("single_source", "dgx-b200"),
+                                                 ("stale", "dgx-b200")}
+    assert all(f.message.endswith("Read by tco-a, tco-b, tco-c and 1 more.") for f in found)
+    # Without readers (no stored result to ask), every pair is flagged and none is named.
+    everything = flags([read, unread], on=ON_DAY)
+    assert {f.item for f in everything} == {"dgx-b200", "a100-sxm4-40gb"}
+    assert not any("Read by" in f.message for f in everything)
