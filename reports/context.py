@@ -156,7 +156,9 @@ class OptionLine:
     # (one date when they agree): valid time, not the dataset version's date.
     market_priced_from: date | None = None
     market_priced_to: date | None = None
-    fabric: str | None = None             # its training cluster's scale-out, "400G RoCE per GPU"
+    # A rented option whose rent is older than the market's age limit: no verdict rests on it.
+    rent_stale: bool = False
+    fabric: str | None = None             # its training cluster's scale-out, "400G RoCE"
     fabric_borrowed: str | None = None    # its efficiency is another fabric's (why), or None
 
 

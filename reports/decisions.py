@@ -33,6 +33,7 @@ class Workload:
     options: tuple[tuple[str, OptionLine], ...]   # (names, figures)
     decisions: tuple[DecisionView, ...]
     assumptions: str = ""                         # what cost per job assumes, in words
+    bottom_line: str = ""                         # the workload's answer in one sentence
 
     @property
     def headers(self) -> tuple[tuple[str, str], ...]:
@@ -95,8 +96,63 @@ def workloads(decisions: Sequence[DecisionLine], illustrative: bool = False) -> 
             groups.setdefault(line.workload, []).append(line)
     return [Workload(title, _columns(lines), tuple(DecisionView(d, verdict(d), flip(d))
                                                    for d in lines),
-                     assumptions(_columns(lines)))
+                     assumptions(_columns(lines)), bottom_line(lines))
             for title, lines in groups.items()]
+
+
+def bottom_line(lines: Sequence[DecisionLine]) -> str:
+    """A workload's answer in one sentence: what to buy ("Buy X", or "Either X or Y: too
+    close to call; what decides it: ..." naming something the buyer can get), then whether to
+    own or rent. Built from the comparisons' verdicts, so it never says more than they do."""
+    hardware = [line for line in lines if not _own_vs_rent(line) and _decided(line)]
+    parts = [_buy(hardware)] if hardware else []
+    parts += [_own_or_rent(line) for line in lines if _own_vs_rent(line)]
+    text = "; ".join(p for p in parts if p)
+    return f"{text[0].upper()}{text[1:]}." if text else ""
+
+
+def _own_vs_rent(line: DecisionLine) -> bool:
+    return len({o.rented for o in line.options}) > 1
+
+
+def _decided(line: DecisionLine) -> bool:
+    """A comparison with a verdict: both job times known and no rent past the age limit."""
+    return (line.saving is not None and line.cheaper is not None
+            and not any(o.rented and o.rent_stale for o in line.options))
+
+
+def _buy(lines: Sequence[DecisionLine]) -> str:
+    clear = [line for line in lines if not line.too_close]
+    close = [line for line in lines if line.too_close]
+    winners = list(dict.fromkeys(line.cheaper for line in clear))
+    losers = {line.dearer for line in clear}
+    settle = next((line.settle_with for line in close if line.settle_with), None)
+    decides = f"what decides it: {settle + ', or ' if settle else ''}firm quotes for each"
+    if not close and len(winners) == 1 and winners[0] not in losers:
+        return f"Buy {winners[0]}"
+    if not clear:
+        names = list(dict.fromkeys(n for line in close for n in (line.cheaper, line.dearer)))
+        return f"Either {' or '.join(str(n) for n in names)}: too close to call; {decides}"
+    beaten = ", ".join(str(line.dearer) for line in clear)
+    level = ", ".join(str(line.dearer if line.cheaper in winners else line.cheaper)
+                      for line in close)
+    return (f"Buy {' or '.join(str(w) for w in winners)} rather than {beaten}"
+            + (f"; against {level} too close to call ({decides})" if close else ""))
+
+
+def _own_or_rent(line: DecisionLine) -> str:
+    if any(o.rented and o.rent_stale for o in line.options):
+        stale = ", ".join(o.name for o in line.options if o.rented and o.rent_stale)
+        return f"own or rent: no current rent price for {stale}"
+    if not _decided(line):
+        return ""
+    rented = next(o for o in line.options if o.rented)
+    if line.too_close:
+        return f"owning or renting ({rented.name}): too close to call"
+    margin = f"{format_percent(line.saving)} cheaper per job"
+    if line.cheaper == rented.name:
+        return f"rent ({rented.name}) rather than own, {margin}"
+    return f"own rather than rent, {margin} than {rented.name}"
 
 
 def assumptions(columns: Sequence[tuple[str, OptionLine]]) -> str:
@@ -164,6 +220,10 @@ def verdict(line: DecisionLine) -> str:
         cheaper = line.cheaper or "neither option"
         return (f"{cheaper} is cheaper per GPU-hour; cost per job needs both job times, "
                 "which this comparison does not have.")
+    stale = [o for o in line.options if o.rented and o.rent_stale]
+    if stale:   # a rent past the market's age limit is history, not a price to decide on
+        return (f"No verdict: no current rent price for {', '.join(o.name for o in stale)} "
+                f"({stale[0].basis}).")
     options = {o.name: o for o in line.options}
     cheaper, dearer = options.get(line.cheaper), options.get(line.dearer or "")
     band = (f"P10–P90 {format_percent(line.saving_p10, signed=True)} to "

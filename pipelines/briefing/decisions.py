@@ -86,6 +86,7 @@ def _option(option: TcoOption, linked: ScenarioLine | None, as_of: date | None,
                                         committed_rent(option)) if option.rent
                              else "owned"),
                       rented=option.rent is not None,
+                      rent_stale=past_limit(option.rent, as_of, max_age_days),
                       availability=option.availability, goodput=option.goodput,
                       utilisation=option.utilisation,
                       upfront_capex_usd=option.upfront_capex_usd,
@@ -95,6 +96,15 @@ def _option(option: TcoOption, linked: ScenarioLine | None, as_of: date | None,
                       market_priced_to=_day(on_demand.as_of) if on_demand else None,
                       fabric=linked.fabric if linked else None,
                       fabric_borrowed=linked.fabric_borrowed if linked else None)
+
+
+def past_limit(rent: Mapping[str, Any] | None, as_of: date | None,
+          max_age_days: int | None) -> bool:
+    """Whether a rent was priced longer ago than the market's age limit on `as_of`."""
+    if rent is None or max_age_days is None:
+        return False
+    age = _age_days(rent.get("as_of"), as_of)
+    return age is not None and age > max_age_days
 
 
 def rent_basis(rent: Mapping[str, Any], as_of: date | None = None,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from reports.decisions import digest, flip, input_label, verdict, workloads
+from reports.decisions import bottom_line, digest, flip, input_label, verdict, workloads
 from tests.support.contexts import decisions, full_context
 
 
@@ -57,20 +57,35 @@ def test_the_bottom_line_says_on_which_layouts_the_options_compare():
     assert "some options searched" in verdict(with_layouts(clear, [True, False]))
 
 
-def test_owning_against_renting_is_its_own_line_naming_the_rent():
+def own_against_rent(basis: str, **rent: object):
+    """The clear comparison with its nvl72 option rented as rent-h100 at `basis`, and owning
+    (hgx-800gbe) the cheaper."""
     _, clear, _ = decisions()
     nvl72, hgx = clear.options
-    rent = dataclasses.replace(nvl72, name="rent-h100", rented=True,
-                               basis="rented at $2.10/GPU-hour: median of 4 reserved_1y "
-                                     "offers, price of 2026-10-01")
-    line = dataclasses.replace(clear, options=(rent, hgx), cheaper="hgx-800gbe",
+    rented = dataclasses.replace(nvl72, name="rent-h100", rented=True, basis=basis, **rent)
+    return dataclasses.replace(clear, options=(rented, hgx), cheaper="hgx-800gbe",
                                dearer="rent-h100")
+
+
+def test_owning_against_renting_is_its_own_line_naming_the_rent():
+    line = own_against_rent("rented at $2.10/GPU-hour: median of 4 reserved_1y offers, price "
+                            "of 2026-10-01")
     assert verdict(line) == (
         "Own rather than rent: hgx-800gbe is 2.99 % cheaper per job than rent-h100, P10–P90 "
         "+1.2 % to +16.4 %. rent-h100 is rented at $2.10/GPU-hour: median of 4 reserved_1y "
         "offers, price of 2026-10-01.")
     flipped = dataclasses.replace(line, cheaper="rent-h100", dearer="hgx-800gbe")
     assert verdict(flipped).startswith("Rent rather than own: rent-h100 is 2.99 % cheaper")
+
+
+def test_a_rent_past_the_markets_age_limit_gives_no_verdict_and_says_why():
+    """Issue 39: no verdict from a rent price older than the market's age limit."""
+    basis = ("rented at $2.10/GPU-hour: h100-index (ornn), price of 2026-03-01 (266 days old, "
+             "past the market's 120-day limit)")
+    assert verdict(own_against_rent(basis, rent_stale=True)) == (
+        "No verdict: no current rent price for rent-h100 (rented at $2.10/GPU-hour: h100-index "
+        "(ornn), price of 2026-03-01 (266 days old, past the market's 120-day limit)).")
+    assert verdict(own_against_rent(basis)).startswith("Own rather than rent: hgx-800gbe")
 
 
 def test_the_flip_reads_the_break_even_against_the_models_speed_up():
@@ -137,3 +152,26 @@ def test_page_one_states_the_utilisation_availability_and_goodput_each_cost_per_
                             second, third])
     assert "utilisation 100 % / 60 %" in workload.assumptions
     assert "availability 95 %, goodput 100 %" in workload.assumptions
+
+
+def test_each_workload_has_a_bottom_line_in_one_sentence():
+    """Issue 39: "Buy X", or "Either X or Y: too close to call; what decides it: ..." (a
+    measurement or firm quotes, never what the ledger lacks), then own or rent."""
+    close, clear, _ = decisions()
+    assert bottom_line([clear]) == "Buy hgx-800gbe."
+    either = bottom_line([close])
+    assert either == ("Either nvl72 or hgx-ndr: too close to call; what decides it: a measured "
+                      "nccl-tests all-reduce on the scale-out fabric, or firm quotes for each.")
+    assert "lead time" not in either
+    mixed = bottom_line([close, clear])
+    assert mixed.startswith("Buy hgx-800gbe rather than nvl72; against ")
+    nvl72, hgx = clear.options
+    rent = dataclasses.replace(nvl72, name="rent-b200", rented=True)
+    own_or_rent = dataclasses.replace(clear, options=(rent, hgx), cheaper="hgx-800gbe",
+                                      dearer="rent-b200")
+    assert bottom_line([clear, own_or_rent]) == (
+        "Buy hgx-800gbe; own rather than rent, 2.99 % cheaper per job than rent-b200.")
+    stale = dataclasses.replace(own_or_rent, options=(
+        dataclasses.replace(rent, rent_stale=True), hgx))
+    assert bottom_line([stale]) == "Own or rent: no current rent price for rent-b200."
+    assert bottom_line([]) == ""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date
 
 from models.records import Rent
-from pipelines.briefing.decisions import rent_basis
+from pipelines.briefing.decisions import past_limit, rent_basis
 
 CONTRACT = {"origin": "ledger", "value": 2.35, "item": "h100-1yr-contract-index",
             "source": "semianalysis-gpu-shortage-2026-04-02", "as_of": "2026-03-01"}
@@ -43,3 +43,13 @@ def test_an_old_rent_price_names_what_the_markets_current_contract_offers_charge
     # A price within the limit needs no comparison.
     assert rent_basis(CONTRACT, date(2026, 3, 31), 120, committed=current).endswith(
         "price of 2026-03-01")
+
+
+def test_a_rent_is_past_the_limit_only_when_dated_and_older_than_it():
+    """What makes page 1 refuse a verdict (reports.decisions.verdict): a dated rent older
+    than the market's age limit; an undated or unparsable one is said as it is instead."""
+    assert past_limit(CONTRACT, date(2026, 11, 27), 120)
+    assert not past_limit(CONTRACT, date(2026, 3, 31), 120)
+    assert not past_limit({**CONTRACT, "as_of": None}, date(2026, 11, 27), 120)
+    assert not past_limit(CONTRACT, date(2026, 11, 27), None)
+    assert not past_limit(None, date(2026, 11, 27), 120)
