@@ -155,6 +155,9 @@ class TcoOption:
     utilisation: float = 1.0             # the share of the year in paid work (default 1)
     upfront_capex_usd: float | None = None  # the capex items' purchase cost (None: rented)
     annual_opex_usd: float | None = None
+    # Capex categories (models.tco.plans.CAPEX_CATEGORIES) no capex item covers: printed
+    # "not in the ledger", never zero; empty for a rented option or an older result.
+    capex_missing: tuple[str, ...] = ()
 
     @property
     def basis(self) -> str:
@@ -255,7 +258,8 @@ def _option(option: Mapping[str, Any], market: Mapping[str, Any] | None,
                      availability=read("availability"), goodput=read("goodput"),
                      utilisation=read("utilisation"),
                      upfront_capex_usd=_upfront(name, inputs),
-                     annual_opex_usd=option.get("annual_opex_usd"))
+                     annual_opex_usd=option.get("annual_opex_usd"),
+                     capex_missing=tuple((option.get("capex") or {}).get("missing") or ()))
 
 
 def _upfront(option: str, inputs: Mapping[str, Mapping[str, Any]]) -> float | None:

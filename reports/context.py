@@ -158,6 +158,8 @@ class OptionLine:
     market_priced_to: date | None = None
     # A rented option whose rent is older than the market's age limit: no verdict rests on it.
     rent_stale: bool = False
+    # Capex categories no capex item covers (cooling, facility, ...): "not in the ledger".
+    capex_missing: tuple[str, ...] = ()
     fabric: str | None = None             # its training cluster's scale-out, "400G RoCE"
     fabric_borrowed: str | None = None    # its efficiency is another fabric's (why), or None
 

@@ -168,7 +168,21 @@ def assumptions(columns: Sequence[tuple[str, OptionLine]]) -> str:
             "jobs that run), plus any rent, × job time / 365; "
             f"utilisation {' / '.join(used)}. "
             f"Job times assume {stated} (all set per option in the scenario). "
-            f"{fabrics(columns)}Upfront capex: the options' capex items at purchase.")
+            f"{fabrics(columns)}Upfront capex: the options' capex items at purchase"
+            f"{capex_gaps(columns)}.")
+
+
+def capex_gaps(columns: Sequence[tuple[str, OptionLine]]) -> str:
+    """"; not in the ledger: cooling of hgx-800gbe, hgx-ndr", each category no capex item of
+    an option covers, with the options it is missing from ("" when none is)."""
+    missing: dict[str, list[str]] = {}
+    for name, option in columns:
+        for category in option.capex_missing:
+            missing.setdefault(category, []).append(name)
+    if not missing:
+        return ""
+    return "; not in the ledger: " + "; ".join(f"{category} of {', '.join(names)}"
+                                               for category, names in missing.items())
 
 
 def fabrics(columns: Sequence[tuple[str, OptionLine]]) -> str:

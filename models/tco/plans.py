@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 from models.tco.finance import Num
 from models.tco.ownership import CapexItem, Comparison, ComparisonCost, Finance, Option, compare
@@ -23,6 +24,15 @@ OPTION_FIGURES = ("annual_capex_usd", "annual_opex_usd", "annual_total_usd", "us
 class CapexPlan:
     name: str
     it: bool
+    # What the item buys, of CAPEX_CATEGORIES (an all-in rack is compute and network); empty
+    # when the scenario does not say.
+    categories: tuple[str, ...] = ()
+
+
+# The categories every owned option's capex is read against: a category no item covers is
+# printed as "not in the ledger", never as zero. Facility space and power are colocation's
+# (an opex) when the option pays colocation.
+CAPEX_CATEGORIES = ("compute", "network", "cooling", "facility")
 
 
 @dataclass(frozen=True)
@@ -67,6 +77,23 @@ class OptionPlan:
                       availability=v[self.key("availability")], goodput=v[self.key("goodput")],
                       utilisation=v.get(self.key("utilisation"), 1.0), jct_days=jct,
                       depreciation=self.depreciation)
+
+
+def capex_coverage(option: OptionPlan, v: Mapping[str, Num],
+                   colocation_usd: float | None) -> dict[str, Any]:
+    """What an owned option's capex buys, by category: each item's cost and categories, the
+    categories no item covers (`missing`, printed "not in the ledger"), and whether facility
+    is colocation's (an opex) instead. Empty for a rented option."""
+    if option.rented:
+        return {}
+    items = [{"name": c.name, "categories": list(c.categories),
+              "cost_usd": float(v[f"options.{option.name}.capex.{c.name}.cost"])}
+             for c in option.capex]
+    covered = {category for c in option.capex for category in c.categories}
+    in_colocation = "facility" not in covered and bool(colocation_usd)
+    missing = [c for c in CAPEX_CATEGORIES
+               if c not in covered and not (c == "facility" and in_colocation)]
+    return {"items": items, "missing": missing, "facility_in_colocation": in_colocation}
 
 
 @dataclass(frozen=True)

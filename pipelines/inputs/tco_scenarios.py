@@ -53,7 +53,13 @@ from models.tco.inputs import (
     MarketRef,
 )
 from models.tco.ownership import DEPRECIATION_MODES
-from models.tco.plans import CapexPlan, ComparisonPlan, OptionPlan, TrainingRunPlan
+from models.tco.plans import (
+    CAPEX_CATEGORIES,
+    CapexPlan,
+    ComparisonPlan,
+    OptionPlan,
+    TrainingRunPlan,
+)
 from models.units import UnitError, conversion_factor
 from pipelines.inputs.limits import DEFAULT_LIMITS, MAX_KEY_LENGTH, InputLimits
 from pipelines.inputs.scenario_models import (
@@ -343,12 +349,25 @@ class _Uncertainty(Section):
         return self
 
 
+def _categories(value: Any) -> tuple[str, ...]:
+    """A capex item's category: one of CAPEX_CATEGORIES, or a list of them (an all-in rack
+    is [compute, network])."""
+    if value == ():   # absent: the item names no category
+        return ()
+    values = value if isinstance(value, list) else [value]
+    if not values or not all(isinstance(v, str) and v in CAPEX_CATEGORIES for v in values):
+        raise fail(f"expected one of {', '.join(CAPEX_CATEGORIES)} or a list of them, "
+                   f"got {_quoted(value)}")
+    return tuple(dict.fromkeys(values))
+
+
 class _Capex(_Inputs):
     expected: ClassVar[str] = "expected a mapping {name, cost, life_years}"
     table: ClassVar[dict[str, Field]] = CAPEX_FIELDS
     name: Annotated[str, _text(lambda v: isinstance(v, str) and _SIMPLE_NAME.fullmatch(v),
                                "missing or not a simple name: {value}")] = None  # type: ignore[assignment]
     it: Annotated[bool, _text(lambda v: isinstance(v, bool), "expected true or false")] = False
+    category: Annotated[tuple[str, ...], BeforeValidator(_categories)] = ()
 
 
 _Capex = create_model("_Capex", __base__=_Capex, **_inputs(CAPEX_FIELDS))  # type: ignore[misc,call-overload]
@@ -414,7 +433,7 @@ class _Option(_Inputs):
         capex: list[Any] = getattr(self, "capex", None) or []
         for item in capex:
             inputs.update(item.inputs(f"{prefix}.capex.{item.name}"))
-        return OptionPlan(self.name, tuple(CapexPlan(i.name, i.it) for i in capex),
+        return OptionPlan(self.name, tuple(CapexPlan(i.name, i.it, i.category) for i in capex),
                           has_jct="jct" in self.model_fields_set or link is not None,
                           depreciation=self.depreciation, modelled_jct=link is not None,
                           rented=rented), link

@@ -25,6 +25,7 @@ from models.tco.plans import (
     TRAINING_RUN_FIGURES,
     ComparisonPlan,
     TrainingRunPlan,
+    capex_coverage,
     flatten,
     training_run_figures,
 )
@@ -435,6 +436,7 @@ def _comparison(plan: ComparisonPlan, point: dict[str, float],
     costs = compare(built)
     outputs = flatten(costs)
     options = []
+    plans = {o.name: o for o in plan.options}
     for option, cost in zip(built.options, costs.options, strict=True):
         figures = {f: outputs.get(f"{option.name}.{f}") for f in OPTION_FIGURES}
         options.append({
@@ -443,6 +445,7 @@ def _comparison(plan: ComparisonPlan, point: dict[str, float],
             "opex_usd": {"energy": cost.energy, "colocation": cost.colocation,
                          "maintenance": cost.maintenance,
                          "staff_and_licences": cost.staff_and_licences},
+            "capex": capex_coverage(plans[option.name], point, float(cost.colocation)),
             "ranges": {f: spread[f"{option.name}.{f}"].to_json() for f in OPTION_FIGURES
                        if f"{option.name}.{f}" in spread}})
     job = {o["name"]: o["job_cost_usd"] for o in options}

@@ -111,6 +111,8 @@ def test_page_one_names_each_training_options_fabric_at_its_per_gpu_rate(shipped
     assert "b200 + 400G RoCE" in flat and "gb200 + 400G IB" in flat
     assert "400G RoCE (hgx-800gbe): one line rate (400G), the fabrics differ" in flat
     assert "hgx-800gbe's scale-out efficiency (0.94) is measured on InfiniBand" in flat
+    # The HGX options buy no cooling: said, not counted as zero.
+    assert "not in the ledger: cooling of hgx-800gbe, hgx-ndr" in flat
 
 
 def test_the_shipped_run_raises_at_most_100_flags_each_on_a_figure_or_an_offer_group(shipped):

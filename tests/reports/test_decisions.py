@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 
-from reports.decisions import bottom_line, digest, flip, input_label, verdict, workloads
+from reports.decisions import (
+    bottom_line,
+    capex_gaps,
+    digest,
+    flip,
+    input_label,
+    verdict,
+    workloads,
+)
 from tests.support.contexts import decisions, full_context
 
 
@@ -175,3 +183,15 @@ def test_each_workload_has_a_bottom_line_in_one_sentence():
         dataclasses.replace(rent, rent_stale=True), hgx))
     assert bottom_line([stale]) == "Own or rent: no current rent price for rent-b200."
     assert bottom_line([]) == ""
+
+
+def test_a_capex_category_an_option_lacks_is_said_not_in_the_ledger():
+    close, _, _ = decisions()
+    nvl72, ndr = close.options
+    lacking = dataclasses.replace(ndr, capex_missing=("cooling",))
+    columns = (("nvl72", nvl72), ("hgx-ndr", lacking), ("hgx-800gbe", lacking))
+    assert capex_gaps(columns) == "; not in the ledger: cooling of hgx-ndr, hgx-800gbe"
+    assert capex_gaps((("nvl72", nvl72),)) == ""
+    [workload] = workloads([dataclasses.replace(close, options=(nvl72, lacking))])
+    assert workload.assumptions.endswith(
+        "capex items at purchase; not in the ledger: cooling of hgx-ndr.")

@@ -227,3 +227,34 @@ def test_a_key_written_twice_names_the_key_and_both_lines(write_scenario):
     error = caught.value
     assert (error.path, error.line, error.field) == (str(path), 20, "options[1].pue")
     assert error.reason == "written twice (first on line 19); give it once"
+
+
+def test_each_owned_options_capex_says_which_categories_no_item_covers(write_scenario):
+    """Issue 39: capex read against one set of categories (compute, network, cooling,
+    facility): the NVL72's all-in racks are compute and network, its retrofit cooling; the
+    HGX nodes compute only. Facility is the colocation's (an opex) here, so only the missing
+    cooling and network of the HGX are "not in the ledger"."""
+    text = edited(edited(TWO_OPTIONS, '{name: racks, cost: "7.8e6 USD", life_years: 5, it: true}',
+                         '{name: racks, category: [compute, network], cost: "7.8e6 USD", '
+                         'life_years: 5, it: true}\n      - {name: retrofit, category: cooling, '
+                         'cost: "1e6 USD", life_years: 10}'),
+                  '{name: nodes, cost', '{name: nodes, category: compute, cost')
+    up, out = run(write_scenario(text))["options"]
+    assert up["capex"] == {"items": [
+        {"name": "racks", "categories": ["compute", "network"], "cost_usd": 7.8e6},
+        {"name": "retrofit", "categories": ["cooling"], "cost_usd": 1e6}],
+        "missing": [], "facility_in_colocation": True}
+    assert out["capex"]["missing"] == ["network", "cooling"]
+    # A scenario that names no category covers none: every one is missing.
+    _, plain = run(write_scenario(TWO_OPTIONS))["options"]
+    assert plain["capex"]["missing"] == ["compute", "network", "cooling"]
+
+
+def test_a_capex_category_outside_the_list_names_its_field(write_scenario):
+    path = write_scenario(edited(TWO_OPTIONS, "{name: racks, cost", "{name: racks, "
+                                 "category: [compute, gold], cost"))
+    with pytest.raises(ScenarioError) as caught:
+        run(path)
+    assert (caught.value.line, caught.value.field) == (9, "options.nvl72.capex.racks.category")
+    assert "expected one of compute, network, cooling, facility or a list of them" in \
+        caught.value.reason
