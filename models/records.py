@@ -158,6 +158,9 @@ class TcoOption:
     # Capex categories (models.tco.plans.CAPEX_CATEGORIES) no capex item covers: printed
     # "not in the ledger", never zero; empty for a rented option or an older result.
     capex_missing: tuple[str, ...] = ()
+    # Where its goodput comes from when the ledger gives it: "item (source, date)"; None when
+    # the scenario writes it or leaves the default (1).
+    goodput_source: str | None = None
 
     @property
     def basis(self) -> str:
@@ -259,7 +262,15 @@ def _option(option: Mapping[str, Any], market: Mapping[str, Any] | None,
                      utilisation=read("utilisation"),
                      upfront_capex_usd=_upfront(name, inputs),
                      annual_opex_usd=option.get("annual_opex_usd"),
-                     capex_missing=tuple((option.get("capex") or {}).get("missing") or ()))
+                     capex_missing=tuple((option.get("capex") or {}).get("missing") or ()),
+                     goodput_source=_ledger_source(inputs.get(f"options.{name}.goodput")))
+
+
+def _ledger_source(figure: Mapping[str, Any] | None) -> str | None:
+    """"item (source, date)" of an input the ledger gave, None otherwise."""
+    if not figure or figure.get("origin") != "ledger":
+        return None
+    return f"{figure.get('item')} ({figure.get('source')}, {figure.get('as_of') or 'undated'})"
 
 
 def _upfront(option: str, inputs: Mapping[str, Mapping[str, Any]]) -> float | None:

@@ -160,6 +160,7 @@ class OptionLine:
     rent_stale: bool = False
     # Capex categories no capex item covers (cooling, facility, ...): "not in the ledger".
     capex_missing: tuple[str, ...] = ()
+    goodput_source: str | None = None     # "item (source, date)" when the ledger gives it
     fabric: str | None = None             # its training cluster's scale-out, "400G RoCE"
     fabric_borrowed: str | None = None    # its efficiency is another fabric's (why), or None
 

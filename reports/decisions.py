@@ -164,10 +164,17 @@ def assumptions(columns: Sequence[tuple[str, OptionLine]]) -> str:
     shares = sorted({(format_percent(o.availability), format_percent(o.goodput))
                      for _, o in columns})
     stated = "; ".join(f"availability {a}, goodput {g}" for a, g in shares)
+    sources = sorted({o.goodput_source for _, o in columns if o.goodput_source})
+    if sources and all(o.goodput_source for _, o in columns):
+        where = (f"set per option in the scenario; goodput from {'; '.join(sources)}"
+                 + (", the only published large-run figure, every option's"
+                    if len(sources) == 1 else ""))
+    else:
+        where = "all set per option in the scenario"
     return ("Cost per job is a year's owned cost ÷ utilisation (idle hours are paid by the "
             "jobs that run), plus any rent, × job time / 365; "
             f"utilisation {' / '.join(used)}. "
-            f"Job times assume {stated} (all set per option in the scenario). "
+            f"Job times assume {stated} ({where}). "
             f"{fabrics(columns)}Upfront capex: the options' capex items at purchase"
             f"{capex_gaps(columns)}.")
 

@@ -369,6 +369,21 @@ def evaluate(scenario: TcoScenario, resolved: ResolvedInputs,
     return result
 
 
+def shared_figures(used: Mapping[str, FigureUsed]) -> dict[str, str]:
+    """Inputs read from one ledger observation (both options' goodput, one price in two
+    places) are one uncertain figure, not two: each later one moves with the first, by name."""
+    first: dict[int, str] = {}
+    together = {}
+    for name in sorted(used):
+        figure = used[name]
+        if figure.origin != "ledger" or figure.observation_id is None:
+            continue
+        leader = first.setdefault(figure.observation_id, name)
+        if leader != name:
+            together[name] = leader
+    return together
+
+
 def shared_job_times(scenario: TcoScenario) -> dict[str, str]:
     """Options whose job times come from one C2C scenario and one token budget carry one
     model error, not two: each later option's `jct` moves with the first's (own against rent
@@ -387,7 +402,7 @@ def shared_job_times(scenario: TcoScenario) -> dict[str, str]:
 def _evaluate(scenario: TcoScenario, resolved: ResolvedInputs,
               dataset_version: int | None) -> dict[str, Any]:
     plan, point, ranges = resolved.plan, resolved.point, resolved.ranges
-    together = shared_job_times(scenario)
+    together = {**shared_figures(resolved.used), **shared_job_times(scenario)}
     spread = (monte_carlo(plan.evaluate, point, ranges, samples=scenario.samples,
                           seed=scenario.seed, together=together) if ranges else {})
     rank_by = "break_even_speedup" if isinstance(plan, ComparisonPlan) else "total_usd"

@@ -111,6 +111,9 @@ def test_page_one_names_each_training_options_fabric_at_its_per_gpu_rate(shipped
     assert "b200 + 400G RoCE" in flat and "gb200 + 400G IB" in flat
     assert "400G RoCE (hgx-800gbe): one line rate (400G), the fabrics differ" in flat
     assert "hgx-800gbe's scale-out efficiency (0.94) is measured on InfiniBand" in flat
+    # Goodput is the one published large run's, with its source, for every option.
+    assert ("goodput 95 % (set per option in the scenario; goodput from "
+            "meta-llama3-405b-16k-h100 (dcd-llama3-interruptions-2024") in flat
     # The HGX options buy no cooling: said, not counted as zero.
     assert "not in the ledger: cooling of hgx-800gbe, hgx-ndr" in flat
 

@@ -195,3 +195,17 @@ def test_a_capex_category_an_option_lacks_is_said_not_in_the_ledger():
     [workload] = workloads([dataclasses.replace(close, options=(nvl72, lacking))])
     assert workload.assumptions.endswith(
         "capex items at purchase; not in the ledger: cooling of hgx-ndr.")
+
+
+def test_a_goodput_the_ledger_gives_is_stated_with_its_source():
+    close, _, _ = decisions()
+    sourced = tuple(dataclasses.replace(o, goodput=0.95, goodput_source="run (src, 2024-07)")
+                    for o in close.options)
+    [workload] = workloads([dataclasses.replace(close, options=sourced)])
+    assert ("Job times assume availability 100 %, goodput 95 % (set per option in the "
+            "scenario; goodput from run (src, 2024-07), the only published large-run figure, "
+            "every option's).") in workload.assumptions
+    # One option without a ledger goodput: said as the scenario's, no source claimed.
+    mixed = (sourced[0], close.options[1])
+    [plain] = workloads([dataclasses.replace(close, options=mixed)])
+    assert "(all set per option in the scenario)" in plain.assumptions

@@ -66,3 +66,19 @@ def test_a_single_live_value_stays_a_point(ledger, ingest, write_pack, write_sce
     cost = resolved.used["options.own.capex.racks.cost"]
     assert (cost.value, cost.low, cost.high) == (6.0e6, 6.0e6, 6.0e6)
     assert "ranged over" not in cost.note
+
+
+def test_inputs_read_from_one_observation_are_one_draw_not_two():
+    """Both options' goodput from the one published run, one price read twice: the Monte
+    Carlo and the tornado move them together (at the same place in their ranges), so the
+    shared figure adds no spread of its own to a comparison between the options."""
+    from pipelines.ledger.figures import FigureUsed
+
+    def ledger(name: str, observation: int) -> FigureUsed:
+        return FigureUsed(name, 0.95, "1", "ledger", 0.9, 1.0, "run", "goodput", "src",
+                          "2024-07-01", observation)
+    used = {"options.b.goodput": ledger("options.b.goodput", 7),
+            "options.a.goodput": ledger("options.a.goodput", 7),
+            "options.a.pue": ledger("options.a.pue", 8),
+            "options.b.pue": FigureUsed("options.b.pue", 1.3, "1", "inline")}
+    assert tco.shared_figures(used) == {"options.b.goodput": "options.a.goodput"}
