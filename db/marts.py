@@ -10,7 +10,10 @@ from pathlib import Path
 from db.warehouse_checks import TableChecks
 
 MARTS_DIR = Path(__file__).resolve().parent / "sql" / "marts"
-PRICE_TERMS = ("on_demand", "spot", "reserved_1y", "reserved_3y", "capacity_block", "contract")
+# A copy of models.observations.OFFER_TERMS (db/ may not import models/; a test keeps them
+# equal): every term ingest accepts is one the warehouse publishes.
+PRICE_TERMS = ("on_demand", "spot", "reserved_1y", "reserved_3y", "capacity_block", "contract",
+               "quote")
 
 
 @dataclass(frozen=True)
@@ -46,15 +49,19 @@ MARTS: tuple[Mart, ...] = (
     Mart("market_offer", {
         "unique": [("offer",)],
         "not_null": ["provider", "term", "gpu", "usd_per_gpu_hour", "price_date", "age_days",
-                     "stale", "false_spot", "outlier", "source", "market_date", "flags"],
+                     "stale", "false_spot", "outlier", "source", "market_date", "flags",
+                     "gpu_known"],
         "accepted_values": {"term": PRICE_TERMS},
+        # An offer's GPU need not be an item (gpu_known says, the flags too): a check on it
+        # failed every publish after an ingest that accepted such an offer.
         "relationships": [("observation_id", "gpu_hour_price", "observation_id"),
-                          ("offer", "item", "key"), ("gpu", "item", "key")],
+                          ("offer", "item", "key")],
         "expression_is_true": ["usd_per_gpu_hour > 0", "age_days >= 0",
                                "price_date <= market_date",
                                "not (outlier and (stale or false_spot))",
                                "usd_per_instance_hour is null or gpus is not null",
-                               "stale = (age_days > 120)"]}),
+                               "stale = (age_days > 120)",
+                               "gpu_known or flags like '%unknown gpu%'"]}),
 )
 # The price index comes from Python (models/market), its table in warehouse.sql.
 PRICE_INDEX_CHECKS: TableChecks = {

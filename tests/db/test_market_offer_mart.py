@@ -106,3 +106,34 @@ def test_the_marts_age_limit_is_the_markets():
     sql = next(m for m in MARTS if m.name == "market_offer").sql.read_text()
     limits = set(re.findall(r"age_days > (\d+)", sql))
     assert limits == {str(MAX_OFFER_AGE_DAYS)}
+
+
+ODD_PACK = ("source: {key: odd-prices, title: Odd price lists, kind: vendor_datasheet}\n"
+            "items:\n  - {key: h100-sxm5, name: H100 SXM5, kind: gpu}\n"
+            "  - {key: q-quote, name: q-quote, kind: cloud_offer}\n"
+            "  - {key: t-od, name: t-od, kind: cloud_offer}\n"
+            "observations:\n"
+            + offer("q-quote", 2.5, "2026-11-01", provider="q", term="quote")
+            + offer("t-od", 3.0, "2026-11-01", provider="t").replace("gpu: h100-sxm5",
+                                                                    "gpu: h100-sxmm"))
+
+
+def test_what_ingest_accepted_is_published_a_quote_term_and_an_undeclared_gpu_said(
+        module_ledgers: Callable[[str], ModuleLedger]):
+    """Issue 43, case 8: an offer on a vendor's quote (a term ingest accepts) and one naming a
+    GPU no pack declared (a typo) used to fail the warehouse's checks after their ingest was
+    committed, and every publish after it. Both are published; the second says so."""
+    built = module_ledgers("odd-offers")
+    report = built.ingest(built.write_pack("odd.yaml", ODD_PACK))
+    assert sum(f.accepted for f in report.files) == 2
+    with Session(built.engine) as session:
+        version = dataset_version(session, report.dataset_version)
+        index = price_index_rows(market_index(session, up_to=version.id))
+        meta = WarehouseMeta(version.id, version.content_hash, version.cutoff_at, ON,
+                             built.clock.tick(), "test")
+    path = publish_warehouse(built.engine, built.folder / "odd.duckdb", meta,
+                             SOURCE_KIND_RANK, price_index=index)
+    found = rows(path)
+    assert (found["q-quote"]["term"], found["q-quote"]["gpu_known"]) == ("quote", True)
+    assert (found["t-od"]["gpu"], found["t-od"]["gpu_known"]) == ("h100-sxmm", False)
+    assert found["t-od"]["flags"] == "unknown gpu" and found["q-quote"]["flags"] == ""

@@ -249,3 +249,6 @@ def test_the_vocabularies_match_the_models():
                            classify.COMMUNICATION_BOUND)
     assert COUNTS == get_args(Counts)
     assert AS_OF_PRECISIONS == observations.AS_OF_PRECISIONS
+    # Every offer term ingest accepts (a vendor's quote too) is one the marts publish.
+    from db.marts import PRICE_TERMS
+    assert PRICE_TERMS == observations.OFFER_TERMS

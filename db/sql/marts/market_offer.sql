@@ -58,19 +58,23 @@ final as (
                  and abs(k.usd_per_gpu_hour - s.median_usd) > 3.5 * s.scaled_mad,
                  false) as outlier,
         s.median_usd as market_median_usd,
-        k.offer, k.source, k.observation_id, k.market_date
+        k.offer, k.source, k.observation_id, k.market_date,
+        -- An offer of a GPU no pack declared is published and said, not a failed build:
+        -- what ingest accepted, the warehouse publishes.
+        k.gpu in (select key from item) as gpu_known
     from checked k
     left join spread s on s.gpu = k.gpu and s.term = k.term
 )
 select *,
     concat_ws(', ', case when stale then 'stale' end, case when false_spot then 'false spot' end,
-              case when outlier then 'outlier' end) as flags
+              case when outlier then 'outlier' end,
+              case when not gpu_known then 'unknown gpu' end) as flags
 from final
 order by gpu, term, usd_per_gpu_hour, provider, region, offer;
 comment on table market_offer is 'The market on the build''s date (meta.as_of): one row per offer with a live price valid on that date (its newest), with its price date, age and flags. Offers older than 120 days are stale (out of the price index); spot at or above the same offer''s on-demand is not spot; an outlier is more than 3.5 scaled median absolute deviations from the median of its GPU and term.';
 comment on column market_offer.provider is 'Who offers the price: a cloud (aws, azure, gcp), a neocloud or a reseller';
 comment on column market_offer.region is 'The provider''s region name; NULL where the source gives none';
-comment on column market_offer.term is 'on_demand, spot, reserved_1y, reserved_3y, capacity_block, contract';
+comment on column market_offer.term is 'on_demand, spot, reserved_1y, reserved_3y, capacity_block, contract, quote';
 comment on column market_offer.instance_type is 'Instance type priced (p5.48xlarge, Standard_ND96isr_H100_v5); NULL where the source names none';
 comment on column market_offer.gpu is 'GPU item (item.key) the price is for';
 comment on column market_offer.gpus is 'GPUs in the priced instance; NULL where the source does not say';
@@ -86,4 +90,5 @@ comment on column market_offer.offer is 'The offer item (item.key): provider, in
 comment on column market_offer.source is 'Source of the price (source.key)';
 comment on column market_offer.observation_id is 'The observation (observation.observation_id)';
 comment on column market_offer.market_date is 'The build''s date (meta.as_of) the market is read on';
-comment on column market_offer.flags is 'stale, false spot, outlier: the flags that hold, comma-separated; empty when none';
+comment on column market_offer.gpu_known is 'Whether gpu is an item of the ledger (false: an offer of a GPU no pack declared, kept and flagged ''unknown gpu'')';
+comment on column market_offer.flags is 'stale, false spot, outlier, unknown gpu: the flags that hold, comma-separated; empty when none';
