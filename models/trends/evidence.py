@@ -229,21 +229,14 @@ def _claim(winner: Winner, rows: Sequence[Seen]) -> list[Flag]:
 
 
 def undated_claims(claims: Iterable[tuple[str, date | None, str]]) -> list[Flag]:
-    """An `undated` flag for each printed density or performance figure without a date;
-    `claims` are (subject, as_of, as_of_precision). Critical when the date is missing (a
-    figure that lost it), a warning when its source gives none (precision UNDATED: recorded
-    as undated, it prints so and loses every conflict on recency)."""
+    """An `undated` flag (critical) for each printed density or performance figure whose
+    date is missing; `claims` are (subject, as_of, as_of_precision). A figure whose source
+    gives no date (precision UNDATED) raises none: it prints as "undated" beside its source,
+    which says what a flag would."""
     flags: dict[str, Flag] = {}
-    for subject, as_of, precision in claims:
-        if subject in flags:
-            continue
-        if as_of is None:
+    for subject, as_of, _precision in claims:
+        if as_of is None and subject not in flags:
             flags[subject] = Flag("undated", "critical", subject,
                                   f"{subject} is printed without a date; every density or "
                                   "performance figure must carry the date of its source.")
-        elif precision == UNDATED:
-            flags[subject] = Flag("undated", "warning", subject,
-                                  f"{subject} rests on a source that gives no date: it prints "
-                                  "as undated and loses every conflict on recency; a dated "
-                                  "source would replace it.")
     return list(flags.values())

@@ -167,12 +167,11 @@ def test_undated_claims_flag_only_missing_dates():
     assert undated_claims([]) == []
 
 
-def test_a_figure_whose_source_gives_no_date_warns_that_it_prints_undated():
+def test_a_figure_whose_source_gives_no_date_raises_no_undated_flag():
+    """It prints as "undated" beside its source: only a figure that lost its date is a flag."""
     found = undated_claims([("gb200-nvl72 rack IT power", date(2024, 1, 1), "none"),
                             ("NVLink 6 bandwidth", None, "day")])
-    assert [(f.subject, f.severity) for f in found] == [
-        ("gb200-nvl72 rack IT power", "warning"), ("NVLink 6 bandwidth", "critical")]
-    assert "prints as undated and loses every conflict on recency" in found[0].message
+    assert [(f.subject, f.severity) for f in found] == [("NVLink 6 bandwidth", "critical")]
 
 
 def test_an_undated_price_has_no_known_age_and_never_makes_its_pair_current():
