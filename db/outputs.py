@@ -91,6 +91,13 @@ def briefing_at(session: Session, path: str) -> Briefing | None:
                           .order_by(Briefing.id.desc()).limit(1))
 
 
+def is_briefed(session: Session, dataset_version: int) -> bool:
+    """Whether a briefing of the dataset version was ever rendered: then the version is what
+    that briefing read, and nothing is added to it (a new scenario belongs to the next)."""
+    return session.scalar(select(Briefing.id).where(
+        Briefing.dataset_version_id == dataset_version).limit(1)) is not None
+
+
 def first_briefing_for(session: Session, as_of: date) -> Briefing | None:
     """The first briefing rendered for `as_of`: the one a re-render must reproduce."""
     return session.scalar(select(Briefing).where(Briefing.as_of == as_of)

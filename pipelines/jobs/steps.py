@@ -317,7 +317,16 @@ def complete_version(settings: Settings, dataset_version: int, *, on: date,
                      now: Callable[[], datetime] = utc_now) -> list[str]:
     """Give a dataset version the stages it lacks, in the graph's order: price index, C2C,
     TCO and serving results, flags (each is stored once per version: a version that has
-    them is left as it is); what was computed."""
+    them is left as it is); what was computed. A version with a briefing is left as it is
+    whatever scenario files appeared since: its briefing read it, and a re-render must read
+    the same (issue 43); a new scenario is computed with the next dataset version."""
+    engine = connect_ledger(settings)
+    try:
+        with Session(engine) as session:
+            if outputs.is_briefed(session, dataset_version):
+                return []
+    finally:
+        engine.dispose()
     computed = [f"price index of version {v}" for v in price_index(settings, dataset_version,
                                                                    now=now)]
     for kind in _RECOMPUTE:

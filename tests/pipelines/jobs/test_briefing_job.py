@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import select
 
 from db.engine import Session, make_engine
-from db.schema import Briefing, Flag
+from db.schema import Briefing, C2CResult, Flag
 from pipelines.jobs import steps as jobs
 from pipelines.settings import PROJECT_ROOT, Settings
 from tests import pg_database
@@ -188,6 +188,27 @@ def test_report_re_renders_a_past_briefing_byte_for_byte(two_weeks):
     assert again.path.read_bytes() == original
     assert again.appendix.read_bytes() == first.appendix.read_bytes()
     assert [b.sha256 for b in stored(settings, Briefing)].count(first.sha256) == 2
+
+
+def test_a_briefed_version_takes_no_new_scenario_and_re_renders_the_same_bytes(
+        module_ledgers: Callable[..., Settings], first_week: Week, tmp_path: Path):
+    """Issue 43, case 6: report, then a new scenario file, then report again used to store a
+    result into the version the briefing had read and render other bytes ("the code version
+    or the template changed", which was false). The briefed version is left as it was."""
+    first_settings, clock, version, first = first_week
+    settings = module_ledgers("briefed", like=first_settings)
+    scenarios = tmp_path / "scenarios"
+    shutil.copytree(first_settings.scenarios_dir, scenarios)
+    new = scenarios / "13b-dp-only-nvl72-copy.yaml"
+    new.write_text((scenarios / "13b-dp-only-nvl72.yaml").read_text(encoding="utf-8")
+                   .replace("name: 13b-dp-only-nvl72", "name: 13b-dp-only-nvl72-copy"),
+                   encoding="utf-8")
+    with_new = settings.model_copy(update={"scenarios_dir": scenarios})
+    results_before = len(stored(with_new, C2CResult))
+    again = jobs.report(with_new, as_of=DAY, target=tmp_path / "again.pdf", now=clock)
+    assert (again.dataset_version, again.reproduces_first) == (version, True)
+    assert again.path.read_bytes() == first.path.read_bytes()
+    assert len(stored(with_new, C2CResult)) == results_before
 
 
 def test_the_next_weeks_briefing_lists_what_changed(two_weeks):
