@@ -122,8 +122,12 @@ def test_a_jct_from_the_c2c_model_matches_its_time_to_train(ledger, ingest, run,
         days = c2c_results_frame(session, version).set_index("scenario")["time_to_train_days"]
     result = result_of(stored(ledger, version), "tco-1t-dense-nvl72-vs-hgx-ndr")
     jct = {o["name"]: o["jct_days"] for o in result["options"]}
-    assert jct == pytest.approx({"nvl72": days["1t-dense-nvl72"],
-                                 "hgx-ndr": days["1t-dense-hgx-ndr"]})  # availability 1
+    # The wall clock: failure-free time ÷ (availability × goodput), goodput the ledger's.
+    used = {u["name"]: u for u in result["inputs"]}
+    stretch = {name: used[f"options.{name}.goodput"]["value"] for name in jct}
+    assert used["options.nvl72.goodput"]["item"] == "meta-llama3-405b-16k-h100"
+    assert jct == pytest.approx({"nvl72": days["1t-dense-nvl72"] / stretch["nvl72"],
+                                 "hgx-ndr": days["1t-dense-hgx-ndr"] / stretch["hgx-ndr"]})
     assert result["speedup"] == pytest.approx(days["1t-dense-hgx-ndr"] / days["1t-dense-nvl72"])
     assert result["c2c"]["nvl72"]["gpus"] == 3072
     origin = {u["name"]: u for u in result["inputs"]}["options.nvl72.jct"]
