@@ -60,7 +60,7 @@ MARTS: tuple[Mart, ...] = (
                                "price_date <= market_date",
                                "not (outlier and (stale or false_spot))",
                                "usd_per_instance_hour is null or gpus is not null",
-                               "stale = (age_days > 120)",
+                               "stale = (age_days > (select market_max_age_days from meta))",
                                "gpu_known or flags like '%unknown gpu%'"]}),
 )
 # The price index comes from Python (models/market), its table in warehouse.sql.

@@ -165,6 +165,9 @@ class WarehouseMeta:
     as_of: date
     built_at: datetime
     code_version: str
+    # The market's age limit the build applies (SPECLEDGER_MARKET_MAX_AGE_DAYS): the
+    # market_offer mart's `stale` reads it from meta, as the price index does from settings.
+    market_max_age_days: int = 120
 
 
 @dataclass(frozen=True)
@@ -385,9 +388,9 @@ def _build(engine: Engine, path: Path, meta: WarehouseMeta,
             con.execute((SQL_DIR / name).read_text(encoding="utf-8"))
         con.executemany("insert into source_kind_rank values (?, ?)",
                         sorted(source_kind_rank.items()))
-        con.execute("insert into meta values (?, ?, ?, ?, ?, ?)",
+        con.execute("insert into meta values (?, ?, ?, ?, ?, ?, ?)",
                     [meta.dataset_version, meta.dataset_hash, meta.cutoff_at, meta.as_of,
-                     meta.built_at, meta.code_version])
+                     meta.built_at, meta.code_version, meta.market_max_age_days])
         with engine.connect() as ledger:
             for table, query in _LOADS.items():
                 _load(ledger, con, table, query, meta.cutoff_at)

@@ -38,7 +38,8 @@ TableChecks = Mapping[str, Any]
 
 CHECKS: dict[str, TableChecks] = {
     "meta": {"row_count": 1, "not_null": ["dataset_version", "dataset_hash", "cutoff_at",
-                                          "built_at", "code_version"],
+                                          "built_at", "code_version", "market_max_age_days"],
+             "expression_is_true": ["market_max_age_days >= 1"],
              "relationships": [("dataset_version", "dataset_version", "id")]},
     "source_kind_rank": {"unique": [("kind",), ("rank",)],
                          "accepted_values": {"kind": SOURCE_KINDS}},

@@ -7,7 +7,8 @@ create table meta (
     cutoff_at timestamptz not null,
     as_of date not null,
     built_at timestamptz not null,
-    code_version varchar not null
+    code_version varchar not null,
+    market_max_age_days integer not null
 );
 comment on table meta is 'One row: which dataset version this file was built from, and when.';
 comment on column meta.dataset_version is 'Ledger dataset_version id the file was built from';
@@ -16,6 +17,7 @@ comment on column meta.cutoff_at is 'Knowledge-time cut-off of the dataset versi
 comment on column meta.as_of is 'The valid-time date the briefing of this build reports on';
 comment on column meta.built_at is 'When this file was built (UTC)';
 comment on column meta.code_version is 'specledger version that built it';
+comment on column meta.market_max_age_days is 'The market''s age limit this build applies (SPECLEDGER_MARKET_MAX_AGE_DAYS): an offer priced longer ago is stale, out of the price index (market_offer.stale)';
 
 create table source_kind_rank (
     kind varchar primary key,

@@ -185,7 +185,7 @@ def publish(settings: Settings, dataset_version: int, *, as_of: date,
         with Session(engine) as session:
             version = queries.dataset_version(session, dataset_version)
             meta = WarehouseMeta(version.id, version.content_hash, version.cutoff_at, as_of,
-                                 built_at, code_version())
+                                 built_at, code_version(), settings.market_max_age_days)
             index = price_index_rows(market_index(session, up_to=dataset_version))
         return publish_version(engine, settings.warehouse_path, meta, SOURCE_KIND_RANK,
                                lock_timeout_seconds=settings.lock_timeout_seconds,

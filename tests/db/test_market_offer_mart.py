@@ -102,10 +102,24 @@ def test_a_price_far_from_its_gpu_and_terms_median_is_an_outlier(warehouse):
     assert [k for k, r in found.items() if r["outlier"]] == ["e-od"]
 
 
-def test_the_marts_age_limit_is_the_markets():
+def test_the_marts_age_limit_is_the_builds_setting_not_a_number_of_its_own(
+        module_ledgers: Callable[[str], ModuleLedger]):
+    """Issue 43, case 1: the mart hard-coded 120 days while the price index applied
+    SPECLEDGER_MARKET_MAX_AGE_DAYS. It reads the build's limit (meta.market_max_age_days)."""
     sql = next(m for m in MARTS if m.name == "market_offer").sql.read_text()
-    limits = set(re.findall(r"age_days > (\d+)", sql))
-    assert limits == {str(MAX_OFFER_AGE_DAYS)}
+    assert not re.findall(r"age_days > \d", sql)
+    built = module_ledgers("offers-30-days")
+    report = built.ingest(built.write_pack("prices.yaml", PACK))
+    with Session(built.engine) as session:
+        version = dataset_version(session, report.dataset_version)
+        meta = WarehouseMeta(version.id, version.content_hash, version.cutoff_at, ON,
+                             built.clock.tick(), "test", market_max_age_days=30)
+    found = rows(publish_warehouse(built.engine, built.folder / "w30.duckdb", meta,
+                                   SOURCE_KIND_RANK))
+    # c-od is 33 days old: stale under a 30-day limit, fresh under the default 120.
+    assert found["c-od"]["stale"] and not found["d-od"]["stale"]
+    assert MAX_OFFER_AGE_DAYS == WarehouseMeta.__dataclass_fields__[
+        "market_max_age_days"].default
 
 
 ODD_PACK = ("source: {key: odd-prices, title: Odd price lists, kind: vendor_datasheet}\n"

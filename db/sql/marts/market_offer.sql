@@ -2,8 +2,8 @@
 -- offer's live price valid on that date (the newest as_of, then the latest known), its price
 -- date and age, and why an analyst would not take it at face value (flags). The price index
 -- (price_index) is computed in Python from the same offers; this is its offer-level view.
--- The age limit (120 days) is models.market.valid_time.MAX_OFFER_AGE_DAYS; a test keeps the
--- two equal. The outlier rule: within a GPU and term, over the fresh offers that are not
+-- The age limit is the build's (meta.market_max_age_days, SPECLEDGER_MARKET_MAX_AGE_DAYS), the
+-- one the price index applies. The outlier rule: within a GPU and term, over the fresh offers that are not
 -- false spot, a price further from their median than 3.5 scaled median absolute deviations
 -- (1.4826 x MAD, the normal-consistent scale), when that deviation is not zero.
 create table market_offer as
@@ -29,7 +29,7 @@ on_demand as (
     group by all
 ),
 checked as (
-    select o.*, o.age_days > 120 as stale,
+    select o.*, o.age_days > (select market_max_age_days from meta) as stale,
         o.term = 'spot' and d.on_demand_usd is not null
             and o.usd_per_gpu_hour >= d.on_demand_usd as false_spot
     from offers o
@@ -71,7 +71,7 @@ select *,
               case when not gpu_known then 'unknown gpu' end) as flags
 from final
 order by gpu, term, usd_per_gpu_hour, provider, region, offer;
-comment on table market_offer is 'The market on the build''s date (meta.as_of): one row per offer with a live price valid on that date (its newest), with its price date, age and flags. Offers older than 120 days are stale (out of the price index); spot at or above the same offer''s on-demand is not spot; an outlier is more than 3.5 scaled median absolute deviations from the median of its GPU and term.';
+comment on table market_offer is 'The market on the build''s date (meta.as_of): one row per offer with a live price valid on that date (its newest), with its price date, age and flags. Offers older than the build''s age limit (meta.market_max_age_days) are stale (out of the price index); spot at or above the same offer''s on-demand is not spot; an outlier is more than 3.5 scaled median absolute deviations from the median of its GPU and term.';
 comment on column market_offer.provider is 'Who offers the price: a cloud (aws, azure, gcp), a neocloud or a reseller';
 comment on column market_offer.region is 'The provider''s region name; NULL where the source gives none';
 comment on column market_offer.term is 'on_demand, spot, reserved_1y, reserved_3y, capacity_block, contract, quote';
@@ -82,7 +82,7 @@ comment on column market_offer.usd_per_instance_hour is 'USD per instance-hour: 
 comment on column market_offer.usd_per_gpu_hour is 'USD per GPU-hour (normalised: per hour, per GPU, in USD)';
 comment on column market_offer.price_date is 'Valid time: the date the price holds from (the price list''s date)';
 comment on column market_offer.age_days is 'Days from price_date to the build''s date (meta.as_of)';
-comment on column market_offer.stale is 'Priced more than 120 days before the build''s date: left out of the price index';
+comment on column market_offer.stale is 'Priced more than meta.market_max_age_days (SPECLEDGER_MARKET_MAX_AGE_DAYS) days before the build''s date: left out of the price index';
 comment on column market_offer.false_spot is 'A spot price at or above the same offer''s on-demand price (a price list writing SpotPrice = Price): not counted as spot';
 comment on column market_offer.outlier is 'More than 3.5 scaled median absolute deviations (1.4826 x MAD) from the median of the fresh offers of its GPU and term';
 comment on column market_offer.market_median_usd is 'Median USD per GPU-hour of the fresh, true offers of the same GPU and term (the outlier rule''s centre; over offers, not providers)';
