@@ -247,8 +247,8 @@ def chart_svgs(context: BriefingContext, document: str = "briefing") -> dict[str
         svgs["interconnect"] = trend_charts.interconnect_chart(links)
     if context.scenarios:
         svgs["c2c"] = trend_charts.c2c_map_chart(context.scenarios, context.c2c_thresholds)
-    if context.tco:
-        svgs["tco"] = trend_charts.tco_chart(procurement_tco(context)[0])
+    if procurement := procurement_tco(context)[0]:
+        svgs["tco"] = trend_charts.tco_chart(procurement)
     if any(len(s.points) for s in context.market_history):
         svgs["market"] = market_charts.market_chart(context.market_history)
     svgs["tornado"] = {d.name: decision_charts.tornado_chart(d, input_label)

@@ -101,7 +101,7 @@ def _option(option: TcoOption, linked: ScenarioLine | None, as_of: date | None,
 
 
 def past_limit(rent: Mapping[str, Any] | None, as_of: date | None,
-          max_age_days: int | None) -> bool:
+               max_age_days: int | None) -> bool:
     """Whether a rent was priced longer ago than the market's age limit on `as_of`."""
     if rent is None or max_age_days is None:
         return False
@@ -122,9 +122,9 @@ def rent_basis(rent: Mapping[str, Any], as_of: date | None = None,
         note = (f"{rent['item']} ({rent.get('source')})" if rent.get("item")
                 else str(rent.get("note") or "the scenario's figure"))
     when = f", price of {rent['as_of']}" if rent.get("as_of") else ""
-    age = _age_days(rent.get("as_of"), as_of)
-    if age is not None and max_age_days is not None and age > max_age_days:
-        when += f" ({age} days old, past the market's {max_age_days}-day limit)"
+    if past_limit(rent, as_of, max_age_days):
+        when += (f" ({_age_days(rent.get('as_of'), as_of)} days old, past the market's "
+                 f"{max_age_days}-day limit)")
         if committed is not None:
             when += f"; {_committed_now(committed)}"
     return f"rented at {format_usd(float(rent['value']))}/GPU-hour: {note}{when}"

@@ -49,7 +49,7 @@ def scale_out_fabric(record: C2CRecord, family: str | None,
     nic_gbps = port_rate_gbps if measured else float(bandwidth["value"]) * 8 / 1e9
     if nic_gbps is None:
         return None
-    nics = _number(scale_out.get("nics_per_gpu"), 1.0)
+    nics = float(scale_out.get("nics_per_gpu") or 1)   # the scenario reader checked it
     label = f"{nic_gbps * nics:g}G {SHORT_NAMES.get(kind, kind)}"
     efficiency = specs.get("scaleout_efficiency") or {}
     borrowed = None
@@ -59,13 +59,6 @@ def scale_out_fabric(record: C2CRecord, family: str | None,
                     f"{cal.SCALEOUT_EFFICIENCY_MEASURED_ON} "
                     f"({efficiency.get('note', '').split(',')[0]}), not on {kind}")
     return Fabric(label, borrowed)
-
-
-def _number(value: Any, default: float) -> float:
-    try:
-        return float(value) if value is not None else default
-    except (TypeError, ValueError):
-        return default
 
 
 def scale_out_item(cluster: Mapping[str, Any]) -> str | None:

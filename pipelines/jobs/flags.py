@@ -20,6 +20,7 @@ from models.market import market_flags
 from models.market.stale import stale_offer_flags, stale_summary
 from models.trends import TrendParams, all_flags
 from models.trends.types import SEVERITIES, Flag, by_severity
+from pipelines.briefing.results import ledger_pairs
 from pipelines.ledger.market import market_index, market_quotes
 from pipelines.ledger.market_tiers import known_offers
 
@@ -75,21 +76,21 @@ def read_by(session: Session,
     for table in (C2CResult, TcoResult, ServingResult):
         for name, stored in stored_results(session, table, dataset_version).items():
             results += 1
-            for figure in _figures(stored.result):
-                readers[(str(figure["item"]), str(figure["metric"]))].add(name)
+            for pair in ledger_pairs(_figures(stored.result)):
+                readers[pair].add(name)
     if not results:
         return None
     return {pair: tuple(sorted(names)) for pair, names in readers.items()}
 
 
-def _figures(result: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The ledger figures a stored result read: a C2C estimate's `specs`, a TCO result's
-    `inputs`, each serving option's `hardware`."""
+def _figures(result: Mapping[str, Any]) -> list[Any]:
+    """The figures a stored result read: a C2C estimate's `specs`, a TCO result's `inputs`,
+    each serving option's `hardware` (ledger_pairs keeps the ledger's among them)."""
     found = [*(result.get("specs") or ()), *(result.get("inputs") or ())]
     for option in result.get("options") or ():
         if isinstance(option, Mapping):
             found += option.get("hardware") or ()
-    return [f for f in found if isinstance(f, Mapping) and f.get("item") and f.get("metric")]
+    return found
 
 
 def _market_flags(session: Session, current: int, previous: int | None, today: date,

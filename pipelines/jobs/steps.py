@@ -298,35 +298,28 @@ def prepare_briefing(settings: Settings, dataset_version: int, *, as_of: date,
                      now: Callable[[], datetime] = utc_now) -> list[str]:
     """Give the versions a briefing reads (the version and the one it is compared with)
     every stage of the graph they lack, however they were recorded (a standalone ingest
-    makes a version without results); what was computed."""
+    makes a version without results); what was computed. A version with a briefing is left
+    as it is whatever scenario files appeared since: its briefing read it, and a re-render
+    must read the same (issue 43); a new scenario is computed with the next dataset version."""
     engine = connect_ledger(settings)
     try:
         with Session(engine) as session:
             version = queries.dataset_version(session, dataset_version)
             compared, _ = outputs.compared_version(session, version)
-            compared_on = (compared.id, compared.cutoff_at.date()) if compared else None
+            read = [(version.id, as_of)]
+            if compared is not None:
+                read.append((compared.id, compared.cutoff_at.date()))
+            due = [(v, day) for v, day in read if not outputs.is_briefed(session, v)]
     finally:
         engine.dispose()
-    computed = complete_version(settings, dataset_version, on=as_of, now=now)
-    if compared_on is not None:
-        computed += complete_version(settings, compared_on[0], on=compared_on[1], now=now)
-    return computed
+    return [step for v, day in due for step in complete_version(settings, v, on=day, now=now)]
 
 
 def complete_version(settings: Settings, dataset_version: int, *, on: date,
                      now: Callable[[], datetime] = utc_now) -> list[str]:
     """Give a dataset version the stages it lacks, in the graph's order: price index, C2C,
     TCO and serving results, flags (each is stored once per version: a version that has
-    them is left as it is); what was computed. A version with a briefing is left as it is
-    whatever scenario files appeared since: its briefing read it, and a re-render must read
-    the same (issue 43); a new scenario is computed with the next dataset version."""
-    engine = connect_ledger(settings)
-    try:
-        with Session(engine) as session:
-            if outputs.is_briefed(session, dataset_version):
-                return []
-    finally:
-        engine.dispose()
+    them is left as it is); what was computed."""
     computed = [f"price index of version {v}" for v in price_index(settings, dataset_version,
                                                                    now=now)]
     for kind in _RECOMPUTE:

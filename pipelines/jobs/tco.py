@@ -57,7 +57,7 @@ from pipelines.jobs.recompute import (
     recompute_each,
 )
 from pipelines.ledger.cluster_specs import resolve_cluster
-from pipelines.ledger.figures import FigureUsed, figure_date
+from pipelines.ledger.figures import FigureUsed, figure_date, undated_note
 from pipelines.ledger.market import index_row
 from pipelines.ledger.resolved import resolved_value
 
@@ -224,8 +224,8 @@ def _resolve(scenario: TcoScenario, spec: InputSpec, session: Session | None, on
         f" x {ref.times:g}{' ' + ref.times_unit if ref.times_unit else ''}"
         + (f" / {ref.per:g}" if ref.per != 1 else ""))
     note = f"{row['value_written']} {row['unit_written']}{scale}"
-    if figure_date(row) is None:   # said where its date would be printed
-        note += f"; undated (its source gives no date; valid from {row['as_of'].isoformat()})"
+    if undated := undated_note(row):   # said where its date would be printed
+        note += f"; {undated}"
     low, high, ranged = _with_alternatives(spec, found.alternatives, low, high)
     if ranged:
         note += f"; ranged over the ledger's other live values ({ranged})"

@@ -11,7 +11,7 @@ from models.c2c import calibration as cal
 from models.c2c.spec import ClusterSpec, Precision
 from models.units import si_factor
 from pipelines.inputs.scenarios import ClusterRequest
-from pipelines.ledger.figures import FigureUsed, figure_date
+from pipelines.ledger.figures import FigureUsed, figure_date, undated_note
 from pipelines.ledger.resolved import resolved_value
 
 # Peak nccl-tests bus bandwidth per GPU on a fabric item (ingested from nccl-tests output).
@@ -50,11 +50,9 @@ class _Lookup:
         factor = scale if unit in COUNTS else scale * si_factor(row["unit"], unit)
         # A figure taken at a share of the metric (one direction of a both-directions rate)
         # says so: its value is not the metric's, and must not read as if it were.
-        notes = [f"{scale:g} x {metric} ({float(row['value']):g} {row['unit']})"] \
-            if scale != 1.0 else []
-        if figure_date(row) is None:
-            notes.append(f"undated (its source gives no date; valid from {row['as_of']})")
-        note = "; ".join(notes) or None
+        notes = [f"{scale:g} x {metric} ({float(row['value']):g} {row['unit']})"
+                 if scale != 1.0 else None, undated_note(row)]
+        note = "; ".join(n for n in notes if n) or None
         return FigureUsed(name, float(row["value"]) * factor, unit, origin, item=item,
                           metric=metric, source=row["source"],
                           as_of=figure_date(row),

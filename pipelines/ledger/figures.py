@@ -41,6 +41,14 @@ class FigureUsed:
         return self.low is not None and self.high is not None and self.low < self.high
 
 
+def undated_note(row: Mapping[str, Any]) -> str | None:
+    """What a figure read from an undated ledger row says in place of its date, None for a
+    dated one."""
+    if figure_date(row) is not None:
+        return None
+    return f"undated (its source gives no date; valid from {row['as_of'].isoformat()})"
+
+
 def figure_date(row: Mapping[str, Any]) -> str | None:
     """A ledger row's as_of as a figure prints it (ISO), None when its source gives no date
     (precision UNDATED: the stored as_of is only where its valid time starts)."""
