@@ -153,6 +153,9 @@ def _print_estimates(rows: list[dict[str, Any]], title: str) -> None:
         if band and band["time_to_train_days"]:
             low, high = band["time_to_train_days"]
             days += f" (P10-P90 {low:.1f}-{high:.1f})"
+        # Page 1's time to train is this stretched by the TCO option's availability and
+        # goodput: say which one this is, so the two are not read as one figure.
+        days += ", failure-free (a TCO option divides it by its availability x goodput)"
         console.print(days, highlight=False)
     compute = first.get("compute")
     if compute:
