@@ -1,29 +1,39 @@
 """Which layouts a serving option is searched over, which of them the measurements cover,
 and which one it runs at: the serving side of "each option at its best layout".
 
-The search keeps to the schemes the published measurements ran (data/measurements/
-serving_points.yaml): aggregated serving (prefill and decode on the same GPUs), one pipeline
-stage, and one model instance of 1, 2, 4, ... GPUs inside the option's scale-up domain, laid
-out as one of
+The search tries every layout of the option's hardware an engine can run the model with
+(models/parallel_limits.py), up to two scale-up domains (SPAN_DOMAINS: a model too big for
+one HGX node spans two, over the NICs): tensor parallelism, data-parallel attention replicas,
+whole experts spread over the instance, pipeline stages, and a disaggregated prefill pool of
+tp-wide replicas beside the decode instance. Its sizes double from 1 (and end at the domain
+itself: 72 on an NVL72). Replicas of an instance cost and earn the same per GPU, so an
+option's cost per token is its instance's.
 
-- tensor parallelism over the instance (`TP8`), the experts split by it;
-- tensor parallelism with whole experts over the same GPUs (`TP8 x EP8`);
-- data-parallel attention, a replica per GPU, with the experts split by TP or spread whole
-  over the instance (`DP8`, `DP8 x EP8`).
-
-Wider instances of those schemes (up to the whole domain: 72 GPUs of an NVL72) are searched
-too, but no measurement ran one: they carry the widest band (`beyond_measured`). Pipeline
-stages, disaggregated prefill and instances spanning NICs are outside the covered space: a
-scenario pins one to see it (`layout: pinned`).
+Only some of those layouts were measured (data/measurements/serving_points.yaml): aggregated
+serving, one pipeline stage, one instance inside the domain as TP (`TP8`), TP with whole
+experts (`TP8 x EP8`), or data-parallel attention with the experts split or spread (`DP8`,
+`DP8 x EP8`), up to the largest instance of each scheme a measurement ran (Coverage). Every
+other layout carries the widest band (calibration.UNCALIBRATED_BAND), and the choice ranks by
+the band's low end (best): a layout the model is less sure of must be better by as much as
+it is less sure, so a search finds the hardware's strengths rather than the model's errors.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
 
 from models.parallel_limits import serving_refusals
+from models.serving.layout_array import Layouts
 from models.serving.spec import Deployment, ServingLLM
+
+# How many scale-up domains one deployment may span: two HGX nodes hold what one cannot
+# (DeepSeek-R1 in FP8 on H100s), and two NVL72 racks are the widest disaggregated runs
+# published (InferenceX's GB200 rows).
+SPAN_DOMAINS: Final = 2
 
 
 def layout_label(dep: Deployment) -> str:
@@ -64,6 +74,16 @@ class Coverage:
         kind = scheme(dep)
         return kind is not None and dep.gpus <= self.largest.get(kind, 0)
 
+    def covers_rows(self, layouts: Layouts) -> np.ndarray:
+        """covers() per row of `layouts` (a boolean array)."""
+        tp, dp, ep, pp = layouts.tp, layouts.dp, layouts.ep, layouts.pp
+        mixed = (pp > 1) | (layouts.prefill_gpus > 0) | ((tp > 1) & (dp > 1))
+        spread = ep > 1
+        largest = np.select([(dp > 1) & spread, dp > 1, spread],
+                            [self.largest.get("dp-ep", 0), self.largest.get("dp", 0),
+                             self.largest.get("tp-ep", 0)], self.largest.get("tp", 0))
+        return ~mixed & (layouts.gpus <= largest)
+
     def describe(self, dep: Deployment) -> str:
         """Why a deployment is outside the covered space, in words."""
         kind = scheme(dep)
@@ -84,34 +104,42 @@ def coverage(layouts: Iterable[Deployment]) -> Coverage:
     return Coverage(largest)
 
 
-def instance_sizes(domain_gpus: int) -> list[int]:
-    """1, 2, 4, ... within the scale-up domain, and the domain itself (72 on an NVL72)."""
+def instance_sizes(domain_gpus: int, reach: int | None = None) -> list[int]:
+    """1, 2, 4, ... up to `reach` GPUs (the domain by default), and the domain itself (72 on
+    an NVL72) when it is not one of them."""
+    reach = domain_gpus if reach is None else reach
     sizes, n = [], 1
-    while n <= domain_gpus:
+    while n <= reach:
         sizes.append(n)
         n *= 2
-    return sizes if sizes[-1] == domain_gpus else [*sizes, domain_gpus]
+    return sorted({*sizes, domain_gpus}) if domain_gpus <= reach else sizes
 
 
-def candidates(llm: ServingLLM, base: Deployment, domain_gpus: int) -> list[Deployment]:
-    """Every deployment of the searched schemes inside a scale-up domain of `domain_gpus`
-    that an engine can run the model with (models/parallel_limits.py), with `base`'s engine,
-    formats and batch limit. Whether the weights fit is the curve's to say."""
-    found: list[Deployment] = []
-    for n in instance_sizes(max(1, domain_gpus)):
-        layouts = [(n, 1, None), (1, n, None)]
-        if llm.is_moe:
-            layouts += [(n, 1, n), (1, n, n)]
-        for tp, dp, ep in layouts:
-            if (tp, dp) == (1, 1) and ep is not None:
-                continue  # one GPU: nothing to spread the experts over
-            if serving_refusals(tp, ep or 1, llm.heads, llm.kv_heads, llm.latent_kv,
-                                llm.experts):
-                continue
-            dep = replace(base, tp=tp, dp=dp, ep=ep, pp=1, prefill_gpus=0)
-            if dep not in found:
-                found.append(dep)
-    return found
+def candidates(llm: ServingLLM, domain_gpus: int) -> Layouts:
+    """Every layout of the searched space (the module's docstring) that an engine can run
+    the model with, on at most SPAN_DOMAINS scale-up domains of `domain_gpus` GPUs: tp, dp
+    and pp of instance_sizes, the experts split by TP or spread over the whole instance, and
+    no prefill pool or one of tp, 2 tp, 4 tp, ... GPUs. Whether the weights fit is the
+    curve's to say; the formats, batch limit and engine are the scenario's (Layouts)."""
+    reach = SPAN_DOMAINS * max(1, domain_gpus)
+    sizes = instance_sizes(max(1, domain_gpus), reach)
+    rows: list[tuple[int, int, int, int, int]] = []
+    for tp in sizes:
+        for dp in sizes:
+            for pp in (p for p in sizes if p <= llm.layers and tp * dp * p <= reach):
+                spreads = [0]
+                if llm.is_moe and tp * dp > 1:
+                    spreads.append(tp * dp)
+                for ep in spreads:
+                    if serving_refusals(tp, ep or 1, llm.heads, llm.kv_heads, llm.latent_kv,
+                                        llm.experts, pp=pp, layers=llm.layers):
+                        continue
+                    prefill = 0
+                    while tp * dp * pp + prefill <= reach:
+                        rows.append((tp, dp, ep, pp, prefill))
+                        prefill = tp if prefill == 0 else 2 * prefill
+    columns = np.asarray(rows, dtype=np.int64).reshape(-1, 5).T
+    return Layouts(*columns)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from db import queries, results
@@ -21,6 +22,7 @@ from db.engine import Engine, Session
 from db.schema import DatasetVersion, ServingResult, TcoResult
 from models.c2c.spec import ClusterSpec, Precision
 from models.serving import calibration, layouts
+from models.serving.calibration import engine_constants
 from models.serving.cost import (
     Point,
     ServingMargin,
@@ -30,6 +32,7 @@ from models.serving.cost import (
     usd_per_mtok,
 )
 from models.serving.curve import serving_curve
+from models.serving.layout_array import Layouts, throughput_at_target
 from models.serving.spec import Deployment, RequestShape
 from models.serving.token_costs import prefill_share, token_costs
 from models.serving.validation import deployment as measured_deployment
@@ -263,23 +266,87 @@ def at_layout(scenario: ServingScenario, option: ServingOption, dep: Deployment,
 def searched_layouts(scenario: ServingScenario, option: ServingOption, hw: ClusterSpec,
                      measured: pd.DataFrame | None,
                      own: LayoutAnswer) -> tuple[LayoutAnswer, int]:
-    """The option at its best layout (models/serving/layouts.best) of those the measurements
-    cover inside its scale-up domain and the file's own deployment (which, uncovered, carries
-    the widest band; `own`, already evaluated), and how many layouts were tried; `own` when
-    no layout reaches the target. The search keeps to the covered space
-    because a search finds the model's errors as readily as the hardware's strengths: a
-    layout no measurement ran can look best for a term the model lacks."""
-    coverage = shipped_coverage()
-    space = [dep for dep in layouts.candidates(scenario.model, option.deployment,
-                                               hw.domain_gpus) if coverage.covers(dep)]
-    tried = [own if dep == own.deployment else at_layout(scenario, option, dep, hw, measured)
-             for dep in space]
-    if own.deployment not in space:
-        tried.append(own)
+    """The option at its best layout (models/serving/layouts.best) of every layout its
+    hardware holds (layouts.candidates) and the file's own deployment (`own`, already
+    evaluated), and how many layouts were tried; `own` when no layout reaches the target.
+
+    A layout the ledger has measured answers with its measured curve (at_layout); the rest
+    are the model's, evaluated all at once (models/serving/layout_array), each ranked at the
+    low end of its band (rows_band_low): an uncovered layout carries the widest band, so a
+    search finds the hardware's strengths rather than the model's errors. The winner among
+    the model's layouts is evaluated again the scalar way, which gives the same number and
+    its whole curve."""
+    space = layouts.candidates(scenario.model, hw.domain_gpus)
+    base = option.deployment
+    mine = option_measured(measured, option, scenario)
+    gpus = measured_gpus(mine)
+    by_measurement = np.isin(space.total_gpus, list(gpus)) if gpus else \
+        np.zeros(len(space), dtype=bool)
+    tried = [at_layout(scenario, option, space.deployment(int(i), base), hw, mine)
+             for i in np.flatnonzero(by_measurement)]
+    model_rows = space.take(np.flatnonzero(~by_measurement))
+    if len(model_rows):
+        constants, _ = calibration.constants(hw.arch)
+        tok = throughput_at_target(scenario.model, model_rows, hw, scenario.request, base,
+                                   constants, engine_constants(base.engine, hw.arch),
+                                   hw.gemm_peak, scenario.target_tok_s_per_user)
+        reached = np.flatnonzero(~np.isnan(tok))
+        if len(reached):
+            assured = tok[reached] * rows_band_low(hw.arch, model_rows.take(reached), base)
+            # layouts.best's order: assured, then the estimate, then the fewest GPUs.
+            order = np.lexsort((model_rows.total_gpus[reached], -tok[reached], -assured))
+            winner = model_rows.deployment(int(reached[order[0]]), base)
+            tried.append(at_layout(scenario, option, winner, hw, mine))
+    tried = [t for t in tried if t.deployment != own.deployment] + [own]
     pick = layouts.best([t.evaluated() for t in tried])
     chosen = next((t for t in tried if pick is not None and t.deployment == pick.deployment),
                   own)
-    return chosen, len(tried)
+    return chosen, len(space) + (0 if space.contains(own.deployment) else 1)
+
+
+def rows_band_low(arch: str, rows: Layouts, base: Deployment) -> np.ndarray:
+    """deployment_band's low end per row: it depends only on whether the measurements cover
+    the row and whether it replicates attention, so four bands answer every row."""
+    covered = shipped_coverage().covers_rows(rows)
+    replicated = rows.dp > 1
+    low = np.empty(len(rows))
+    for flag_covered in (False, True):
+        for flag_replicated in (False, True):
+            mask = (covered == flag_covered) & (replicated == flag_replicated)
+            if mask.any():
+                first = int(np.flatnonzero(mask)[0])
+                low[mask] = deployment_band(arch, rows.deployment(first, base))[0]
+    return low
+
+
+def option_measured(measured: pd.DataFrame | None, option: ServingOption,
+                    scenario: ServingScenario) -> pd.DataFrame | None:
+    """The measured points of the option's hardware, the scenario's model, precision and
+    request shape: those any of its layouts can be answered by (measured_points picks a
+    layout's own among them)."""
+    if measured is None or measured.empty or option.cluster.gpu is None:
+        return None
+    return measured[(measured["hardware"] == option.cluster.gpu)
+                    & (measured["model"] == scenario.model_key)
+                    & (measured["precision"] == scenario.weights.value)
+                    & (measured["input_tokens"] == scenario.request.input_tokens)
+                    & (measured["output_tokens"] == scenario.request.output_tokens)]
+
+
+def measured_gpus(rows: pd.DataFrame | None) -> set[int]:
+    """Every deployment size (all its GPUs, prefill included) the rows measured: a layout of
+    another size has no measured curve."""
+    if rows is None or rows.empty:
+        return set()
+    sizes = set()
+    for r in rows.itertuples():
+        if bool(r.disaggregated):
+            parts = (r.decode_gpus, r.prefill_gpus)
+            if not any(v is None or pd.isna(v) for v in parts):
+                sizes.add(int(parts[0]) + int(parts[1]))
+        elif r.gpus is not None and not pd.isna(r.gpus):
+            sizes.add(int(r.gpus))
+    return sizes
 
 
 def _option(scenario: ServingScenario, option: ServingOption, session: Session | None, *,

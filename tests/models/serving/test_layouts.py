@@ -9,14 +9,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models.parallel_limits import serving_refusals
+from models.serving.layout_array import Layouts
 from models.serving.layouts import (
+    SPAN_DOMAINS,
     Evaluated,
     best,
     candidates,
     coverage,
     instance_sizes,
     layout_label,
-    scheme,
 )
 from models.serving.presets import PRESETS
 from models.serving.spec import Deployment
@@ -34,34 +35,54 @@ def test_a_layout_is_labelled_by_its_factors_above_one():
         "TP2 x DP4 x PP2 + 8 prefill GPUs"
 
 
-def test_the_instance_sizes_double_inside_the_domain_and_end_at_it():
+def test_the_instance_sizes_double_up_to_the_reach_and_keep_the_domain():
     assert instance_sizes(8) == [1, 2, 4, 8]
     assert instance_sizes(72) == [1, 2, 4, 8, 16, 32, 64, 72]
+    assert instance_sizes(8, 16) == [1, 2, 4, 8, 16]
+    assert instance_sizes(72, 144) == [1, 2, 4, 8, 16, 32, 64, 72, 128]
 
 
-def test_a_dense_model_is_searched_over_tensor_and_attention_parallelism_only():
-    found = candidates(LLAMA, Deployment(tp=8, engine="vllm", max_batch=256), 8)
-    assert {scheme(d) for d in found} == {"tp", "dp"}
-    assert all(d.ep is None and d.pp == 1 and not d.disaggregated for d in found)
-    # The file's engine and batch limit are kept; only the layout moves.
-    assert {(d.engine, d.max_batch) for d in found} == {("vllm", 256)}
-    assert Deployment(tp=8, engine="vllm", max_batch=256) in found
+def rows(space: Layouts) -> set[tuple[int, int, int, int, int]]:
+    return set(zip(*(c.tolist() for c in (space.tp, space.dp, space.ep, space.pp,
+                                             space.prefill_gpus)), strict=True))
+
+
+def test_a_dense_model_is_searched_without_expert_parallelism():
+    space = candidates(LLAMA, 8)
+    found = rows(space)
+    assert (8, 1, 0, 1, 0) in found                 # TP8, the engines' default
+    assert (1, 8, 0, 1, 0) in found                 # DP8: eight replicas of attention
+    assert (2, 1, 0, 4, 0) in found                 # TP2 x PP4
+    assert (4, 1, 0, 1, 8) in found                 # TP4 beside a prefill pool of 8 GPUs
+    assert (16, 1, 0, 1, 0) in found                # two nodes over the NICs
+    assert not space.ep.any() and len(found) == len(space)
 
 
 def test_a_moe_is_searched_with_its_experts_split_and_spread():
-    found = candidates(DEEPSEEK, Deployment(), 8)
-    assert {scheme(d) for d in found} == {"tp", "tp-ep", "dp", "dp-ep"}
-    assert Deployment(tp=1, dp=8, ep=8) in found and Deployment(tp=8, ep=8) in found
-    assert len(found) == len(set(found))
+    found = rows(candidates(DEEPSEEK, 8))
+    assert {(1, 8, 8, 1, 0), (8, 1, 8, 1, 0), (8, 1, 0, 1, 0)} <= found
+    assert (1, 16, 16, 1, 0) in found               # EP16 over two nodes
+    assert (1, 1, 1, 1, 0) not in found             # one GPU has nothing to spread over
 
 
 @given(st.sampled_from([LLAMA, DEEPSEEK, GPT_OSS]), st.sampled_from([1, 4, 8, 36, 72]))
 @settings(max_examples=examples(30))
-def test_every_candidate_fits_the_domain_and_is_one_an_engine_runs(llm, domain):
-    for dep in candidates(llm, Deployment(), domain):
-        assert dep.gpus <= domain
+def test_every_candidate_fits_two_domains_and_is_one_an_engine_runs(llm, domain):
+    space = candidates(llm, domain)
+    assert (space.total_gpus <= SPAN_DOMAINS * domain).all()
+    for i in range(len(space)):
+        dep = space.deployment(i, Deployment())
+        assert dep.ep is None or dep.ep == dep.tp * dep.dp
         assert not serving_refusals(dep.tp, dep.ep or 1, llm.heads, llm.kv_heads,
-                                    llm.latent_kv, llm.experts)
+                                    llm.latent_kv, llm.experts, pp=dep.pp, layers=llm.layers)
+
+
+def test_the_array_coverage_is_the_deployments_one():
+    measured = coverage([Deployment(tp=8), Deployment(tp=1, dp=4, ep=4), Deployment(tp=2)])
+    space = candidates(DEEPSEEK, 8)
+    deps = [space.deployment(i, Deployment()) for i in range(len(space))]
+    assert list(measured.covers_rows(space)) == [measured.covers(d) for d in deps]
+    assert 0 < measured.covers_rows(space).sum() < len(space)
 
 
 def test_coverage_is_the_largest_measured_instance_of_each_scheme():

@@ -55,7 +55,7 @@ def test_serving_prints_each_option_at_the_target_and_the_verdict(cli):
     # Llama 3.3 70B is not among the models the serving model is fitted on, and it says so.
     assert shown.rstrip().endswith("no llama-3.3-70b run among the model's measurements")
     # Each option at its best layout, the file's beside it.
-    assert "hgx-h100: TP4, best of 6 (the file's TP8: $" in shown
+    assert "hgx-h100: TP4, best of 100 (the file's TP8: $" in shown
     assert ("tp 4 x dp 1 x pp 1, experts split by TP, at most 2,048 sequences a "
             "replica, fp8 KV cache" in shown)
 

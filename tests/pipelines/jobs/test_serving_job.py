@@ -171,15 +171,17 @@ def test_a_searched_option_runs_at_its_best_layout_with_the_files_beside_it(tmp_
     for file_layout, best in zip(pinned, searched, strict=True):
         layout = best["layout"]
         assert layout["mode"] == "search" and layout["note"] == f"best of {layout['candidates']}"
-        assert layout["candidates"] > 1 and layout["covered"]
+        assert layout["candidates"] >= 100         # tp, dp, pp and prefill pools
         assert layout["file"]["label"] == "TP8"
         assert layout["file"]["usd_per_mtok_out"] == pytest.approx(
             file_layout["at_target"]["usd_per_mtok_out"])
-        # Covered and same-banded, the file's TP8 was among those tried: never cheaper.
+        # No fit of its own ("generic"): every layout carries the widest band, the file's
+        # TP8 was among those tried, and the search takes the most throughput.
         assert best["at_target"]["usd_per_mtok_out"] <= \
             file_layout["at_target"]["usd_per_mtok_out"] + 1e-12
-        assert best["deployment"]["engine"] == "sglang" and best["deployment"]["pp"] == 1
-    assert searched[0]["layout"]["label"] != "TP8"    # one GPU pair does more per GPU here
+        assert best["deployment"]["engine"] == "sglang"
+    # A disaggregated prefill pool frees the decode GPUs of prefills: the model's best here.
+    assert searched[0]["layout"]["label"] == "TP2 + 8 prefill GPUs"
 
 
 def test_a_pinned_option_answers_at_the_files_layout_and_says_so(tmp_path):
@@ -213,3 +215,26 @@ def test_a_files_layout_no_measurement_ran_carries_the_widest_band(tmp_path):
     assert "never-measured configuration's band: outside the measured layouts" in \
         fast["band"]["basis"]
     assert fast["layout"]["covered"] is False
+
+
+@pytest.mark.parametrize("arch", ["generic", "hopper", "blackwell"])
+def test_the_search_chooses_what_every_layout_evaluated_one_by_one_would(tmp_path, arch):
+    """The array model ranks every candidate; evaluating each with the scalar model and
+    choosing with layouts.best gives the same layout and the same answer, on a family without
+    a fit (one band for all) and on fitted ones (unmeasured layouts at the widest band)."""
+    from models.serving import layouts
+
+    text = (INLINE + SECOND).replace("gpu_specs: {", f"gpu_specs: {{arch: {arch}, ")
+    scenario = load_serving_scenario(write(tmp_path, text))
+    for option, got in zip(scenario.options,
+                           serving.evaluate(scenario, None, on=ON, known=KNOWN,
+                                            dataset_version=None)["options"], strict=True):
+        hw, _ = serving.option_hardware(option, None, on=ON, known=KNOWN)
+        space = layouts.candidates(scenario.model, hw.domain_gpus)
+        each = [serving.at_layout(scenario, option, space.deployment(i, option.deployment), hw,
+                                  None) for i in range(len(space))]
+        pick = layouts.best([a.evaluated() for a in each])
+        assert got["layout"]["label"] == layouts.layout_label(pick.deployment)
+        assert got["at_target"]["tok_s_per_gpu"] == pytest.approx(pick.tok_s_per_gpu,
+                                                                  rel=1e-9)
+        assert got["layout"]["candidates"] == len(space)
