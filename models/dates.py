@@ -27,3 +27,11 @@ def out_of_range(day: date, field: str) -> str | None:
     return (f"{field} {day.isoformat()} is before {EARLIEST_DATE.isoformat()}, the earliest "
             "date specledger can compute with")
 
+
+
+def shown(as_of: str | None, precision: str | None) -> str:
+    """An ISO date as precise as its source gave it: "2024-07" for a month's (stored as its
+    first day), "2024" for a year's, the day otherwise; "undated" without one."""
+    if not as_of:
+        return "undated"
+    return as_of[:7] if precision == "month" else as_of[:4] if precision == "year" else as_of

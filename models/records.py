@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from models.dates import shown
 from models.tco.decision import Band, Margin
 
 ON_DEMAND = "on_demand"
@@ -270,7 +271,8 @@ def _ledger_source(figure: Mapping[str, Any] | None) -> str | None:
     """"item (source, date)" of an input the ledger gave, None otherwise."""
     if not figure or figure.get("origin") != "ledger":
         return None
-    return f"{figure.get('item')} ({figure.get('source')}, {figure.get('as_of') or 'undated'})"
+    return (f"{figure.get('item')} ({figure.get('source')}, "
+            f"{shown(figure.get('as_of'), figure.get('as_of_precision'))})")
 
 
 def _upfront(option: str, inputs: Mapping[str, Mapping[str, Any]]) -> float | None:

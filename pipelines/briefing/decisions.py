@@ -13,7 +13,7 @@ import pandas as pd
 
 from models.market.frames import term_label
 from models.records import Rent, TcoOption, TcoRecord
-from models.tco.decision import flipping_inputs, margin_swings
+from models.tco.decision import Flip, flipping_inputs, margin_swings
 from models.trends.types import ObservationChange
 from reports.context import (
     DecisionLine,
@@ -66,9 +66,23 @@ def decision_line(record: TcoRecord, scenarios: dict[str, ScenarioLine], *,
         line, cheaper=margin.cheaper, dearer=margin.dearer, saving=margin.saving,
         saving_p10=margin.p10, saving_p90=margin.p90, too_close=margin.too_close,
         speedup_p10=speedup.p10, speedup_p90=speedup.p90,
-        flips=tuple(f"{input_label(f.input)} at the {f.end} end of its range "
-                    f"({_plain(f.value)})" for f in flips[:MAX_FLIPS]),
+        flips=tuple(flip_text(f, record.options) for f in flips[:MAX_FLIPS]),
         swings=tuple(margin_swings(record.tornado, margin.cheaper, margin.dearer)))
+
+
+def flip_text(flip: Flip, options: Sequence[TcoOption]) -> str:
+    """A flipping input as page 1 says it. A job time is the C2C model's failure-free one; the
+    table beside it prints time to train (stretched by availability x goodput), so the flip
+    is said in the table's terms: "hgx-ndr time to train at the low end of its range (8.2
+    days)"."""
+    name = flip.input.removeprefix("options.")
+    by_name = {o.name: o for o in options}
+    option = by_name.get(name.removesuffix(".jct")) if name.endswith(".jct") else None
+    where = f"at the {flip.end} end of its range"
+    if option is None or not option.availability or not option.goodput:
+        return f"{input_label(flip.input)} {where} ({_plain(flip.value)})"
+    days = flip.value / (option.availability * option.goodput)
+    return f"{option.name} time to train {where} ({_plain(days)} days)"
 
 
 def _option(option: TcoOption, linked: ScenarioLine | None, as_of: date | None,

@@ -232,7 +232,8 @@ def _resolve(scenario: TcoScenario, spec: InputSpec, session: Session | None, on
     if spec.origin == "default":
         note = f"default: {spec.written}; {note}"
     return FigureUsed(spec.name, value, unit, "ledger", low, high, ref.item, ref.metric,
-                     row["source"], figure_date(row), int(row["observation_id"]), note)
+                     row["source"], figure_date(row), int(row["observation_id"]), note,
+                     as_of_precision=row.get("as_of_precision"))
 
 
 def _ledger_scale(unit: str, ref: Any, field: Any) -> float:

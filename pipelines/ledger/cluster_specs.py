@@ -56,7 +56,8 @@ class _Lookup:
         return FigureUsed(name, float(row["value"]) * factor, unit, origin, item=item,
                           metric=metric, source=row["source"],
                           as_of=figure_date(row),
-                          observation_id=int(row["observation_id"]), note=note)
+                          observation_id=int(row["observation_id"]), note=note,
+                          as_of_precision=row.get("as_of_precision"))
 
     def inline(self, name: str, key: str, unit: str, scale: float = 1.0) -> FigureUsed | None:
         quantity = self.request.inline.get(key)

@@ -32,6 +32,8 @@ class FigureUsed:
     as_of: str | None = None
     observation_id: int | None = None
     note: str | None = None
+    # How precise `as_of` is (day, month, year): a month's prints "2024-07" (models.dates.shown).
+    as_of_precision: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -55,3 +57,4 @@ def figure_date(row: Mapping[str, Any]) -> str | None:
     if row.get("as_of_precision") == UNDATED:
         return None
     return row["as_of"].isoformat()
+

@@ -1,0 +1,33 @@
+"""What would flip a verdict, said in the terms of the table beside it."""
+
+from __future__ import annotations
+
+from models.dates import shown
+from models.records import TcoOption
+from models.tco.decision import Flip
+from pipelines.briefing.decisions import flip_text
+
+
+def option(name: str, availability: float, goodput: float) -> TcoOption:
+    return TcoOption(name=name, gpus=3072, gpu="b200", jct_days=8.49, usd_per_gpu_hour=2.4,
+                     job_cost_usd=1.8e6, rents={}, rented_job_cost_usd=None,
+                     availability=availability, goodput=goodput)
+
+
+def test_a_job_time_flips_in_time_to_train_the_failure_free_time_stretched_by_goodput():
+    text = flip_text(Flip("options.hgx-ndr.jct", "low", 7.79),
+                     [option("nvl72", 1.0, 0.95), option("hgx-ndr", 1.0, 0.95)])
+    assert text == "hgx-ndr time to train at the low end of its range (8.2 days)"
+
+
+def test_another_input_keeps_its_own_name_and_value():
+    text = flip_text(Flip("options.nvl72.capex.rack.cost", "high", 4.1e6),
+                     [option("nvl72", 0.99, 0.95)])
+    assert text.startswith("nvl72 capex rack cost at the high end of its range (")
+
+
+def test_a_months_date_prints_as_the_month():
+    assert shown("2024-07-01", "month") == "2024-07"
+    assert shown("2024-01-01", "year") == "2024"
+    assert shown("2024-07-09", "day") == "2024-07-09"
+    assert shown(None, None) == "undated"
