@@ -189,6 +189,8 @@ class DecisionLine:
     flips: tuple[str, ...] = ()           # inputs whose range end flips the answer
     swings: tuple[Swing, ...] = ()        # the inputs that move the margin most
     illustrative: bool = False            # no option runs a modelled workload
+    # Why the point may sit outside its P10-P90: an input priced at an end of its range.
+    point_at_end: str | None = None
 
 
 @dataclass(frozen=True)

@@ -249,6 +249,10 @@ def verdict(line: DecisionLine) -> str:
     cheaper, dearer = options.get(line.cheaper), options.get(line.dearer or "")
     band = (f"P10–P90 {format_percent(line.saving_p10, signed=True)} to "
             f"{format_percent(line.saving_p90, signed=True)}")
+    outside = line.saving_p10 is not None and line.saving_p90 is not None and not (
+        line.saving_p10 <= line.saving <= line.saving_p90)
+    if outside and line.point_at_end:   # a point outside its own band says why
+        band += f" (the point takes {line.point_at_end})"
     layouts = _layout_basis(line.options)
     margin = (f"{format_percent(line.saving)} cheaper per job than {line.dearer}"
               f"{' ' + layouts if layouts else ''}, {band}")
@@ -314,7 +318,7 @@ def same_machine_flip(line: DecisionLine) -> str:
     even = rent.usd_per_gpu_hour * own.job_cost_usd / rent.job_cost_usd  # type: ignore[operator]
     move = "falls below" if options.get(line.cheaper) is own else "rises above"
     return (f"Both run the same job in the same time: it flips if {rent.name}'s rent {move} "
-            f"{format_usd(even)}/GPU-hour, what owning costs per GPU-hour of the job"
+            f"owning's {format_usd(even)}/GPU-hour"
             + "".join(f", or with {f}" for f in line.flips) + ".")
 
 

@@ -67,7 +67,38 @@ def decision_line(record: TcoRecord, scenarios: dict[str, ScenarioLine], *,
         saving_p10=margin.p10, saving_p90=margin.p90, too_close=margin.too_close,
         speedup_p10=speedup.p10, speedup_p90=speedup.p90,
         flips=tuple(flip_text(f, record.options) for f in flips[:MAX_FLIPS]),
+        point_at_end=point_at_range_end(record, margin.cheaper, margin.dearer),
         swings=tuple(margin_swings(record.tornado, margin.cheaper, margin.dearer)))
+
+
+def point_at_range_end(record: TcoRecord, cheaper: str, dearer: str) -> str | None:
+    """Why a point estimate can sit outside its own P10-P90: an input whose point value is an
+    end of its range (the lowest of the ledger's prices for a system, say) moves the Monte
+    Carlo one way only. Of the tornado's inputs that leave both job costs at their point at one
+    end and move them at the other, the one that moves the margin most, as "it takes own-hgx
+    capex nodes cost at its low end ($146 M-$198 M)"; None when there is none."""
+    costs = {o.name: o.job_cost_usd for o in record.options}
+    point = (costs.get(cheaper), costs.get(dearer))
+    if None in point:
+        return None
+    found: list[tuple[float, str]] = []
+    for row in record.tornado:
+        pairs = [row.get(f"{name}.job_cost_usd") for name in (cheaper, dearer)]
+        if not all(isinstance(p, list | tuple) and len(p) == 2 for p in pairs):
+            continue
+        for n, end in enumerate(("low", "high")):
+            at_point = all(math.isclose(p[n], c, rel_tol=1e-9) for p, c in
+                           zip(pairs, point, strict=True))
+            moves = any(not math.isclose(p[1 - n], c, rel_tol=1e-9) for p, c in
+                        zip(pairs, point, strict=True))
+            if at_point and moves:
+                swing = abs(pairs[0][1 - n] / pairs[1][1 - n] - point[0] / point[1])
+                name = str(row["input"])
+                shown = format_usd if name.endswith((".cost", "price", "usd")) else _plain
+                found.append((swing, f"{input_label(name)} at its {end} end "
+                                     f"({shown(float(row['low']))}–"
+                                     f"{shown(float(row['high']))})"))
+    return max(found)[1] if found else None
 
 
 def flip_text(flip: Flip, options: Sequence[TcoOption]) -> str:

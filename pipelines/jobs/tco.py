@@ -285,8 +285,11 @@ def _market_rent(scenario: TcoScenario, spec: InputSpec, session: Session | None
     value, low, high = (float(row[k]) for k in (market.statistic, "p25", "p75"))
     low, high = min(low, value), max(high, value)
     cheapest_on = row["cheapest_as_of"]  # a pandas Timestamp
-    note = (f"{market.statistic} of {int(row['n_offers'])} {market.term} offer(s) from "
-            f"{int(row['n_providers'])} provider(s) in the price index (P25-P75 "
+    offers, providers = int(row["n_offers"]), int(row["n_providers"])
+    counted = (f"the price index's one {market.term} offer" if offers == 1 else
+               f"{market.statistic} of {offers} {market.term} offers from {providers} "
+               f"provider{'s' if providers != 1 else ''} in the price index")
+    note = (f"{counted} (P25-P75 "
             f"{row['p25']:.2f}-{row['p75']:.2f} USD/GPU-hour); cheapest "
             f"{row['cheapest_provider']} {row['cheapest_price']:.2f}")
     return FigureUsed(spec.name, value, "USD/hour", "market", low, high, market.gpu,

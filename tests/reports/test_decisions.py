@@ -115,10 +115,9 @@ def test_own_against_rent_of_one_machine_flips_on_the_rent():
                                dearer="rent-b200", speedup=1.0, speedup_p10=1.0,
                                speedup_p90=1.0, flips=())
     assert flip(line) == ("Both run the same job in the same time: it flips if rent-b200's "
-                          "rent falls below $2.50/GPU-hour, what owning costs per GPU-hour "
-                          "of the job.")
+                          "rent falls below owning's $2.50/GPU-hour.")
     rented_cheaper = dataclasses.replace(line, cheaper="rent-b200", dearer="own-b200")
-    assert "rent rises above $2.50/GPU-hour" in flip(rented_cheaper)
+    assert "rent rises above owning's $2.50/GPU-hour" in flip(rented_cheaper)
     # A speed-up the model is unsure of is a flip on speed, as before.
     assert flip(dataclasses.replace(line, speedup_p90=1.2)).startswith("It flips if")
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from models.dates import shown
 from models.records import TcoOption
 from models.tco.decision import Flip
-from pipelines.briefing.decisions import flip_text
+from pipelines.briefing.decisions import flip_text, point_at_range_end
 
 
 def option(name: str, availability: float, goodput: float) -> TcoOption:
@@ -31,3 +33,25 @@ def test_a_months_date_prints_as_the_month():
     assert shown("2024-01-01", "year") == "2024"
     assert shown("2024-07-09", "day") == "2024-07-09"
     assert shown(None, None) == "undated"
+
+
+def record(tornado):
+    from models.records import TcoRecord, Verdict
+
+    return TcoRecord(scenario="own-vs-rent", mode="comparison", scale_up=None, scale_out=None,
+                     options=(dataclasses.replace(option("own", 1.0, 1.0), job_cost_usd=100.0),
+                              dataclasses.replace(option("rent", 1.0, 1.0),
+                                                  job_cost_usd=200.0)),
+                     break_even=None, speedup=None, cheaper_option="own",
+                     verdict=Verdict(None, None, None), tornado=tuple(tornado), inputs=(),
+                     c2c_links={}, ranges={})
+
+
+def test_a_point_outside_its_band_names_the_input_priced_at_an_end_of_its_range():
+    at_low = {"input": "options.own.capex.nodes.cost", "low": 1.46e8, "high": 1.98e8,
+              "own.job_cost_usd": [100.0, 130.0], "rent.job_cost_usd": [200.0, 200.0]}
+    both_ways = {"input": "options.rent.rent", "low": 4.0, "high": 6.0,
+                 "own.job_cost_usd": [100.0, 100.0], "rent.job_cost_usd": [160.0, 240.0]}
+    assert point_at_range_end(record([both_ways, at_low]), "own", "rent") == \
+        "own capex nodes cost at its low end ($146 M–$198 M)"
+    assert point_at_range_end(record([both_ways]), "own", "rent") is None

@@ -106,7 +106,7 @@ def test_the_market_rent_is_the_index_median_with_its_quartiles_as_range(
     rent = resolved.used["options.rent.rent"]
     assert (rent.value, rent.low, rent.high) == (4.0, 3.5, 5.0)
     assert rent.origin == "market" and rent.item == "h100-sxm5"
-    assert "median of 3 reserved_1y offer(s) from 3 provider(s)" in rent.note
+    assert "median of 3 reserved_1y offers from 3 providers in the price index" in rent.note
 
 
 def test_no_offer_for_the_gpu_is_a_missing_input_naming_the_rent(
