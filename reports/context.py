@@ -163,6 +163,11 @@ class OptionLine:
     goodput_source: str | None = None     # "item (source, date)" when the ledger gives it
     fabric: str | None = None             # its training cluster's scale-out, "400G RoCE"
     fabric_borrowed: str | None = None    # its efficiency is another fabric's (why), or None
+    # The oldest and newest dates of the ledger figures its cost reads, as precise as their
+    # sources ("2024", "2025-08-20"), and how many of those figures are undated.
+    inputs_oldest: str | None = None
+    inputs_newest: str | None = None
+    inputs_undated: int = 0
 
 
 @dataclass(frozen=True)

@@ -176,7 +176,21 @@ def assumptions(columns: Sequence[tuple[str, OptionLine]]) -> str:
             f"utilisation {' / '.join(used)}. "
             f"Job times assume {stated} ({where}). "
             f"{fabrics(columns)}Upfront capex: the options' capex items at purchase"
-            f"{capex_gaps(columns)}.")
+            f"{capex_gaps(columns)}. {input_dates_note(columns)}")
+
+
+def input_dates_note(columns: Sequence[tuple[str, OptionLine]]) -> str:
+    """What the "Inputs dated" row spans, and how many of each option's ledger figures have
+    no date at all ("1 undated: nvl72, hgx-ndr")."""
+    text = "Inputs dated: the oldest and newest ledger figure each cost reads"
+    by_count: dict[int, list[str]] = {}
+    for name, option in columns:
+        if option.inputs_undated:
+            by_count.setdefault(option.inputs_undated, []).append(name)
+    if by_count:
+        text += "; undated besides: " + "; ".join(
+            f"{count} ({', '.join(names)})" for count, names in sorted(by_count.items()))
+    return text + "."
 
 
 def capex_gaps(columns: Sequence[tuple[str, OptionLine]]) -> str:
@@ -193,22 +207,17 @@ def capex_gaps(columns: Sequence[tuple[str, OptionLine]]) -> str:
 
 
 def fabrics(columns: Sequence[tuple[str, OptionLine]]) -> str:
-    """The options' scale-out per GPU, grouped by fabric, whether they compare at one line
-    rate, and which option's efficiency is borrowed from another fabric's measurement ("" when
-    no option names its fabric)."""
+    """Whether the options' fabrics (each column's header names its per-GPU scale-out)
+    compare at one line rate, and which option's efficiency is borrowed from another fabric's
+    measurement ("" when fewer than two fabrics are named and none is borrowed)."""
     named = [(name, o.fabric, o.fabric_borrowed) for name, o in columns if o.fabric]
-    if not named:
-        return ""
-    by_fabric: dict[str, list[str]] = {}
-    for name, fabric, _ in named:
-        by_fabric.setdefault(fabric, []).append(name)
-    rates = {fabric.split("G ", 1)[0] for fabric in by_fabric}
-    groups = "; ".join(f"{fabric} ({', '.join(names)})" for fabric, names in by_fabric.items())
-    text = f"Scale-out per GPU: {groups}"
-    if len(by_fabric) > 1:
-        text += (f": one line rate ({next(iter(rates))}G), the fabrics differ" if len(rates) == 1
-                 else ": the line rates differ, so the fabrics are not compared at one rate")
-    text += ". "
+    fabrics_named = {fabric for _, fabric, _ in named}
+    rates = {str(fabric).split("G ", 1)[0] for fabric in fabrics_named}
+    text = ""
+    if len(fabrics_named) > 1:
+        text = (f"The fabrics compare at one line rate ({next(iter(rates))}G per GPU). "
+                if len(rates) == 1 else
+                "The fabrics' line rates per GPU differ: they are not compared at one rate. ")
     for name, _, borrowed in named:
         if borrowed:
             text += f"{name}'s {borrowed}: the fabrics' difference is assumed. "

@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from models.dates import shown
 from models.market.frames import term_label
 from models.records import Rent, TcoOption, TcoRecord
 from models.tco.decision import Flip, flipping_inputs, margin_swings
@@ -53,7 +54,7 @@ def decision_line(record: TcoRecord, scenarios: dict[str, ScenarioLine], *,
                         illustrative=workload is None,
                         scale_up_option=up, scale_out_option=out,
                         options=tuple(_option(o, scenarios.get(record.c2c_links.get(o.name, "")),
-                                              as_of, max_age_days)
+                                              as_of, max_age_days, record.inputs)
                                       for o in record.options),
                         cheaper=record.cheaper_option, settle_with=verdict.settle_with,
                         break_even=break_even.value if break_even else None,
@@ -116,10 +117,35 @@ def flip_text(flip: Flip, options: Sequence[TcoOption]) -> str:
     return f"{option.name} time to train {where} ({_plain(days)} days)"
 
 
+def input_dates(inputs: Sequence[Mapping[str, Any]], option: str
+                ) -> tuple[str | None, str | None, int]:
+    """The oldest and newest dates of the ledger and market figures an option's cost reads
+    (its own inputs and the shared ones), to the month at most (page 1's cell is narrow) and
+    no more precise than its source ("2024", "2024-07"), and how many of them are undated."""
+    dated: list[tuple[str, str]] = []
+    undated = 0
+    for figure in inputs:
+        name = str(figure.get("name") or "")
+        mine = name.startswith(f"options.{option}.") or not name.startswith("options.")
+        if not mine or figure.get("origin") not in ("ledger", "market"):
+            continue
+        if figure.get("as_of"):
+            precision = figure.get("as_of_precision")
+            dated.append((str(figure["as_of"]), shown(str(figure["as_of"]), "year" if
+                                                      precision == "year" else "month")))
+        else:
+            undated += 1
+    if not dated:
+        return None, None, undated
+    return min(dated)[1], max(dated)[1], undated
+
+
 def _option(option: TcoOption, linked: ScenarioLine | None, as_of: date | None,
-            max_age_days: int | None) -> OptionLine:
+            max_age_days: int | None, inputs: Sequence[Mapping[str, Any]] = ()) -> OptionLine:
     on_demand = option.on_demand
-    return OptionLine(name=option.name, gpus=option.gpus, gpu=option.gpu,
+    oldest, newest, undated = input_dates(inputs, option.name)
+    return OptionLine(inputs_oldest=oldest, inputs_newest=newest, inputs_undated=undated,
+                      name=option.name, gpus=option.gpus, gpu=option.gpu,
                       time_to_train_days=option.jct_days, job_cost_usd=option.job_cost_usd,
                       usd_per_gpu_hour=option.usd_per_gpu_hour,
                       market_usd_per_gpu_hour=on_demand.median if on_demand else None,

@@ -6,6 +6,7 @@ that one run left: its output, the warehouse, the briefing's pages as a reader s
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -109,7 +110,9 @@ def test_page_one_names_each_training_options_fabric_at_its_per_gpu_rate(shipped
                           capture_output=True, text=True, check=True).stdout
     flat = " ".join(page.split())
     assert "b200 + 400G RoCE" in flat and "gb200 + 400G IB" in flat
-    assert "400G RoCE (hgx-800gbe): one line rate (400G), the fabrics differ" in flat
+    assert "The fabrics compare at one line rate (400G per GPU)" in flat
+    # Every option's cost inputs are dated on page 1, oldest to newest.
+    assert re.search(r"Inputs dated (\d{4}(-\d\d)?–\d{4}(-\d\d)? ?){4}", flat)
     assert "hgx-800gbe's scale-out efficiency (0.94) is measured on InfiniBand" in flat
     # Goodput is the one published large run's, with its source, for every option.
     assert ("goodput 95 % (set per option in the scenario; goodput from "

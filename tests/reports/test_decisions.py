@@ -192,8 +192,8 @@ def test_a_capex_category_an_option_lacks_is_said_not_in_the_ledger():
     assert capex_gaps(columns) == "; not in the ledger: cooling of hgx-ndr, hgx-800gbe"
     assert capex_gaps((("nvl72", nvl72),)) == ""
     [workload] = workloads([dataclasses.replace(close, options=(nvl72, lacking))])
-    assert workload.assumptions.endswith(
-        "capex items at purchase; not in the ledger: cooling of hgx-ndr.")
+    assert ("capex items at purchase; not in the ledger: cooling of hgx-ndr. Inputs dated: "
+            in workload.assumptions)
 
 
 def test_a_goodput_the_ledger_gives_is_stated_with_its_source():

@@ -58,11 +58,10 @@ def option(name: str, fabric: str | None, borrowed: str | None = None) -> tuple[
 
 def test_page_one_says_whether_the_fabrics_compare_at_one_rate_and_what_is_borrowed():
     same = fabrics([option("nvl72", "400G IB"), option("hgx-800gbe", "400G RoCE", "borrowed x")])
-    assert same == ("Scale-out per GPU: 400G IB (nvl72); 400G RoCE (hgx-800gbe): one line rate "
-                    "(400G), the fabrics differ. hgx-800gbe's borrowed x: the fabrics' "
-                    "difference is assumed. ")
+    assert same == ("The fabrics compare at one line rate (400G per GPU). hgx-800gbe's "
+                    "borrowed x: the fabrics' difference is assumed. ")
     differ = fabrics([option("a", "400G IB"), option("b", "800G RoCE")])
-    assert "the line rates differ, so the fabrics are not compared at one rate" in differ
-    assert fabrics([option("a", "400G IB"), option("b", "400G IB")]) == \
-        "Scale-out per GPU: 400G IB (a, b). "
+    assert "line rates per GPU differ: they are not compared at one rate" in differ
+    # One fabric: nothing to compare (each column's header names it).
+    assert fabrics([option("a", "400G IB"), option("b", "400G IB")]) == ""
     assert fabrics([option("a", None)]) == ""

@@ -55,3 +55,23 @@ def test_a_point_outside_its_band_names_the_input_priced_at_an_end_of_its_range(
     assert point_at_range_end(record([both_ways, at_low]), "own", "rent") == \
         "own capex nodes cost at its low end ($146 M–$198 M)"
     assert point_at_range_end(record([both_ways]), "own", "rent") is None
+
+
+def test_each_option_says_how_old_its_cost_inputs_are_and_how_many_are_undated():
+    from pipelines.briefing.decisions import input_dates
+
+    inputs = [
+        {"name": "finance.electricity", "origin": "ledger", "as_of": "2025-01-01",
+         "as_of_precision": "year"},
+        {"name": "options.a.capex.nodes.cost", "origin": "ledger", "as_of": "2024-12-01",
+         "as_of_precision": "month"},
+        {"name": "options.a.it_power", "origin": "ledger", "as_of": "2026-05-28",
+         "as_of_precision": "day"},
+        {"name": "options.a.pue", "origin": "ledger", "as_of": None, "as_of_precision": "none"},
+        {"name": "options.a.staff", "origin": "default"},
+        {"name": "options.b.it_power", "origin": "ledger", "as_of": "2020-01-01",
+         "as_of_precision": "day"},
+    ]
+    assert input_dates(inputs, "a") == ("2024-12", "2026-05", 1)
+    assert input_dates(inputs, "b") == ("2020-01", "2025", 0)   # a year's figure stays a year
+    assert input_dates([], "a") == (None, None, 0)
