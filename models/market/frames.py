@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from models.frame_dates import day_stamps
-from models.observations import OFFER_TERMS
+from models.observations import OFFER_TERMS, identity
 
 # Offers.
 VERSION = "dataset_version"          # int
@@ -92,6 +92,10 @@ def checked_offers(offers: pd.DataFrame) -> pd.DataFrame:
     for column in (GPU, PROVIDER, SOURCE):
         if frame[column].isna().any():
             raise ValueError(f"offers frame has a missing {column}")
+    # One provider, one spelling (issue 43): ingest writes identities lower case, but a
+    # ledger ingested before that may hold "Lambda" beside "lambda", which would count twice.
+    frame[PROVIDER] = frame[PROVIDER].map(lambda name: identity(str(name)))
+    frame[REGION] = frame[REGION].map(lambda name: None if name is None else identity(str(name)))
     if frame[VERSION_DATE].isna().any():
         raise ValueError(f"offers frame has a missing {VERSION_DATE}")
     dates_per_version = frame.groupby(VERSION)[VERSION_DATE].nunique()

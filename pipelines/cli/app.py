@@ -517,11 +517,19 @@ def list_command(
     console.print(table)
 
 
+def _a_number(value: float) -> float:
+    """A float option that is a number: click's ranges let NaN through (it compares false)."""
+    if value != value:
+        raise typer.BadParameter("nan is not a number; give one between 0 and 1")
+    return value
+
+
 @app.command()
 def review(home: HomeOption = None, as_json: JsonOption = False,
            tolerance: Annotated[float, typer.Option(
-               "--tolerance", min=0.0, help="Relative difference below which two sources "
-                                            "agree (0.01 = 1 %).")] = CONFLICT_TOLERANCE
+               "--tolerance", min=0.0, max=1.0, callback=_a_number,
+               help="Relative difference below which two sources agree (0.01 = 1 %; at 1 "
+                    "every pair agrees).")] = CONFLICT_TOLERANCE
            ) -> None:
     """Rejected rows (with file, line, field, reason) and live values that disagree."""
     from db import queries

@@ -158,3 +158,12 @@ def test_a_provider_with_many_regions_is_one_voice():
     assert (row["median"], row["n_offers"], row["n_providers"]) == (3.0, 12, 3)
     assert (row["p25"], row["p75"]) == (2.5, 6.5)
     assert (row["min"], row["cheapest_provider"]) == (2.0, "lambda")
+
+
+def test_a_provider_spelt_in_two_cases_is_one_voice():
+    """A ledger ingested before identities were normalised may hold "Lambda" beside
+    "lambda" (issue 43): the index counts one provider, whose offers give one price."""
+    index = price_index(offers(offer("lambda", 2.0), offer("Lambda ", 4.0, region="US-West"),
+                               offer("coreweave", 6.0)))
+    [row] = index.to_dict("records")
+    assert row["n_providers"] == 2 and row["median"] == 4.5   # lambda's 3.0 and coreweave's 6

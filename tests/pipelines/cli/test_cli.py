@@ -240,6 +240,15 @@ def test_a_version_the_ledger_cannot_hold_is_a_usage_error_before_any_query(cli,
     assert shown in " ".join(result.output.replace("│", " ").split())
 
 
+@pytest.mark.parametrize("written", ["inf", "nan", "1.5", "-0.1"])
+def test_a_tolerance_that_cannot_mean_anything_is_a_usage_error(cli, written):
+    """A neighbour of issue 43, case 2: `review --tolerance inf` (or nan) would call every
+    pair of sources agreeing, silently; a relative tolerance is 0 to 1 (at 1 all agree)."""
+    result = cli("review", "--tolerance", written)
+    assert result.exit_code == 2
+    assert "Invalid value for '--tolerance'" in result.output
+
+
 @pytest.mark.slow(seconds=25)  # a real process, for its exit code
 def test_ingest_json_says_what_was_committed_when_publishing_then_fails(cli, write_pack,
                                                                         tmp_path):
