@@ -38,12 +38,24 @@ def versions_without(session: Session, stage: str,
     return [(int(row.id), row.cutoff_at) for row in session.execute(query)]
 
 
+# The recompute graph's stage that stores each version's price index (db.schema.GRAPH_STAGES).
+PRICE_INDEX_STAGE = "price_index"
+
+
 def record_stage(session: Session, *, dataset_version: int, stage: str, inputs_sha256: str,
-                 code_version: str, computed_at: datetime, rows: int) -> None:
+                 code_version: str, computed_at: datetime, rows: int,
+                 max_age_days: int | None = None) -> None:
     session.add(StageRun(dataset_version_id=dataset_version, stage=stage,
                          inputs_sha256=inputs_sha256, code_version=code_version,
-                         computed_at=computed_at, rows=rows))
+                         computed_at=computed_at, rows=rows, max_age_days=max_age_days))
     session.flush()
+
+
+def stage_limit(session: Session, dataset_version: int, stage: str) -> int | None:
+    """The age limit `stage` ran with on `dataset_version` (None: no record, no limit, or a
+    record from before the limit was kept)."""
+    return session.scalar(select(StageRun.max_age_days).where(
+        StageRun.dataset_version_id == dataset_version, StageRun.stage == stage))
 
 
 def add_index_rows(session: Session, rows: Iterable[Mapping[str, Any]]) -> int:

@@ -516,6 +516,9 @@ class StageRun(Base):
     code_version: Mapped[str] = mapped_column(String(40))
     computed_at: Mapped[datetime]
     rows: Mapped[int] = mapped_column(Integer)
+    # The setting the stage ran with, where one is among its inputs: the price index's age
+    # limit in days (NULL: none, or recorded before revision 0016).
+    max_age_days: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class PriceIndexEntry(Base):

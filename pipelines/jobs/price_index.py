@@ -28,7 +28,7 @@ from models.market.valid_time import (
     price_dates,
 )
 
-STAGE = "price_index"
+STAGE = stored.PRICE_INDEX_STAGE
 
 
 def store_price_index(session: Session, dataset_version: int, *, code_version: str,
@@ -64,7 +64,8 @@ def store_price_index(session: Session, dataset_version: int, *, code_version: s
         stored.record_stage(session, dataset_version=version, stage=STAGE,
                             inputs_sha256=offers_digest(read[read[VERSION] == version],
                                                         max_age_days),
-                            code_version=code_version, computed_at=now, rows=count)
+                            code_version=code_version, computed_at=now, rows=count,
+                            max_age_days=max_age_days)
     return [version for version, _ in missing]
 
 

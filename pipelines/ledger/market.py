@@ -11,7 +11,11 @@ import pandas as pd
 from db import price_index as stored
 from db import queries
 from db.engine import Session
+from models.market import price_index
+from models.market.frames import GPU, TERM, VERSION
 from models.market.snapshots import VersionCut, quotes_at_version
+from models.market.valid_time import price_dates
+from pipelines.ledger.market_tiers import market_max_age_days, version_offers
 
 # The warehouse's price_index columns, in order.
 WAREHOUSE_COLUMNS = ["dataset_version", "version_date", "gpu", "term", "n_offers",
@@ -39,12 +43,30 @@ def price_index_rows(index: pd.DataFrame) -> list[tuple[Any, ...]]:
         columns=WAREHOUSE_COLUMNS).itertuples(index=False, name=None)]
 
 
-def index_row(session: Session, dataset_version: int, gpu: str,
-              term: str) -> dict[str, Any] | None:
-    """The stored price index of one GPU and term at a dataset version; None when that
-    version knew no such offer."""
-    found = stored.stored_index(session, only=dataset_version, gpu=gpu, term=term)
+def index_row(session: Session, dataset_version: int, gpu: str, term: str,
+              max_age_days: int | None = None) -> dict[str, Any] | None:
+    """The price index of one GPU and term at a dataset version, at the market's age limit
+    (`max_age_days`, by default SPECLEDGER_MARKET_MAX_AGE_DAYS); None when that version knew
+    no such offer within it. The stored row when the version's index was built at that limit
+    (or before the limit was recorded); otherwise the index computed here at the reader's
+    limit, so one answer never mixes two limits (issue 43, case 1)."""
+    limit = market_max_age_days() if max_age_days is None else max_age_days
+    built = stored.stage_limit(session, dataset_version, stored.PRICE_INDEX_STAGE)
+    if built is not None and built != limit:
+        found = index_at_limit(session, dataset_version, limit)
+        found = found[(found[GPU] == gpu) & (found[TERM] == term)]
+    else:
+        found = stored.stored_index(session, only=dataset_version, gpu=gpu, term=term)
     return None if found.empty else found.iloc[0].to_dict()
+
+
+def index_at_limit(session: Session, dataset_version: int, max_age_days: int) -> pd.DataFrame:
+    """A version's price index computed from the offers it knew at an age limit other than
+    the one it was stored with: its levels, spread, cheapest offer and price dates (its
+    week-over-week and 90-day changes are the stored index's alone)."""
+    offers = version_offers(session, dataset_version, max_age_days)
+    index = price_index(offers)
+    return index.merge(price_dates(offers), on=[VERSION, GPU, TERM], how="left")
 
 
 def market_quotes(session: Session, version: int) -> pd.DataFrame:

@@ -65,7 +65,7 @@ def test_every_input_says_where_it_came_from(write_scenario):
     assert inputs["options.nvl72.it_power"] | {"note": None} == {
         "name": "options.nvl72.it_power", "value": 264.0, "unit": "kW", "origin": "inline",
         "low": None, "high": None, "item": None, "metric": None, "source": None,
-        "as_of": None, "observation_id": None, "note": None}
+        "as_of": None, "observation_id": None, "note": None, "as_of_precision": None}
     assert inputs["options.hgx.power_fraction"]["origin"] == "default"
     assert "conservative" in inputs["options.hgx.power_fraction"]["note"]
 

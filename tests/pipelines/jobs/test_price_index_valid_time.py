@@ -63,7 +63,11 @@ def test_an_age_limit_leaves_out_offers_priced_too_long_before_the_versions_date
         store_price_index(session, version, code_version="test",
                           now=datetime(2026, 11, 1, 12, tzinfo=UTC), max_age_days=5)
     with Session(ledger) as session:
-        assert index_row(session, version, "h100-sxm5", "on_demand") is None
+        assert index_row(session, version, "h100-sxm5", "on_demand", max_age_days=5) is None
+        # A reader at another limit does not read rows built at 5 days: it indexes the
+        # version's offers at its own (issue 43, case 1).
+        assert index_row(session, version, "h100-sxm5", "on_demand", max_age_days=30)[
+            "n_offers"] == 1
 
 
 def test_a_provider_joining_the_market_moves_the_median_but_flags_no_price_move(
@@ -127,3 +131,30 @@ def test_the_settings_age_limit_reaches_the_index_of_an_ingest(tmp_path, monkeyp
         row = index_row(session, report.dataset_version, "h100-sxm5", "on_demand")
     engine.dispose()
     assert (row is not None) is indexed
+
+
+def test_a_reader_at_another_age_limit_than_the_stored_indexs_gets_its_own_limits_index(
+        tmp_path, monkeypatch, weekly):
+    """Issue 43, case 1: the stage record keeps the limit it ran with. `serving` or `tco` run
+    with another SPECLEDGER_MARKET_MAX_AGE_DAYS than the ingest's read an index at their own
+    limit, so one answer never prices an offer in one place and calls it absent in another."""
+    from pipelines.jobs import steps
+    from pipelines.ledger.connection import connect_ledger
+    from pipelines.ledger.market_tiers import version_offers
+    from pipelines.settings import Settings
+
+    monkeypatch.delenv("SPECLEDGER_DATABASE_URL", raising=False)
+    monkeypatch.setenv("SPECLEDGER_MARKET_MAX_AGE_DAYS", "5")
+    settings = Settings(home=tmp_path / "home")
+    version = steps.ingest(settings, [weekly[0]], today=datetime(2026, 11, 1).date(),
+                           now=lambda: datetime(2026, 11, 1, 12, tzinfo=UTC)).dataset_version
+    engine = connect_ledger(settings)
+    with Session(engine) as session:
+        assert session.query(StageRun.max_age_days).scalar() == 5
+        assert index_row(session, version, "h100-sxm5", "on_demand") is None   # as stored
+        monkeypatch.setenv("SPECLEDGER_MARKET_MAX_AGE_DAYS", "30")
+        row = index_row(session, version, "h100-sxm5", "on_demand")
+        tiers = version_offers(session, version)
+    engine.dispose()
+    assert row is not None and row["n_offers"] == len(tiers) == 1
+    assert row["median"] == pytest.approx(23.92 / 8)
