@@ -159,6 +159,10 @@ class TcoOption:
     # Capex categories (models.tco.plans.CAPEX_CATEGORIES) no capex item covers: printed
     # "not in the ledger", never zero; empty for a rented option or an older result.
     capex_missing: tuple[str, ...] = ()
+    # Its capex items as stored: (name, the categories it covers, cost in USD); and whether
+    # the facility is rented as colocation (then no facility capex is owed).
+    capex_items: tuple[tuple[str, tuple[str, ...], float], ...] = ()
+    facility_in_colocation: bool = False
     # Where its goodput comes from when the ledger gives it: "item (source, date)"; None when
     # the scenario writes it or leaves the default (1).
     goodput_source: str | None = None
@@ -264,6 +268,12 @@ def _option(option: Mapping[str, Any], market: Mapping[str, Any] | None,
                      upfront_capex_usd=_upfront(name, inputs),
                      annual_opex_usd=option.get("annual_opex_usd"),
                      capex_missing=tuple((option.get("capex") or {}).get("missing") or ()),
+                     capex_items=tuple(
+                         (str(i.get("name")), tuple(i.get("categories") or ()),
+                          float(i.get("cost_usd") or 0.0))
+                         for i in (option.get("capex") or {}).get("items") or ()),
+                     facility_in_colocation=bool(
+                         (option.get("capex") or {}).get("facility_in_colocation")),
                      goodput_source=_ledger_source(inputs.get(f"options.{name}.goodput")))
 
 

@@ -125,6 +125,9 @@ class TcoLine:
     speedup_p90: float | None = None
     call: str | None = None
     settle_with: str | None = None
+    # Each option's capex by category: "racks (compute, network) $168 M; liquid-retrofit
+    # (cooling) $11.4 M; facility in colocation", a category no item covers "not in the ledger".
+    capex_by_category: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

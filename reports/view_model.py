@@ -178,6 +178,8 @@ class BriefingView:
     tornadoes: tuple[Tornado, ...]
     tco: tuple[TcoLine, ...]                 # the comparisons of modelled workloads
     tco_illustrations: tuple[TcoLine, ...]   # those whose job times are given (appendix)
+    # Each option of those comparisons once, with its capex by category (TcoLine).
+    tco_capex: tuple[tuple[str, str], ...]
     rented: list[tuple[DecisionLine, OptionLine]]
     market: tuple[MarketRow, ...]
     market_compositions: tuple[str, ...]   # offers that came or went, apart from the changes
@@ -196,6 +198,22 @@ class BriefingView:
     serving_inputs: NumberedInputs
 
 
+def capex_groups(lines: Sequence[TcoLine]) -> tuple[tuple[str, str], ...]:
+    """Each option of `lines` once with its capex by category, options of one bill of
+    materials together ("hgx-ndr, own-hgx-b200"), and a part every option shares (the
+    facility in colocation) said once, first, as ("", part)."""
+    by_option = dict(pair for t in lines for pair in t.capex_by_category)
+    split = {name: text.split("; ") for name, text in by_option.items()}
+    # Unpriced parts every option has (the facility rented, a category none has) are said once.
+    shared = [p for p in next(iter(split.values()), []) if "$" not in p and len(split) > 1
+              and all(p in parts for parts in split.values())]
+    grouped: dict[str, list[str]] = {}
+    for name, parts in split.items():
+        grouped.setdefault("; ".join(p for p in parts if p not in shared), []).append(name)
+    return (*(("", p) for p in shared),
+            *((", ".join(names), text) for text, names in grouped.items()))
+
+
 def build_view(context: BriefingContext, document: str = "briefing") -> BriefingView:
     """The view of one document of the briefing (only the charts differ between them)."""
     drawn = Charts(**chart_svgs(context, document))
@@ -206,6 +224,7 @@ def build_view(context: BriefingContext, document: str = "briefing") -> Briefing
         tornadoes=tuple(Tornado(d, drawn.tornado[d.name]) for d in context.decisions
                         if d.name in drawn.tornado),
         tco=(split := procurement_tco(context))[0], tco_illustrations=split[1],
+        tco_capex=capex_groups(split[0]),
         rented=views.rented_options(context.decisions),
         market=(market := tuple(market_row(s) for s in context.market_history)),
         market_compositions=market_compositions(market),

@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from models.fidelity import validation_reports
-from models.records import C2CRecord, TcoRecord
+from models.records import C2CRecord, TcoOption, TcoRecord
 from models.trends import result_moves
 from pipelines.inputs.measurements import shipped_serving_points, shipped_training_runs
 from reports.context import (
@@ -20,6 +20,7 @@ from reports.context import (
     TcoLine,
     ValidationLine,
 )
+from reports.formatting import format_usd
 
 
 def scenario_line(record: C2CRecord) -> ScenarioLine:
@@ -84,7 +85,25 @@ def tco_line(record: TcoRecord) -> TcoLine:
         usd_per_gpu_hour=tuple((o.name, o.usd_per_gpu_hour) for o in record.options),
         inputs=tuple(cited(dict(i)) for i in record.inputs),
         speedup_p10=speedup_band.get("p10"), speedup_p90=speedup_band.get("p90"),
-        call=record.verdict.call, settle_with=record.verdict.settle_with)
+        call=record.verdict.call, settle_with=record.verdict.settle_with,
+        capex_by_category=tuple((o.name, capex_text(o)) for o in record.options
+                                if o.capex_items or o.capex_missing))
+
+
+COLOCATION = "facility in colocation (its rent is opex)"
+
+
+def capex_text(option: TcoOption) -> str:
+    """An option's capex by category, as the TCO section prints it: each item with the
+    categories it covers and its cost, the facility when it is rented, and the categories no
+    item covers as "not in the ledger" (never as zero)."""
+    parts = [f"{name} ({', '.join(categories) or 'no category'}) {format_usd(cost)}"
+             for name, categories, cost in option.capex_items]
+    if option.facility_in_colocation:
+        parts.append(COLOCATION)
+    if option.capex_missing:
+        parts.append(f"not in the ledger: {', '.join(option.capex_missing)}")
+    return "; ".join(parts)
 
 
 def ledger_pairs(figures: Iterable[Mapping[str, Any]]) -> set[tuple[str, str]]:

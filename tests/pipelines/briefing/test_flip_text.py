@@ -75,3 +75,27 @@ def test_each_option_says_how_old_its_cost_inputs_are_and_how_many_are_undated()
     assert input_dates(inputs, "a") == ("2024-12", "2026-05", 1)
     assert input_dates(inputs, "b") == ("2020-01", "2025", 0)   # a year's figure stays a year
     assert input_dates([], "a") == (None, None, 0)
+
+
+def test_capex_is_said_by_category_with_what_the_ledger_lacks_never_as_zero():
+    from pipelines.briefing.results import capex_text
+
+    racks = dataclasses.replace(
+        option("nvl72", 1.0, 1.0), capex_items=(("racks", ("compute", "network"), 1.677e8),),
+        capex_missing=("cooling",), facility_in_colocation=True)
+    assert capex_text(racks) == ("racks (compute, network) $168 M; facility in colocation "
+                                 "(its rent is opex); not in the ledger: cooling")
+
+
+def test_the_appendix_says_a_shared_part_once_and_groups_options_of_one_bill():
+    from reports.context import TcoLine
+    from reports.view_model import capex_groups
+
+    colo = "facility in colocation (its rent is opex)"
+    line = TcoLine(name="x", scale_up_option="a", scale_out_option="b", break_even_speedup=1.0,
+                   break_even_p10=None, break_even_p90=None, speedup=None, cheaper_option=None,
+                   capex_by_category=(("a", f"racks (compute) $1 M; {colo}"),
+                                      ("b", f"nodes (compute) $2 M; {colo}"),
+                                      ("c", f"nodes (compute) $2 M; {colo}")))
+    assert capex_groups([line]) == (("", colo), ("a", "racks (compute) $1 M"),
+                                    ("b, c", "nodes (compute) $2 M"))
