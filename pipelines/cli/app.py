@@ -147,6 +147,10 @@ def run(home: HomeOption = None,
             continue
         console.print(f"{model:<10} {len(report.computed)} computed, {len(report.reused)} reused "
                       f"(inputs unchanged), {len(report.unchanged)} already stored")
+        if report.deferred:
+            console.print(f"{'':<10} {len(report.deferred)} new or changed not stored: version "
+                          f"{report.dataset_version} has a briefing, so they wait for the next "
+                          f"version ({', '.join(report.deferred)})", highlight=False)
         for name, reason in report.failed.items():
             errors.print(label("scenario failed", "red", f"{name}: {reason}"),
                          highlight=False)

@@ -112,6 +112,10 @@ def _results_section(c2c: RecomputeReport, tco: RecomputeReport,
                      f"{len(report.failed)} failed")
         lines += [f"  - **failed** {_cell(name)}: {_cell(reason)}"
                   for name, reason in report.failed.items()]
+        if report.deferred:
+            lines.append(f"  - {len(report.deferred)} new or changed, not stored: dataset "
+                         f"version {report.dataset_version} has a briefing; they are computed "
+                         f"with the next version ({_cell(', '.join(report.deferred))})")
     return lines + [""]
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from db import queries, results
+from db import outputs, queries, results
 from db.engine import Engine, Session, writing
 from db.schema import DatasetVersion, ModelResult
 from pipelines.inputs.scenarios import ScenarioError, canonical_json
@@ -38,6 +38,9 @@ class RecomputeReport:
     reused: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)  # already stored for this version
     failed: dict[str, str] = field(default_factory=dict)
+    # New or changed scenarios not stored because the version already has a briefing: a
+    # briefed version stays as its briefing read it; they are computed with the next version.
+    deferred: list[str] = field(default_factory=list)
 
 
 def recompute_each(target: Engine | Session, paths: list[Path], dataset_version: int, *,
@@ -51,13 +54,18 @@ def recompute_each(target: Engine | Session, paths: list[Path], dataset_version:
     report = RecomputeReport(dataset_version)
     with writing(target, lock_timeout_seconds) as session:
         version = queries.dataset_version(session, dataset_version)
+        briefed = outputs.is_briefed(session, dataset_version)
         for path in paths:
             name = path.stem
             try:
                 scenario = load(path)
                 name = name_of(scenario)
-                with session.begin_nested():  # a failed scenario leaves nothing behind
+                with session.begin_nested() as savepoint:  # a failure leaves nothing behind
                     outcome = compute(session, scenario, version)
+                    if briefed and outcome != "unchanged":
+                        savepoint.rollback()  # issue 43, case 6: a briefed version is fixed
+                        report.deferred.append(name)
+                        continue
                 getattr(report, outcome).append(name)
             except SCENARIO_ERRORS as exc:
                 report.failed[name] = str(exc)

@@ -209,6 +209,12 @@ def test_a_briefed_version_takes_no_new_scenario_and_re_renders_the_same_bytes(
     assert (again.dataset_version, again.reproduces_first) == (version, True)
     assert again.path.read_bytes() == first.path.read_bytes()
     assert len(stored(with_new, C2CResult)) == results_before
+    # Nor does a recompute of the briefed version (`run` with unchanged data): the new
+    # scenario waits for the next version, and says so; the stored ones stay as they were.
+    report = jobs.recompute(with_new, "c2c", version, on=DAY, now=clock)
+    assert report.deferred == ["13b-dp-only-nvl72-copy"]
+    assert not report.computed and not report.reused and report.unchanged
+    assert len(stored(with_new, C2CResult)) == results_before
 
 
 def test_the_next_weeks_briefing_lists_what_changed(two_weeks):
