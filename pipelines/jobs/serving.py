@@ -276,7 +276,7 @@ def searched_layouts(scenario: ServingScenario, option: ServingOption, hw: Clust
     search finds the hardware's strengths rather than the model's errors. The winner among
     the model's layouts is evaluated again the scalar way, which gives the same number and
     its whole curve."""
-    space = layouts.candidates(scenario.model, hw.domain_gpus)
+    space = search_space(scenario, hw)
     base = option.deployment
     mine = option_measured(measured, option, scenario)
     gpus = measured_gpus(mine)
@@ -302,6 +302,20 @@ def searched_layouts(scenario: ServingScenario, option: ServingOption, hw: Clust
     chosen = next((t for t in tried if pick is not None and t.deployment == pick.deployment),
                   own)
     return chosen, len(space) + (0 if space.contains(own.deployment) else 1)
+
+
+def search_space(scenario: ServingScenario, hw: ClusterSpec) -> Layouts:
+    """The layouts an option is searched over: layouts.candidates, less those the model
+    cannot cost. Data-parallel attention with a MoE's experts split by TP across the
+    replicas needs each replica's tokens combined over the others' expert slices, a
+    collective the model has no term for; such a layout is kept only where a measurement ran
+    one (shipped_coverage), else a search would pick it for the term it lacks (it did: DP72
+    on an NVL72 at 1.7x the best measured layout's throughput)."""
+    space = layouts.candidates(scenario.model, hw.domain_gpus)
+    if not scenario.model.is_moe:
+        return space
+    uncosted = (space.dp > 1) & (space.ep == 0) & ~shipped_coverage().covers_rows(space)
+    return space.take(np.flatnonzero(~uncosted))
 
 
 def rows_band_low(arch: str, rows: Layouts, base: Deployment) -> np.ndarray:

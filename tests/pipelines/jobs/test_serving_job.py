@@ -230,7 +230,7 @@ def test_the_search_chooses_what_every_layout_evaluated_one_by_one_would(tmp_pat
                            serving.evaluate(scenario, None, on=ON, known=KNOWN,
                                             dataset_version=None)["options"], strict=True):
         hw, _ = serving.option_hardware(option, None, on=ON, known=KNOWN)
-        space = layouts.candidates(scenario.model, hw.domain_gpus)
+        space = serving.search_space(scenario, hw)
         each = [serving.at_layout(scenario, option, space.deployment(i, option.deployment), hw,
                                   None) for i in range(len(space))]
         pick = layouts.best([a.evaluated() for a in each])
@@ -238,3 +238,25 @@ def test_the_search_chooses_what_every_layout_evaluated_one_by_one_would(tmp_pat
         assert got["at_target"]["tok_s_per_gpu"] == pytest.approx(pick.tok_s_per_gpu,
                                                                   rel=1e-9)
         assert got["layout"]["candidates"] == len(space)
+
+
+def test_a_moe_is_not_searched_at_layouts_whose_expert_collective_the_model_lacks():
+    """DP attention with the experts split by TP across replicas has no term for combining the
+    replicas' tokens over each other's expert slices: outside what a measurement ran, the
+    search leaves it out (it would win for the cost it does not count)."""
+    from types import SimpleNamespace
+
+    from models.serving import layouts
+    from models.serving.presets import PRESETS
+    from tests.models.serving.test_curve import NVL72
+
+    deepseek = SimpleNamespace(model=PRESETS["deepseek-r1"])
+    space = serving.search_space(deepseek, NVL72)
+    everything = layouts.candidates(deepseek.model, NVL72.domain_gpus)
+    covered = serving.shipped_coverage().covers_rows(space)
+    assert ((space.dp == 1) | (space.ep > 0) | covered).all()
+    assert 0 < len(space) < len(everything)
+    assert (space.ep > 0).any() and (space.pp > 1).any() and (space.prefill_gpus > 0).any()
+    llama = SimpleNamespace(model=PRESETS["llama-3.3-70b"])   # dense: replicas need nothing
+    assert len(serving.search_space(llama, NVL72)) == len(
+        layouts.candidates(llama.model, NVL72.domain_gpus))
