@@ -139,6 +139,12 @@ def max_concurrency(llm: ServingLLM, dep: Deployment, hw: ClusterSpec,
     return int(dep.dp * min(free // per_sequence, dep.max_batch))
 
 
+def expected_largest_normal(n: int) -> float:
+    """The expected largest of `n` standard normals, in standard deviations (Blom's
+    approximation)."""
+    return NormalDist().inv_cdf((n - 0.375) / (n + 0.25))
+
+
 def _busiest_share(llm: ServingLLM, dep: Deployment, touched: float) -> float:
     """The share of its experts the busiest GPU of the expert group streams, when `touched` is
     the share at least one token picks. Split by tensor parallelism, every GPU holds a slice of
@@ -150,7 +156,7 @@ def _busiest_share(llm: ServingLLM, dep: Deployment, touched: float) -> float:
     if dep.ep is None or dep.ep == 1:
         return touched
     held = llm.experts / dep.ep
-    z = NormalDist().inv_cdf((dep.ep - 0.375) / (dep.ep + 0.25))
+    z = expected_largest_normal(dep.ep)
     spread = math.sqrt(held * touched * (1 - touched))
     return min(1.0, touched + z * spread / held)
 

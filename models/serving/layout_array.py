@@ -14,13 +14,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from statistics import NormalDist
 
 import numpy as np
 
 from models.c2c.spec import ClusterSpec
 from models.serving.calibration import EngineConstants, ServingConstants
-from models.serving.curve import ACTIVATION_BYTES, layer_overhead, usable_hbm
+from models.serving.curve import (
+    ACTIVATION_BYTES,
+    expected_largest_normal,
+    layer_overhead,
+    usable_hbm,
+)
 from models.serving.spec import Deployment, RequestShape, ServingLLM
 
 IntArray = np.ndarray
@@ -104,11 +108,11 @@ def _all_reduce(size: FloatArray, group: FloatArray, bandwidth: FloatArray,
 
 
 def _blom_z(ep: FloatArray) -> FloatArray:
-    """The expected largest of `ep` standard normals (curve._busiest_share), per row; 0 where
-    the experts are not spread whole."""
+    """curve.expected_largest_normal per row (curve._busiest_share); 0 where the experts are
+    not spread whole (ep 1 or less)."""
     out = np.zeros_like(ep)
     for value in np.unique(ep[ep > 1]):   # a handful of distinct group sizes
-        out[ep == value] = NormalDist().inv_cdf((value - 0.375) / (value + 0.25))
+        out[ep == value] = expected_largest_normal(int(value))
     return out
 
 
@@ -142,7 +146,7 @@ def _rows(llm: ServingLLM, layouts: Layouts, bytes_per_param: float) -> _Rows:
                  total=tp * dp * pp + layouts.prefill_gpus,
                  prefill_gpus=layouts.prefill_gpus.astype(float), spread=spread,
                  ep=np.where(spread, ep, 1.0), held=held,
-                 z=np.where(spread, _blom_z(np.where(spread, ep, 0.0)), 0.0),
+                 z=_blom_z(np.where(spread, ep, 0.0)),
                  shared_bytes=llm.shared_params / tp / pp * bytes_per_param,
                  expert_bytes=llm.expert_params / shards / pp * bytes_per_param,
                  kv_shards=kv_shards)

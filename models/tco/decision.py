@@ -138,6 +138,37 @@ def flipping_inputs(tornado: Sequence[Mapping[str, object]], cheaper: str,
     return flips
 
 
+@dataclass(frozen=True)
+class PointAtEnd:
+    """A tornado input whose point value is an end of its range: the Monte Carlo moves it one
+    way only, so the point estimate can sit outside its own P10-P90."""
+
+    input: str
+    end: str          # "low" or "high": the end the point takes
+    low: float
+    high: float
+
+
+def point_at_range_end(tornado: Sequence[Mapping[str, object]], cheaper: str, dearer: str,
+                       point: tuple[float, float]) -> PointAtEnd | None:
+    """Of the tornado inputs that leave both job costs at their point values (`point`:
+    cheaper's, dearer's) at one end of their range and move them at the other, the one that
+    moves the margin most; None when there is none."""
+    found: list[tuple[float, PointAtEnd]] = []
+    for row, costs_cheaper, costs_dearer in _job_costs(tornado, cheaper, dearer):
+        for n, end in enumerate(("low", "high")):
+            at_point = (math.isclose(costs_cheaper[n], point[0], rel_tol=1e-9)
+                        and math.isclose(costs_dearer[n], point[1], rel_tol=1e-9))
+            moves = not (math.isclose(costs_cheaper[1 - n], point[0], rel_tol=1e-9)
+                         and math.isclose(costs_dearer[1 - n], point[1], rel_tol=1e-9))
+            if at_point and moves:
+                swing = abs(costs_cheaper[1 - n] / costs_dearer[1 - n] - point[0] / point[1])
+                found.append((swing, PointAtEnd(str(row["input"]), end,
+                                                float(row["low"]),  # type: ignore[arg-type]
+                                                float(row["high"]))))  # type: ignore[arg-type]
+    return max(found, key=lambda f: f[0])[1] if found else None
+
+
 def _job_costs(tornado: Sequence[Mapping[str, object]], cheaper: str, dearer: str
                ) -> Iterator[tuple[Mapping[str, object], tuple[float, float], tuple[float, float]]]:
     """Each tornado row with both options' job costs at the input's (low, high) ends; rows

@@ -15,6 +15,7 @@ from models.dates import shown
 from models.market.frames import term_label
 from models.records import Rent, TcoOption, TcoRecord
 from models.tco.decision import Flip, flipping_inputs, margin_swings
+from models.tco.decision import point_at_range_end as point_at_end
 from models.trends.types import ObservationChange
 from reports.context import (
     DecisionLine,
@@ -73,33 +74,19 @@ def decision_line(record: TcoRecord, scenarios: dict[str, ScenarioLine], *,
 
 
 def point_at_range_end(record: TcoRecord, cheaper: str, dearer: str) -> str | None:
-    """Why a point estimate can sit outside its own P10-P90: an input whose point value is an
-    end of its range (the lowest of the ledger's prices for a system, say) moves the Monte
-    Carlo one way only. Of the tornado's inputs that leave both job costs at their point at one
-    end and move them at the other, the one that moves the margin most, as "it takes own-hgx
-    capex nodes cost at its low end ($146 M-$198 M)"; None when there is none."""
+    """Why a point estimate can sit outside its own P10-P90 (models.tco.decision
+    .point_at_range_end), as page 1 says it: "own-hgx-b200 capex nodes cost at its low end
+    ($146 M-$198 M)"; None when no input's point is an end of its range."""
     costs = {o.name: o.job_cost_usd for o in record.options}
     point = (costs.get(cheaper), costs.get(dearer))
-    if None in point:
+    if point[0] is None or point[1] is None:
         return None
-    found: list[tuple[float, str]] = []
-    for row in record.tornado:
-        pairs = [row.get(f"{name}.job_cost_usd") for name in (cheaper, dearer)]
-        if not all(isinstance(p, list | tuple) and len(p) == 2 for p in pairs):
-            continue
-        for n, end in enumerate(("low", "high")):
-            at_point = all(math.isclose(p[n], c, rel_tol=1e-9) for p, c in
-                           zip(pairs, point, strict=True))
-            moves = any(not math.isclose(p[1 - n], c, rel_tol=1e-9) for p, c in
-                        zip(pairs, point, strict=True))
-            if at_point and moves:
-                swing = abs(pairs[0][1 - n] / pairs[1][1 - n] - point[0] / point[1])
-                name = str(row["input"])
-                shown = format_usd if name.endswith((".cost", "price", "usd")) else _plain
-                found.append((swing, f"{input_label(name)} at its {end} end "
-                                     f"({shown(float(row['low']))}–"
-                                     f"{shown(float(row['high']))})"))
-    return max(found)[1] if found else None
+    found = point_at_end(record.tornado, cheaper, dearer, (point[0], point[1]))
+    if found is None:
+        return None
+    money = format_usd if found.input.endswith((".cost", "price", "usd")) else _plain
+    return (f"{input_label(found.input)} at its {found.end} end "
+            f"({money(found.low)}–{money(found.high)})")
 
 
 def flip_text(flip: Flip, options: Sequence[TcoOption]) -> str:

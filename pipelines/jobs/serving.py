@@ -571,15 +571,10 @@ def measured_points(measured: pd.DataFrame | None, option: ServingOption,
     concurrency: of one framework (the one with the most such points; a TP1 point never
     answers for a TP8 option, nor one engine's curve for another's), the latest run at each
     concurrency."""
-    if measured is None or measured.empty or option.cluster.gpu is None:
+    rows = option_measured(measured, option, scenario)
+    if rows is None:
         return MeasuredCurve([])
-    rows = measured[(measured["hardware"] == option.cluster.gpu)
-                    & (measured["model"] == scenario.model_key)
-                    & (measured["precision"] == scenario.weights.value)
-                    & (measured["input_tokens"] == scenario.request.input_tokens)
-                    & (measured["output_tokens"] == scenario.request.output_tokens)
-                    & measured["tok_s_per_user"].notna()
-                    & measured["concurrency"].notna()]
+    rows = rows[rows["tok_s_per_user"].notna() & rows["concurrency"].notna()]
     if "spec_decoding" in rows:   # speculative decoding is another curve: not this one
         rows = rows[rows["spec_decoding"].fillna("none").isin(["none", ""])]
     if rows.empty:

@@ -63,10 +63,15 @@ def index_row(session: Session, dataset_version: int, gpu: str, term: str,
 def index_at_limit(session: Session, dataset_version: int, max_age_days: int) -> pd.DataFrame:
     """A version's price index computed from the offers it knew at an age limit other than
     the one it was stored with: its levels, spread, cheapest offer and price dates (its
-    week-over-week and 90-day changes are the stored index's alone)."""
-    offers = version_offers(session, dataset_version, max_age_days)
-    index = price_index(offers)
-    return index.merge(price_dates(offers), on=[VERSION, GPU, TERM], how="left")
+    week-over-week and 90-day changes are the stored index's alone). Computed once per
+    session, version and limit (what a version knew never changes); callers do not modify
+    it."""
+    key = ("index_at_limit", dataset_version, max_age_days)
+    if key not in session.info:   # once per session: every option of a run asks for it
+        offers = version_offers(session, dataset_version, max_age_days)
+        session.info[key] = price_index(offers).merge(price_dates(offers),
+                                                      on=[VERSION, GPU, TERM], how="left")
+    return session.info[key]
 
 
 def market_quotes(session: Session, version: int) -> pd.DataFrame:
