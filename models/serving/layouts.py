@@ -48,7 +48,8 @@ def layout_label(dep: Deployment) -> str:
         parts.append(f"PP{dep.pp}")
     text = " x ".join(parts)
     if dep.prefill_gpus:
-        text += f" + {dep.prefill_gpus} prefill GPUs"
+        noun = "GPU" if dep.prefill_gpus == 1 else "GPUs"
+        text += f" + {dep.prefill_gpus} prefill {noun}"
     return text
 
 

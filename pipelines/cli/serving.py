@@ -124,7 +124,8 @@ def layout(deployment: dict[str, Any]) -> str:
              f"{experts}, at most {deployment['max_batch']:,} sequences a replica, "
              f"{deployment['kv_cache']} KV cache")
     if deployment["prefill_gpus"]:
-        words += f", {deployment['prefill_gpus']} prefill GPUs"
+        noun = "GPU" if deployment["prefill_gpus"] == 1 else "GPUs"
+        words += f", {deployment['prefill_gpus']} prefill {noun}"
     return words
 
 

@@ -33,6 +33,7 @@ def test_a_layout_is_labelled_by_its_factors_above_one():
     assert layout_label(Deployment(tp=1, dp=8, ep=8)) == "DP8 x EP8"
     assert layout_label(Deployment(tp=2, dp=4, pp=2, prefill_gpus=8)) == \
         "TP2 x DP4 x PP2 + 8 prefill GPUs"
+    assert layout_label(Deployment(tp=1, prefill_gpus=1)) == "TP1 + 1 prefill GPU"
 
 
 def test_the_instance_sizes_double_up_to_the_reach_and_keep_the_domain():
