@@ -324,6 +324,9 @@ class ServingOption:
     # scenario"); empty for an answer stored before serving layouts were searched.
     layout: str = ""
     layout_note: str = ""
+    # The dated figures its price rests on (a TCO option's inputs); empty for a price the
+    # scenario gives, or one the market's index gives (its source names the index's date).
+    price_inputs: tuple[Mapping[str, Any], ...] = ()
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ServingOption:
@@ -336,7 +339,8 @@ class ServingOption:
                    tuple(data.get("hardware") or ()), data.get("rent_beside"),
                    tuple(data.get("price_tiers") or ()),
                    None if share is None else float(share),
-                   str(chosen.get("label", "")), str(chosen.get("note", "")))
+                   str(chosen.get("label", "")), str(chosen.get("note", "")),
+                   tuple(data.get("price_inputs") or ()))
 
 
 @dataclass(frozen=True)

@@ -294,6 +294,11 @@ class ServingOptionLine:
     tok_s_per_user: float | None = None
     layout: str = ""                      # the layout it runs at: "DP8 x EP8"
     layout_note: str = ""                 # how it was chosen: "best of 13", "pinned by ..."
+    # The oldest and newest dates of the ledger figures its cost reads (hardware and price),
+    # as precise as their sources, and how many of them are undated (models.dates.date_span).
+    inputs_oldest: str | None = None
+    inputs_newest: str | None = None
+    inputs_undated: int = 0
 
     @property
     def named(self) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from models.dates import span_text
 from models.serving import calibration
 from reports.context import BriefingContext, DecisionLine, MarketLine, OptionLine, ServingLine
 from reports.formatting import format_number, format_percent, format_usd
@@ -373,9 +374,23 @@ def serving_verdict(line: ServingLine, brief: bool = False) -> str:
     basis = f" ({'; '.join(parts)})" if parts else ""
     # What would settle a close call (a measured run of each option) is said once, below
     # the verdicts (decision.html.j2), not in each one: page 1 has room for a line each.
+    dated = serving_dates(line)
     if line.too_close:
-        return f"Too close to call: {text}{basis}."
-    return f"{text}{basis}."
+        return f"Too close to call: {text}{basis}.{dated}"
+    return f"{text}{basis}.{dated}"
+
+
+def serving_dates(line: ServingLine) -> str:
+    """" Inputs dated 2024-03–2026-08 (1 undated)." : the oldest and newest ledger figure the
+    two compared options' costs read (hardware and price), "" when none is dated."""
+    compared = [o for o in line.options if o.name in (line.cheaper, line.dearer)]
+    oldest = [o.inputs_oldest for o in compared if o.inputs_oldest]
+    newest = [o.inputs_newest for o in compared if o.inputs_newest]
+    undated = sum(o.inputs_undated for o in compared)
+    if not oldest or not newest:
+        return f" Inputs undated ({undated})." if undated else ""
+    extra = f" ({undated} undated)" if undated else ""
+    return f" Inputs dated {span_text(min(oldest), max(newest))}{extra}."
 
 
 def digest(context: BriefingContext) -> str:

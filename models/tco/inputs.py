@@ -8,8 +8,10 @@ files against these tables; docs/tco-method.md explains each default.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -118,3 +120,11 @@ TRAINING_RUN_FIELDS = {
     "interconnect_share": Field("", low=0.0, high=0.99, default=_INTERCONNECT,
                                 default_note=_INTERCONNECT_NOTE),
 }
+
+
+def option_inputs(inputs: Sequence[Mapping[str, Any]], option: str
+                  ) -> list[Mapping[str, Any]]:
+    """The TCO inputs one option's cost reads: those named for it and those all options share
+    (the names without an "options." prefix)."""
+    return [f for f in inputs if str(f.get("name") or "").startswith(f"options.{option}.")
+            or not str(f.get("name") or "").startswith("options.")]

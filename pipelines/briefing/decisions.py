@@ -11,11 +11,12 @@ from typing import Any
 
 import pandas as pd
 
-from models.dates import shown
+from models.dates import date_span
 from models.market.frames import term_label
 from models.records import Rent, TcoOption, TcoRecord
 from models.tco.decision import Flip, flipping_inputs, margin_swings
 from models.tco.decision import point_at_range_end as point_at_end
+from models.tco.inputs import option_inputs
 from models.trends.types import ObservationChange
 from reports.context import (
     DecisionLine,
@@ -106,25 +107,9 @@ def flip_text(flip: Flip, options: Sequence[TcoOption]) -> str:
 
 def input_dates(inputs: Sequence[Mapping[str, Any]], option: str
                 ) -> tuple[str | None, str | None, int]:
-    """The oldest and newest dates of the ledger and market figures an option's cost reads
-    (its own inputs and the shared ones), to the month at most (page 1's cell is narrow) and
-    no more precise than its source ("2024", "2024-07"), and how many of them are undated."""
-    dated: list[tuple[str, str]] = []
-    undated = 0
-    for figure in inputs:
-        name = str(figure.get("name") or "")
-        mine = name.startswith(f"options.{option}.") or not name.startswith("options.")
-        if not mine or figure.get("origin") not in ("ledger", "market"):
-            continue
-        if figure.get("as_of"):
-            precision = figure.get("as_of_precision")
-            dated.append((str(figure["as_of"]), shown(str(figure["as_of"]), "year" if
-                                                      precision == "year" else "month")))
-        else:
-            undated += 1
-    if not dated:
-        return None, None, undated
-    return min(dated)[1], max(dated)[1], undated
+    """The date span of the ledger and market figures an option's cost reads: its own inputs
+    and the shared ones (models.dates.date_span)."""
+    return date_span(option_inputs(inputs, option))
 
 
 def _option(option: TcoOption, linked: ScenarioLine | None, as_of: date | None,

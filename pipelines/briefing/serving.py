@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from models.dates import date_span
 from models.records import ServingOption, ServingRecord
 from models.tco.decision import TOO_CLOSE
 from pipelines.briefing.results import cited
@@ -24,6 +25,7 @@ def serving_line(record: ServingRecord) -> ServingLine:
 def _option(option: ServingOption) -> ServingOptionLine:
     at = option.at_target
     rent = option.rent_beside or {}
+    oldest, newest, undated = date_span([*option.hardware, *option.price_inputs])
     return ServingOptionLine(
         name=option.name, source=option.source, usd_per_gpu_hour=option.usd_per_gpu_hour,
         price_source=option.price_source,
@@ -41,4 +43,5 @@ def _option(option: ServingOption) -> ServingOptionLine:
             usd_per_mtok_in=t.get("usd_per_mtok_in"), usd_per_mtok_out=t.get("usd_per_mtok_out"),
             usd_per_mtok_all_out=t.get("usd_per_mtok_all_out")) for t in option.price_tiers),
         prefill_share=option.prefill_share, layout=option.layout,
-        layout_note=option.layout_note)
+        layout_note=option.layout_note, inputs_oldest=oldest, inputs_newest=newest,
+        inputs_undated=undated)

@@ -38,6 +38,7 @@ from models.serving.token_costs import prefill_share, token_costs
 from models.serving.validation import deployment as measured_deployment
 from models.serving.validation import dp_attention_band
 from models.tco.decision import TOO_CLOSE
+from models.tco.inputs import option_inputs
 from pipelines.inputs.errors import InputError
 from pipelines.inputs.limits import DEFAULT_LIMITS, InputLimits
 from pipelines.inputs.measurements import shipped_serving_points
@@ -368,10 +369,9 @@ def _option(scenario: ServingScenario, option: ServingOption, session: Session |
             measured: pd.DataFrame | None, dataset_version: int | None,
             tco_results: dict[str, dict[str, Any]], stored_only: bool) -> dict[str, Any]:
     hw, used = option_hardware(option, session, on=on, known=known)
-    price, price_note = option_price(option.price, session, on=on, known=known,
-                                     scenarios_dir=scenarios_dir, limits=limits,
-                                     dataset_version=dataset_version, tco_results=tco_results,
-                                     stored_only=stored_only)
+    price, price_note, price_inputs = option_price(
+        option.price, session, on=on, known=known, scenarios_dir=scenarios_dir, limits=limits,
+        dataset_version=dataset_version, tco_results=tco_results, stored_only=stored_only)
     check_one_machine(scenario.path, option, session, on=on, known=known,
                       scenarios_dir=scenarios_dir, limits=limits)
     own = at_layout(scenario, option, option.deployment, hw, measured)
@@ -395,6 +395,7 @@ def _option(scenario: ServingScenario, option: ServingOption, session: Session |
         "at_target": None if target is None else _row(target, price),
         "prefill_share": share,
         "hardware": [f.to_json() for f in used],
+        "price_inputs": price_inputs,
         # A model estimate says whose constants made it: two of them may have paired errors.
         "priced": None if target is None else priced(
             option.name, price, target, (low, high),
@@ -602,14 +603,16 @@ def option_price(price: Price, session: Session | None, *, on: date, known: date
                  scenarios_dir: Path | None, limits: InputLimits,
                  dataset_version: int | None,
                  tco_results: dict[str, dict[str, Any]] | None = None,
-                 stored_only: bool = False) -> tuple[float, str]:
-    """USD per GPU-hour and where it comes from: the scenario, the version's stored price
-    index, or the TCO model's own figure for an option of a TCO scenario (`tco_results`
+                 stored_only: bool = False) -> tuple[float, str, list[dict[str, Any]]]:
+    """USD per GPU-hour, where it comes from and the dated figures it rests on: the scenario
+    (none), the version's stored price index (its source names the index's date), or the TCO
+    model's own figure for an option of a TCO scenario (the TCO inputs that option's cost
+    reads, with their sources and dates; `tco_results`
     keeps each TCO scenario's result, so options priced by one are evaluated once; with
     `stored_only`, the recompute graph's rule, they are the version's stored results and
     a TCO scenario without one is an error, never run here)."""
     if price.usd_per_gpu_hour is not None:
-        return price.usd_per_gpu_hour, "scenario"
+        return price.usd_per_gpu_hour, "scenario", []
     if price.market_gpu is not None:
         from pipelines.ledger.market import index_row
 
@@ -624,7 +627,7 @@ def option_price(price: Price, session: Session | None, *, on: date, known: date
         return float(row["median"]), (
             f"market: {price.market_gpu} {price.market_term} median over {providers} "
             f"provider{'s' * (providers != 1)} ({offers} offer{'s' * (offers != 1)}), "
-            f"index of {day}")
+            f"index of {day}"), []
     cache = {} if tco_results is None else tco_results
     name = str(price.tco_scenario)
     if name not in cache and stored_only:
@@ -636,7 +639,9 @@ def option_price(price: Price, session: Session | None, *, on: date, known: date
                                   dataset_version=dataset_version)
     for option in cache[name].get("options", []):
         if option["name"] == price.tco_option:
-            return float(option["usd_per_gpu_hour"]), f"TCO: {name}, option {price.tco_option}"
+            return (float(option["usd_per_gpu_hour"]), f"TCO: {name}, option {price.tco_option}",
+                    [dict(f) for f in option_inputs(cache[name].get("inputs") or [],
+                                                    str(price.tco_option))])
     raise MissingPrice(f"price.option: TCO scenario {name!r} has no option "
                        f"{price.tco_option!r}")
 

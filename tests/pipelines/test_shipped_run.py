@@ -113,6 +113,8 @@ def test_page_one_names_each_training_options_fabric_at_its_per_gpu_rate(shipped
     assert "The fabrics compare at one line rate (400G per GPU)" in flat
     # Every option's cost inputs are dated on page 1, oldest to newest.
     assert re.search(r"Inputs dated (\d{4}(-\d\d)?–\d{4}(-\d\d)? ?){4}", flat)
+    # So is each serving verdict: the span of the two compared options' hardware and prices.
+    assert len(re.findall(r"\. Inputs dated \d{4}(-\d\d)?(–\d{4}(-\d\d)?)?[ .]", flat)) >= 4
     assert "hgx-800gbe's scale-out efficiency (0.94) is measured on InfiniBand" in flat
     # Goodput is the one published large run's, with its source, for every option.
     assert ("goodput 95 % (set per option in the scenario; goodput from "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from reports.decisions import PAIRED_NOTE, band_basis, serving_verdict
+from reports.decisions import PAIRED_NOTE, band_basis, serving_dates, serving_verdict
 from tests.support.contexts import serving
 
 
@@ -60,3 +60,19 @@ def test_the_band_sentence_names_each_options_band_and_the_paired_margins():
         "gb200-nvl72-ep72: no measured serving point of this architecture: the priors, not a "
         "fit; b200-ep16-ndr: 127 H100 / H200 points. The margin's band: 293 comparisons of a "
         "B200 configuration against an H100 one")
+
+
+def test_the_verdict_ends_with_how_old_the_compared_options_inputs_are():
+    [line] = serving()
+    gb200, b200 = line.options
+    dated = replace(line, options=(
+        replace(gb200, inputs_oldest="2024-03", inputs_newest="2026-05", inputs_undated=1),
+        replace(b200, inputs_oldest="2025", inputs_newest="2026-08")))
+    assert serving_dates(dated) == " Inputs dated 2024-03–2026-08 (1 undated)."
+    assert serving_verdict(dated, brief=True).endswith(
+        "80 % band +52 % to +92 %. Inputs dated 2024-03–2026-08 (1 undated).")
+    # An option outside the comparison does not date it; nothing dated says nothing.
+    third = replace(b200, name="h100", inputs_oldest="2019-01", inputs_newest="2019-01")
+    assert serving_dates(replace(dated, options=(*dated.options, third))) == \
+        serving_dates(dated)
+    assert serving_dates(line) == ""

@@ -38,6 +38,12 @@ def test_serving_json_has_the_issues_shape_on_the_shipped_ledger(cli):
     assert printed["price_basis"] == "owned" and printed["not_compared"] is None
     assert names["hgx-b200"]["price_source"] == ("TCO: tco-serving-owned-nodes, "
                                                  "option own-hgx-b200")
+    # The price rests on that TCO option's ledger figures, each with its source and date.
+    inputs = names["hgx-b200"]["price_inputs"]
+    assert inputs and {f["origin"] for f in inputs} >= {"ledger"}
+    assert all(f["name"].startswith("options.own-hgx-b200.") or
+               not f["name"].startswith("options.") for f in inputs)
+    assert any(f["as_of"] for f in inputs if f["origin"] == "ledger")
     assert names["hgx-h100"]["rent_beside"]["source"].startswith(
         "market: h100-sxm5 on-demand median over")
     assert printed["cheaper_option"] in names
