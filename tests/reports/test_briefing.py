@@ -302,14 +302,19 @@ def test_methodology_prints_every_parameter(full_appendix):
 
 def test_the_appendix_lists_every_source_with_its_url_and_date(full_appendix):
     appendix = body(full_appendix)[body(full_appendix).index("Appendix C: sources"):]
-    raw = body(full_appendix, layout=False)
-    # pdftotext drops a hyphen that ends a line (a URL wrapped at one): compare without them.
+    # In the order the cells were drawn (-raw), so a wrapped URL is not interleaved with the
+    # row beside it; pdftotext drops a hyphen that ends a line: compare without them.
+    raw = subprocess.run(["pdftotext", "-raw", str(full_appendix), "-"], capture_output=True,
+                         text=True, check=True).stdout
     squeezed = re.sub(r"[\s-]", "", raw[raw.index("Appendix C: sources"):])
     for source in CONTEXT.sources:
         row = line_with(appendix, source.key)
         assert format_date(source.published_on) in row
         if source.url:
             assert re.sub(r"[\s-]", "", source.url) in squeezed
+    # A source the ledger has no URL for says so, rather than leaving the reader to wonder.
+    without = sum(1 for source in CONTEXT.sources if not source.url)
+    assert without and squeezed.count("noURLintheledger") == without
 
 
 def test_no_missing_value_prints_as_nan_none_or_nat(full_pdf, full_appendix, empty_pdf,
