@@ -23,7 +23,7 @@ from pipelines.inputs.yaml_lines import YamlError, load_yaml
 
 DEFAULT_PATH = Path(__file__).resolve().parents[3] / "data" / "instances.yaml"
 _SECTIONS = ("sources", "instances", "accelerators", "untracked_instances",
-             "untracked_accelerators")
+             "untracked_accelerators", "gpuhunt_gpus")
 _INSTANCE_KEYS = {"gpu", "gpus", "accelerator", "source"}
 _KEY = re.compile(r"[a-z0-9][a-z0-9._-]*")  # a ledger item key or a source key
 _PROVIDER = re.compile(r"[a-z0-9][a-z0-9-]*")
@@ -52,6 +52,20 @@ class InstanceSpec:
 
 
 @dataclass(frozen=True)
+class GpuName:
+    """What one GPU name in gpuhunt's catalogs means: a ledger item and the memory per GPU
+    of the whole GPU (less is a fraction of it), or why it is not priced (`untracked`: no
+    item, skipped; `ambiguous`: the name covers two items, so only a listed instance is)."""
+
+    name: str
+    source: str
+    gpu: str | None = None
+    memory_gb: float | None = None
+    untracked: str | None = None
+    ambiguous: str | None = None
+
+
+@dataclass(frozen=True)
 class InstanceTable:
     """data/instances.yaml, validated. Lookups never raise."""
 
@@ -60,6 +74,7 @@ class InstanceTable:
     accelerators: dict[str, str] = field(default_factory=dict)  # SkyPilot name -> item key
     untracked_instances: dict[str, dict[str, str]] = field(default_factory=dict)
     untracked_accelerators: dict[str, str] = field(default_factory=dict)
+    gpuhunt_gpus: dict[str, GpuName] = field(default_factory=dict)
 
     def instance(self, provider: str, instance_type: str) -> InstanceSpec | None:
         return self.instances.get(provider, {}).get(instance_type)
@@ -117,7 +132,9 @@ def load_instances(text: str) -> InstanceTable:
         sources=sources, instances=instances, accelerators=accelerators,
         untracked_instances=untracked,
         untracked_accelerators=_reasons(document.get("untracked_accelerators"),
-                                        "untracked_accelerators"))
+                                        "untracked_accelerators"),
+        gpuhunt_gpus={str(name): _gpu_name(str(name), raw, sources)
+                      for name, raw in _mapping(document, "gpuhunt_gpus").items()})
 
 
 @lru_cache(maxsize=1)
@@ -200,6 +217,27 @@ def _instance(provider: str, name: str, raw: Any,
                         gpu=_key(entry.get("gpu"), where, "gpu"), gpus=gpus,
                         source=_source_of(entry, sources, where),
                         accelerator=_text(entry.get("accelerator")))
+
+
+def _gpu_name(name: str, raw: Any, sources: dict[str, TableSource]) -> GpuName:
+    """One `gpuhunt_gpus` entry: exactly one of gpu (with memory_gb), untracked, ambiguous."""
+    where = f"gpuhunt_gpus.{name}"
+    entry = _as_mapping(raw, where)
+    _only(entry, {"gpu", "memory_gb", "untracked", "ambiguous", "source"}, where)
+    said = [k for k in ("gpu", "untracked", "ambiguous") if entry.get(k) is not None]
+    if len(said) != 1:
+        raise ValueError(f"instance table: {where}: give exactly one of `gpu`, `untracked` "
+                         "and `ambiguous`")
+    memory = entry.get("memory_gb")
+    if "gpu" in said and (isinstance(memory, bool) or not isinstance(memory, int | float)
+                          or not 1 <= memory <= 10000):
+        raise ValueError(f"instance table: {where}: `memory_gb` (the whole GPU's, 1 to "
+                         f"10000) is needed with `gpu`, got {memory!r}")
+    return GpuName(name=name, source=_source_of(entry, sources, where),
+                   gpu=_key(entry["gpu"], where, "gpu") if "gpu" in said else None,
+                   memory_gb=float(memory) if "gpu" in said else None,
+                   untracked=_text(entry.get("untracked")),
+                   ambiguous=_text(entry.get("ambiguous")))
 
 
 def _reasons(raw: Any, where: str) -> dict[str, str]:

@@ -14,6 +14,7 @@ from pipelines.inputs.adapters import (
     aws_offer,
     azure_prices,
     epoch,
+    gpuhunt_catalog,
     inferencex,
     mlperf,
     mlperf_inference,
@@ -28,14 +29,15 @@ from pipelines.inputs.yaml_lines import YamlError, load_yaml
 
 PACK_SUFFIXES = (".yaml", ".yml", ".csv")
 # Suffixes a folder is searched for (a named file is always read, whatever its suffix).
-FOLDER_SUFFIXES = (*PACK_SUFFIXES, ".json", ".txt", ".log", ".out")
+FOLDER_SUFFIXES = (*PACK_SUFFIXES, ".json", ".txt", ".log", ".out", ".zip")
 SOURCE_PACK = "source-pack"
 
 # Most specific first: a CSV is Epoch's only when its header says so, else it is a pack. The
 # price lists and the inference results come before MLPerf, whose detector parses a whole JSON
 # object (an AWS offer file is hundreds of megabytes); theirs read only the first 64 KiB.
 _DETECTORS: tuple[Callable[[str, bytes], str | None], ...] = (
-    aws_offer.detect, azure_prices.detect, skypilot_catalog.detect, quote_sheet.detect,
+    aws_offer.detect, azure_prices.detect, gpuhunt_catalog.detect, skypilot_catalog.detect,
+    quote_sheet.detect,
     inferencex.detect, mlperf_inference.detect, mlperf.detect, nccl_tests.detect, epoch.detect)
 # A `.yaml` file is a source pack unless it is one of these.
 _YAML_DETECTORS: tuple[Callable[[str, bytes], str | None], ...] = (quote_sheet.detect,)
@@ -47,6 +49,7 @@ _PARSERS: dict[str, Callable[[str, bytes, AdapterOptions], Parsed]] = {
     aws_offer.FORMAT: aws_offer.parse,
     azure_prices.FORMAT: azure_prices.parse,
     skypilot_catalog.FORMAT: skypilot_catalog.parse,
+    gpuhunt_catalog.FORMAT: gpuhunt_catalog.parse,
     quote_sheet.FORMAT: quote_sheet.parse,
     inferencex.FORMAT: inferencex.parse,
     mlperf_inference.FORMAT: mlperf_inference.parse,
@@ -70,8 +73,8 @@ def detect_format(name: str, data: bytes) -> str:
                              "result_*.txt log or Inference summary_results.json, InferenceX "
                              "results (agg_*.json or the dashboard's rows), an AWS Price List "
                              "EC2 offer file, an Azure Retail Prices API response, a SkyPilot "
-                             "catalog vms.csv or a quote sheet (CSV with vendor, unit_price, "
-                             "quoted_on, valid_until; or YAML with `quotes:`)")
+                             "catalog vms.csv, a gpuhunt catalog or a quote sheet (CSV with "
+                             "vendor, unit_price, quoted_on, valid_until; or YAML with `quotes:`)")
 
 
 # Files whose name says nothing of what they hold: the folder they sit in does (a SkyPilot
