@@ -8,12 +8,14 @@ measured point and every rejected line counts once in `read`.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
 from pipelines.inputs.adapters.instances import InstanceTable
+from pipelines.inputs.csv_records import CsvDamage, Record
 from pipelines.inputs.limits import DEFAULT_LIMITS, InputLimits
 from pipelines.inputs.packs import Pack, PackError, decode_text
 
@@ -190,3 +192,15 @@ class Parsed:
     @property
     def read(self) -> int:
         return len(self.pack.rows) + self.measured_rows + len(self.rejected)
+
+
+def header_columns(records: Iterator[Record], empty: str = "empty file") -> list[str]:
+    """A CSV's columns (stripped) from its first record, or AdapterError on line 1: `empty`
+    when there is none, the damage when it is malformed. The records go on from line 2."""
+    try:
+        _, _, header = next(records)
+    except StopIteration as exc:
+        raise AdapterError(1, empty) from exc
+    if isinstance(header, CsvDamage):
+        raise AdapterError(1, f"malformed CSV header: {header.reason}")
+    return [column.strip() for column in header]

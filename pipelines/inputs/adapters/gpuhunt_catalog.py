@@ -30,7 +30,13 @@ from pathlib import PurePosixPath
 
 from gpuhunt._internal.storage import CATALOG_V2_FIELDS, item_from_row
 
-from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, Parsed, date_in_name
+from pipelines.inputs.adapters.base import (
+    AdapterError,
+    AdapterOptions,
+    Parsed,
+    date_in_name,
+    header_columns,
+)
 from pipelines.inputs.adapters.instances import InstanceSpec, InstanceTable
 from pipelines.inputs.adapters.offers import Offer, OfferSink, instance_table, positive_price
 from pipelines.inputs.csv_records import CsvDamage, Record, csv_records
@@ -126,13 +132,7 @@ def _catalog_text(provider: str, data: bytes, max_bytes: int) -> str:
 
 
 def _header(records: Iterator[Record]) -> list[str]:
-    try:
-        _, _, header = next(records)
-    except StopIteration as exc:
-        raise AdapterError(1, "empty catalog: the CSV has no header") from exc
-    if isinstance(header, CsvDamage):
-        raise AdapterError(1, f"malformed CSV header: {header.reason}")
-    columns = [c.strip() for c in header]
+    columns = header_columns(records, "empty catalog: the CSV has no header")
     missing = [c for c in REQUIRED if c not in columns]
     if missing:
         raise AdapterError(1, f"not a gpuhunt catalog: the header lacks {', '.join(missing)} "

@@ -32,7 +32,14 @@ from decimal import Decimal
 from pathlib import PurePath
 
 from models.dates import out_of_range
-from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, Parsed, Rejected, decode
+from pipelines.inputs.adapters.base import (
+    AdapterError,
+    AdapterOptions,
+    Parsed,
+    Rejected,
+    decode,
+    header_columns,
+)
 from pipelines.inputs.adapters.offers import check_rows, check_size, positive_price, trimmed
 from pipelines.inputs.csv_records import CsvDamage, csv_records
 from pipelines.inputs.limits import MAX_KEY_LENGTH
@@ -115,13 +122,7 @@ def _csv_header(text: str) -> bool:
 
 def _csv_quotes(text: str, parsed: Parsed) -> Iterator[_Quote | Rejected]:
     records = csv_records(text)
-    try:
-        _, _, header = next(records)
-    except StopIteration as exc:
-        raise AdapterError(1, "empty file") from exc
-    if isinstance(header, CsvDamage):
-        raise AdapterError(1, f"malformed CSV header: {header.reason}")
-    columns = [column.strip() for column in header]
+    columns = header_columns(records)
     _check_columns(columns, parsed)
     for line, raw_text, values in records:
         if isinstance(values, CsvDamage):

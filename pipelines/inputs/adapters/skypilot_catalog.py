@@ -41,6 +41,7 @@ from pipelines.inputs.adapters.base import (
     Parsed,
     date_in_name,
     decode,
+    header_columns,
 )
 from pipelines.inputs.adapters.instances import InstanceSpec, InstanceTable
 from pipelines.inputs.adapters.offers import (
@@ -161,13 +162,7 @@ def parse(name: str, data: bytes, options: AdapterOptions) -> Parsed:
 def _read_lines(text: str) -> list[_Line]:
     """Lines with their cells by column name; AdapterError when the header is unusable."""
     records = csv_records(text)
-    try:
-        _, _, header = next(records)
-    except StopIteration as exc:
-        raise AdapterError(1, "empty file") from exc
-    if isinstance(header, CsvDamage):
-        raise AdapterError(1, f"malformed CSV header: {header.reason}")
-    columns = [column.strip() for column in header]
+    columns = header_columns(records)
     missing = [column for column in REQUIRED if column not in columns]
     if missing:
         raise AdapterError(1, f"not a SkyPilot vms.csv: the header lacks {', '.join(missing)}")
