@@ -74,6 +74,11 @@ class Settings(BaseSettings):
     fetch_timeout_seconds: float = Field(30.0, gt=0, le=MAX_WAIT_SECONDS, allow_inf_nan=False)
     fetch_retries: int = Field(3, ge=0, le=MAX_RETRIES)
     fetch_backoff_seconds: float = Field(2.0, ge=0, le=MAX_WAIT_SECONDS, allow_inf_nan=False)
+    # gpuhunt's own setting, under its own name: a mirror of its published catalogs (None:
+    # gpuhunt's public bucket). A mirror may be on the LAN (its sources may reach it).
+    gpuhunt_catalog_url: str | None = Field(None, validation_alias="GPUHUNT_CATALOG_URL")
+    # Skip every remote source (`specledger run --offline`): the last good copies stand.
+    offline: bool = False
     # Bounds on one input (pipelines/inputs/limits.py): larger inputs are refused, saying why.
     max_file_bytes: int = Field(DEFAULT_LIMITS.max_file_bytes, gt=0)
     max_rows_per_file: int = Field(DEFAULT_LIMITS.max_rows_per_file, gt=0)

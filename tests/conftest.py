@@ -40,6 +40,10 @@ for _name, _value in {"PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK
                       "PREFECT_LOGGING_LEVEL": "WARNING",
                       "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90"}.items():
     os.environ.setdefault(_name, _value)
+# The tests never reach the public internet: the shipped remote sources (gpuhunt's catalogs,
+# Azure's price API) are off unless a test turns them on (offline=False) against its own
+# loopback server. A user's network must not make a test's result.
+os.environ.setdefault("SPECLEDGER_OFFLINE", "true")
 # specledger's cache (a migrated Prefect database any new home starts from) in a throwaway
 # folder of this test process and the commands it starts, not the user's ~/.cache.
 if "SPECLEDGER_CACHE_DIR" not in os.environ:

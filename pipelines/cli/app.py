@@ -120,8 +120,12 @@ def _parse_moment(text: str | None) -> datetime | None:
 @app.command()
 def run(home: HomeOption = None,
         as_of: Annotated[str | None, typer.Option(
-            "--as-of", help="Briefing date YYYY-MM-DD [default: today, UTC]")] = None) -> None:
-    """The main job: ingest data/sources, publish warehouse.duckdb, render the PDF briefing."""
+            "--as-of", help="Briefing date YYYY-MM-DD [default: today, UTC]")] = None,
+        offline: Annotated[bool, typer.Option(
+            "--offline", help="Fetch no remote source (gpuhunt's catalogs, Azure's prices): "
+                              "their last good copies stand")] = False) -> None:
+    """The main job: fetch the remote sources (data/remote_sources.yaml), ingest them and
+    data/sources, publish warehouse.duckdb, render the PDF briefing."""
     from pipelines.ledger.connection import utc_now
 
     settings = _settings(home)
@@ -138,8 +142,10 @@ def run(home: HomeOption = None,
                              "flow)…")):
         result = weekly_briefing(as_of=day, home=settings.home,
                                  sources_dir=settings.sources_dir,
-                                 scenarios_dir=settings.scenarios_dir)
+                                 scenarios_dir=settings.scenarios_dir,
+                                 offline=True if offline else None)
     _print_wait(result.lock_wait)
+    console.print(f"{'remote':<10} {result.remote.summary()}", highlight=False)
     _print_ingest(result.ingest)
     for model, report in (("c2c", result.c2c), ("tco", result.tco),
                           ("serving", result.serving)):

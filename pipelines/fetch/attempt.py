@@ -21,3 +21,4 @@ class Attempt:
     retry_after: float | None = None
     error: str | None = None
     final: bool = False
+    unreachable: bool = False         # no connection could be made (the host, not the file)

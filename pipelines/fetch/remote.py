@@ -32,6 +32,7 @@ import httpx
 from db import fetches
 from db.engine import Engine, Session, make_engine, upgrade, write_session
 from db.redact import redact
+from pipelines.fetch import gpuhunt
 from pipelines.fetch.attempt import Attempt
 from pipelines.fetch.body import ACCEPT_ENCODING, Incomplete, content_codings, decoded
 from pipelines.fetch.guard import Guard, Refused, guarded_client
@@ -49,6 +50,8 @@ MAX_REDIRECTS = 10
 # at all, whatever the database would take.
 MAX_ETAG, MAX_LAST_MODIFIED = 500, 100
 MAX_ERROR_CHARS = 1000
+# What resolvers say of a host name they do not know (glibc, macOS).
+_UNKNOWN_NAME = ("Name or service not known", "nodename nor servname")
 
 
 # --- pure helpers -----------------------------------------------------------------------------
@@ -114,6 +117,8 @@ def attempt_get(fetcher: Fetcher, url: str, headers: dict[str, str]) -> Attempt:
             return _get(fetcher, httpx.URL(url), headers)
     except Refused as exc:
         return Attempt(None, error=f"refused: {exc}", final=True)
+    except httpx.ConnectTimeout:
+        return Attempt(None, error=f"timed out after {timeout:g} s", unreachable=True)
     except (_TooSlow, httpx.TimeoutException):
         return Attempt(None, error=f"timed out after {timeout:g} s")
     except Incomplete as exc:
@@ -121,7 +126,9 @@ def attempt_get(fetcher: Fetcher, url: str, headers: dict[str, str]) -> Attempt:
     except httpx.RemoteProtocolError as exc:
         return Attempt(None, error=f"the server closed the connection early ({exc})")
     except httpx.ConnectError as exc:
-        return Attempt(None, error=f"cannot connect ({exc})")
+        # A name no resolver knows (offline, or a typo) stays unknown a few seconds later.
+        unknown = any(t in str(exc) for t in _UNKNOWN_NAME)
+        return Attempt(None, error=f"cannot connect ({exc})", final=unknown, unreachable=True)
     except httpx.HTTPError as exc:
         return Attempt(None, error=f"{type(exc).__name__}: {exc}")
     except (httpx.InvalidURL, ValueError) as exc:  # a Location or header httpx cannot take
@@ -259,6 +266,7 @@ class SourceFetch:
     path: Path | None = None      # where those bytes are cached
     error: str | None = None
     ingest: bool = False          # bytes the ledger does not hold yet
+    unreachable: bool = False     # failed without reaching its host
     etag: str | None = field(default=None, repr=False)
     last_modified: str | None = field(default=None, repr=False)
 
@@ -275,6 +283,25 @@ class SourceFetch:
 @dataclass(frozen=True)
 class FetchReport:
     sources: tuple[SourceFetch, ...] = ()
+    offline: bool = False         # --offline: nothing was tried
+    declared: int = 0             # how many sources the declaration file lists
+
+    def summary(self) -> str:
+        """One line for the run: what was fetched, or that the run was offline."""
+        if self.offline:
+            return (f"offline (--offline): {self.declared} remote source"
+                    f"{'s' * (self.declared != 1)} not fetched; their last good copies stand")
+        if not self.sources:
+            return "no remote sources declared"
+        counts: dict[str, int] = {}
+        for source in self.sources:
+            counts[source.outcome] = counts.get(source.outcome, 0) + 1
+        text = ", ".join(f"{n} {outcome.replace('_', ' ')}" for outcome, n in counts.items())
+        hosts = sorted({urlsplit(s.url).hostname or "" for s in self.sources if s.unreachable})
+        if hosts:
+            text += (f"; cannot reach {', '.join(hosts)} (offline?): the last good copies "
+                     "stand")
+        return text
 
     @property
     def paths_to_ingest(self) -> list[Path]:
@@ -290,29 +317,35 @@ def fetch_remote_sources(settings: Settings, *, now: datetime,
                          sleep: Callable[[float], None] = time.sleep) -> FetchReport:
     """Fetch every declared source, keep new bytes by sha256, log each fetch in the ledger
     (attempted at `now`). Never raises for a source that cannot be fetched."""
-    sources = load_remote_sources(settings.remote_sources_path)
-    if not sources:
-        return FetchReport()
+    sources = load_remote_sources(settings.remote_sources_path, settings.gpuhunt_catalog_url)
+    if not sources or settings.offline:
+        return FetchReport(offline=settings.offline, declared=len(sources))
     upgrade(settings.resolved_database_url)
     engine = make_engine(settings.resolved_database_url, settings.lock_timeout_seconds)
     cache = settings.home / "remote"
-    try:
-        results = [_fetch_one(engine, cache, source, settings, now, sleep) for source in sources]
+    results: list[SourceFetch] = []
+    unreachable: dict[str, str] = {}  # host -> why: a host this run could not reach is not
+    try:                               # tried again (offline, a run loses seconds, not minutes)
+        for source in sources:
+            if source.host in unreachable:
+                result = _recorded(engine, settings, now, SourceFetch(
+                    source.name, without_userinfo(source.url), "failed", None, 0,
+                    unreachable=True, error=one_line(f"not tried: {source.host} could not be "
+                                                     f"reached earlier in this run "
+                                                     f"({unreachable[source.host]})")))
+            else:
+                result = _fetch_one(engine, cache, source, settings, now, sleep)
+                if result.unreachable:
+                    unreachable[source.host] = result.error or "no connection"
+            results.append(result)
     finally:
         engine.dispose()
-    return FetchReport(tuple(results))
+    return FetchReport(tuple(results), declared=len(sources))
 
 
 def _fetch_one(engine: Engine, cache: Path, source: RemoteSource, settings: Settings,
                now: datetime, sleep: Callable[[float], None]) -> SourceFetch:
-    url = without_userinfo(source.url)
     limit = settings.fetch_max_bytes
-    with Session(engine) as session:
-        previous = fetches.last_good_fetch(session, source.name, url)
-    cached = (_cached(cache, previous.sha256, dated_name(source.file_name, now), limit)
-              if previous else None)
-    headers = conditional_headers(previous.etag, previous.last_modified) if (
-        previous and cached) else {}
     # A client of its own: a connection a `local: true` source opened is never reused by
     # another source, whose redirects might lead to the same private host.
     guard = Guard(allow_private=source.local)
@@ -321,39 +354,123 @@ def _fetch_one(engine: Engine, cache: Path, source: RemoteSource, settings: Sett
                         ) as client:
         fetcher = Fetcher(client, guard, settings.fetch_timeout_seconds, limit,
                           cache / ".incoming")
-        attempt, attempts = get_with_retries(
-            fetcher, source.url, headers, retries=settings.fetch_retries,
-            backoff=settings.fetch_backoff_seconds, sleep=sleep)
+
+        def get(link: str, headers: dict[str, str]) -> tuple[Attempt, int]:
+            return get_with_retries(fetcher, link, headers, retries=settings.fetch_retries,
+                                    backoff=settings.fetch_backoff_seconds, sleep=sleep)
+
+        declared, named, before = source.url, _named_by_fetch(source, now), 0
+        if source.gpuhunt:  # the catalog's newest version first, then its archive
+            found = _gpuhunt_version(get, source)
+            if found.error is not None:
+                return _recorded(engine, settings, now, _scrubbed(SourceFetch(
+                    source.name, without_userinfo(source.url), "failed", found.status,
+                    found.attempts, error=found.error, unreachable=found.unreachable),
+                    source.url))
+            declared, before = gpuhunt.catalog_url(source.url, found.version), found.attempts
+            named = _named_by_publication(source, found.version)
+        url = without_userinfo(declared)
+        with Session(engine) as session:
+            previous = fetches.last_good_fetch(session, source.name, url)
+        kept_as = named(previous.last_modified) if previous else None
+        cached = (_cached(cache, previous.sha256, kept_as, limit)
+                  if previous and kept_as else None)
+        headers = conditional_headers(previous.etag, previous.last_modified) if (
+            previous and cached) else {}
+        attempt, attempts = get(declared, headers)
+        attempts += before
         if source.paging == "next_link" and attempt.status == 200:
             attempt, more = follow_next_links(
-                lambda link: get_with_retries(fetcher, link, {}, retries=settings.fetch_retries,
-                                              backoff=settings.fetch_backoff_seconds,
-                                              sleep=sleep),
-                source.url, attempt, spool=fetcher.spool, max_bytes=fetcher.max_bytes,
-                max_pages=source.max_pages)
+                lambda link: get(link, {}), declared, attempt, spool=fetcher.spool,
+                max_bytes=fetcher.max_bytes, max_pages=source.max_pages)
             attempts += more
     try:
-        result = _result(source.name, url, attempt, attempts, previous, cached, cache,
-                         dated_name(source.file_name, now), bool(headers))
+        file_name = named(attempt.last_modified or (previous.last_modified if previous
+                                                     else None))
+        if file_name is None and attempt.status in (200, 304):
+            result = _undated(source.name, url, attempt, attempts)
+        else:
+            result = _result(source.name, url, attempt, attempts, previous, cached, cache,
+                             file_name or source.file_name, bool(headers))
     except OSError as exc:  # the cache folder cannot be written: this source fails, not the run
         result = SourceFetch(source.name, url, "failed", attempt.status, attempts,
                              error=f"cannot keep the bytes under {cache}: {exc.strerror or exc}")
     finally:
         if attempt.body is not None:
             attempt.body.unlink(missing_ok=True)  # kept by now (moved), or not to be kept
-    result = _scrubbed(result, source.url)
+    return _recorded(engine, settings, now, _scrubbed(result, declared))
+
+
+def _recorded(engine: Engine, settings: Settings, now: datetime,
+              result: SourceFetch) -> SourceFetch:
+    """The fetch logged in the ledger, and whether its bytes are new to it."""
     with write_session(engine, settings.lock_timeout_seconds) as session:
-        fetches.record_fetch(session, source_name=result.name, url=url, attempted_at=now,
-                             outcome=result.outcome, http_status=result.http_status,
-                             sha256=result.sha256, size_bytes=result.size_bytes,
-                             etag=result.etag, last_modified=result.last_modified,
-                             attempts=result.attempts, error=result.error)
+        fetches.record_fetch(session, source_name=result.name, url=result.url,
+                             attempted_at=now, outcome=result.outcome,
+                             http_status=result.http_status, sha256=result.sha256,
+                             size_bytes=result.size_bytes, etag=result.etag,
+                             last_modified=result.last_modified, attempts=result.attempts,
+                             error=result.error)
         # A good copy that never reached the ledger (a run that died after fetching) is
         # ingested now, whatever the server says about it.
         if result.sha256 is not None:
             new = result.sha256 not in fetches.known_sha256s(session, [result.sha256])
             result = replace(result, ingest=new)
     return result
+
+
+def _named_by_fetch(source: RemoteSource, now: datetime) -> Callable[[str | None], str | None]:
+    """A declared file's name: `{date}` is the fetch's date (a file that carries none)."""
+    name = dated_name(source.file_name, now)
+    return lambda _last_modified: name
+
+
+def _named_by_publication(source: RemoteSource, version: str
+                          ) -> Callable[[str | None], str | None]:
+    """A gpuhunt catalog's name: `{date}` is its publication (its version when that is a
+    date, else the archive's Last-Modified); None when neither gives one."""
+    def name(last_modified: str | None) -> str | None:
+        day = gpuhunt.publication_date(version, last_modified)
+        return None if day is None else source.file_name.replace("{date}", day.isoformat())
+    return name
+
+
+@dataclass(frozen=True)
+class _Version:
+    """What a gpuhunt provider's `version` file said: a version, or why there is none."""
+
+    attempts: int
+    version: str = ""
+    status: int | None = None
+    error: str | None = None
+    unreachable: bool = False
+
+
+def _gpuhunt_version(get: Callable[[str, dict[str, str]], tuple[Attempt, int]],
+                     source: RemoteSource) -> _Version:
+    """The newest catalog version the provider's `version` file names."""
+    attempt, attempts = get(gpuhunt.version_url(source.url), {})
+    try:
+        if attempt.status != 200 or attempt.body is None:
+            error = attempt.error or f"unexpected HTTP {attempt.status}"
+            plural = "s" * (attempts != 1)
+            return _Version(attempts, status=attempt.status, unreachable=attempt.unreachable,
+                            error=one_line(f"the catalog's version: {error} (after "
+                                           f"{attempts} attempt{plural})"))
+        with open(attempt.body, "rb") as body:
+            return _Version(attempts, gpuhunt.parse_version(body.read(1024)), 200)
+    except ValueError as exc:
+        return _Version(attempts, status=attempt.status, error=one_line(str(exc)))
+    finally:
+        if attempt.body is not None:
+            attempt.body.unlink(missing_ok=True)
+
+
+def _undated(name: str, url: str, attempt: Attempt, attempts: int) -> SourceFetch:
+    """A catalog nothing dates: refused, since the fetch's own date would be a false one."""
+    return SourceFetch(name, url, "failed", attempt.status, attempts, error=(
+        "no publication date: the version is not a date and the server sent no "
+        "Last-Modified; the fetch's own date is not the catalog's"))
 
 
 def _result(name: str, url: str, attempt: Attempt, attempts: int, previous: Any,
@@ -364,7 +481,8 @@ def _result(name: str, url: str, attempt: Attempt, attempts: int, previous: Any,
         error = attempt.error or f"unexpected HTTP {attempt.status}"
         plural = "s" if attempts != 1 else ""
         return SourceFetch(name, url, outcome, attempt.status, attempts,
-                           error=one_line(f"{error} (after {attempts} attempt{plural})"))
+                           error=one_line(f"{error} (after {attempts} attempt{plural})"),
+                           unreachable=attempt.unreachable)
     if outcome == "not_modified":
         assert cached is not None and previous is not None
         return SourceFetch(name, url, outcome, 304, attempts, previous.sha256,

@@ -49,8 +49,12 @@ def retry_on_lost_connection(_task: Any, _run: TaskRun, state: State) -> bool:
 @task(name="fetch-remote-sources", cache_policy=NO_CACHE)
 def fetch_remote_sources(settings: Settings) -> FetchReport:
     fetched = remote.fetch_remote_sources(settings, now=now())
+    logger = get_run_logger()
     for source in fetched.failed:  # the run goes on; the briefing lists the source as stale
-        get_run_logger().warning("Remote source not fetched: %s", source.describe())
+        if not source.unreachable:
+            logger.warning("Remote source not fetched: %s", source.describe())
+    if any(s.unreachable for s in fetched.failed):  # offline: one line, not one per source
+        logger.warning("Remote sources: %s", fetched.summary())
     return fetched
 
 
@@ -119,13 +123,15 @@ def run_name() -> str:
 @flow(name="weekly-briefing", flow_run_name=run_name)
 def weekly_briefing(as_of: date | None = None, home: Path | None = None,
                     sources_dir: Path | None = None,
-                    scenarios_dir: Path | None = None) -> jobs.RunResult:
+                    scenarios_dir: Path | None = None,
+                    offline: bool | None = None) -> jobs.RunResult:
     """Ingest the source packs, recompute the C2C and TCO scenarios and compute the flags (one
     ledger transaction), render the briefing, deliver it and publish the warehouse for the
     resulting dataset version. Parameters left out come from the worker's SPECLEDGER_* environment;
     `as_of` defaults to today (UTC)."""
     as_of = as_of or now().date()
-    given = (("home", home), ("sources_dir", sources_dir), ("scenarios_dir", scenarios_dir))
+    given = (("home", home), ("sources_dir", sources_dir), ("scenarios_dir", scenarios_dir),
+             ("offline", offline))
     settings = Settings(**{k: v for k, v in given if v is not None})
     fetched = fetch_remote_sources(settings)
     # The steps that read or write the ledger retry a lost connection (all are safe to repeat).

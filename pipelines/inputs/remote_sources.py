@@ -19,7 +19,17 @@ from pipelines.inputs.yaml_lines import (
     LINES,
 )
 
-ALLOWED_KEYS = ("name", "url", "file_name", "local", "paging", "max_pages")
+ALLOWED_KEYS = ("name", "url", "file_name", "local", "paging", "max_pages", "gpuhunt")
+# gpuhunt's own default for GPUHUNT_CATALOG_URL (gpuhunt._internal.catalog.CATALOG_URL, 0.1.34):
+# every provider's catalog is published under {base}/{provider}/.
+GPUHUNT_CATALOG_URL = "https://dstack-gpu-pricing.s3.eu-west-1.amazonaws.com/v3"
+# The providers gpuhunt publishes offline catalogs for (gpuhunt's OFFLINE_PROVIDERS, 0.1.34);
+# the others it queries live, with each provider's API key.
+GPUHUNT_PROVIDERS = ("aws", "azure", "verda", "gcp", "lambdalabs", "nebius", "oci", "runpod",
+                     "cloudrift")
+# What the fetch keeps a catalog as: dated by its publication once fetched (the catalog reader
+# reads the provider and the date from the name).
+GPUHUNT_FILE_NAME = "gpuhunt-{provider}-{date}.zip"
 # How a paged API links its pages: Azure's Retail Prices API ends each page with NextPageLink.
 PAGING = ("next_link",)
 DEFAULT_MAX_PAGES, MAX_PAGES = 100, 10_000
@@ -42,12 +52,23 @@ class RemoteSource:
     local: bool = False  # may reach loopback, link-local and private addresses
     paging: str | None = None  # "next_link": follow each page's NextPageLink, join the pages
     max_pages: int = DEFAULT_MAX_PAGES
+    # A gpuhunt provider: `url` is its folder ({base}/{provider}); the fetch reads its
+    # `version`, then fetches {url}/{version}/catalog.zip.
+    gpuhunt: str | None = None
+
+    @property
+    def host(self) -> str:
+        """The host it is fetched from (a run that cannot reach a host tries it once)."""
+        return urlsplit(self.url).hostname or ""
 
 
 # --- declarations -----------------------------------------------------------------------------
 
-def load_remote_sources(path: Path) -> list[RemoteSource]:
-    """The sources a declaration file lists; a missing file lists none."""
+def load_remote_sources(path: Path, gpuhunt_catalog_url: str | None = None
+                        ) -> list[RemoteSource]:
+    """The sources a declaration file lists; a missing file lists none. A gpuhunt source
+    without a URL is read from `gpuhunt_catalog_url` (GPUHUNT_CATALOG_URL, gpuhunt's own
+    setting: a mirror, which may be on the LAN) or gpuhunt's public bucket."""
     if not path.exists():
         return []
     shown = str(path)
@@ -59,7 +80,8 @@ def load_remote_sources(path: Path) -> list[RemoteSource]:
                                                      "{name, url, file_name}")
     sources: list[RemoteSource] = []
     for number, entry in enumerate(document.get("sources") or [], start=1):
-        source = _source(shown, number, entry, document[LINES].get("sources"))
+        source = _source(shown, number, entry, document[LINES].get("sources"),
+                         gpuhunt_catalog_url)
         if any(s.name == source.name for s in sources):
             raise RemoteSourceError(shown, source.line, f"sources[{number}].name",
                                     f"{source.name!r} is declared twice; names must be unique")
@@ -67,7 +89,8 @@ def load_remote_sources(path: Path) -> list[RemoteSource]:
     return sources
 
 
-def _source(path: str, number: int, entry: Any, list_line: int | None) -> RemoteSource:
+def _source(path: str, number: int, entry: Any, list_line: int | None,
+            gpuhunt_catalog_url: str | None = None) -> RemoteSource:
     where = f"sources[{number}]"
     if not isinstance(entry, dict):
         raise RemoteSourceError(path, list_line, where, "expected a mapping with name and url")
@@ -79,6 +102,17 @@ def _source(path: str, number: int, entry: Any, list_line: int | None) -> Remote
     for key in entry:
         if key != LINES and key not in ALLOWED_KEYS:
             raise fail(str(key), f"unknown field; expected {', '.join(ALLOWED_KEYS)}")
+    provider = entry.get("gpuhunt")
+    if provider is not None and provider not in GPUHUNT_PROVIDERS:
+        raise fail("gpuhunt", f"{provider!r} is not a provider gpuhunt publishes a catalog "
+                              f"for ({', '.join(GPUHUNT_PROVIDERS)})")
+    mirror = False
+    if provider is not None and entry.get("url") is None:
+        mirror = bool(gpuhunt_catalog_url)
+        entry = {**entry, "url": f"{(gpuhunt_catalog_url or GPUHUNT_CATALOG_URL).rstrip('/')}"
+                                 f"/{provider}"}
+        if entry.get("file_name") is None:
+            entry["file_name"] = GPUHUNT_FILE_NAME.replace("{provider}", provider)
     for key in ("name", "url"):
         if not isinstance(entry.get(key), str) or not entry[key].strip():
             raise fail(key, "required, a non-empty string")
@@ -90,7 +124,7 @@ def _source(path: str, number: int, entry: Any, list_line: int | None) -> Remote
     if not _http_url(url):
         raise fail("url", f"{without_userinfo(url)!r} is not an http:// or https:// URL "
                           "with a host")
-    local = entry.get("local", False)
+    local = entry.get("local", mirror)  # a mirror the user points gpuhunt at may be local
     if not isinstance(local, bool):
         raise fail("local", f"{local!r} is not true or false")
     file_name = entry.get("file_name")
@@ -107,7 +141,10 @@ def _source(path: str, number: int, entry: Any, list_line: int | None) -> Remote
     if isinstance(max_pages, bool) or not isinstance(max_pages, int) or not (
             1 <= max_pages <= MAX_PAGES):
         raise fail("max_pages", f"{max_pages!r} is not a whole number from 1 to {MAX_PAGES}")
-    return RemoteSource(name, url, file_name, lines[""], local, paging, max_pages)
+    if provider is not None and "{date}" not in file_name:
+        raise fail("file_name", "a gpuhunt catalog's file name needs {date}: the catalog's "
+                                "publication date goes there")
+    return RemoteSource(name, url, file_name, lines[""], local, paging, max_pages, provider)
 
 
 def _http_url(url: str) -> bool:

@@ -15,6 +15,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from pipelines.inputs.remote_sources import load_remote_sources
 from pipelines.inputs.scenarios import scenario_paths
 from pipelines.settings import PROJECT_ROOT
 from tests.reports.layout import (
@@ -49,12 +50,15 @@ class ShippedRun:
 
 @pytest.fixture(scope="module")
 def shipped(tmp_path_factory: pytest.TempPathFactory) -> ShippedRun:
-    """The README's main job in a fresh home (its parent folders do not exist either)."""
+    """The README's main job in a fresh home (its parent folders do not exist either),
+    `--offline`: a test never reads the public internet (the feed is tested against a
+    loopback server, tests/pipelines/fetch/test_gpuhunt_feed.py)."""
     home = tmp_path_factory.mktemp("shipped") / "fresh" / "var"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SPECLEDGER_", "PREFECT_"))}
     env.update(PREFECT_SERVER_ANALYTICS_ENABLED="false", DO_NOT_TRACK="1")
-    done = subprocess.run([str(SPECLEDGER), "run", "--home", str(home), "--as-of", DAY],
-                          env=env, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=900)
+    done = subprocess.run([str(SPECLEDGER), "run", "--home", str(home), "--as-of", DAY,
+                           "--offline"], env=env, cwd=PROJECT_ROOT, capture_output=True,
+                          text=True, timeout=900)
     assert done.returncode == 0, done.stdout + done.stderr[-2000:]
     return ShippedRun(home, done.stdout, done.stderr)
 
@@ -71,6 +75,9 @@ def test_specledger_run_works_with_a_home_that_does_not_exist_yet(shipped):
     # every shipped scenario, stored and published
     assert f"c2c        {len(c2c)} computed" in shipped.stdout
     assert f"tco        {len(tco)} computed" in shipped.stdout
+    declared = len(load_remote_sources(PROJECT_ROOT / "data" / "remote_sources.yaml"))
+    assert (f"remote     offline (--offline): {declared} remote sources not fetched"
+            in shipped.stdout)
     con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
     fabrics = con.execute("select scenario, recommended_fabric from c2c_latest").fetchall()
     costs = con.execute("select scenario, break_even_speedup, total_cost_usd "

@@ -125,7 +125,8 @@ def child_env(sources: Path, database_url: str | None,
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("SPECLEDGER_", "PREFECT_"))}
     env.update(SPECLEDGER_SOURCES_DIR=str(sources), PREFECT_LOGGING_LEVEL="INFO",
-               PREFECT_SERVER_ANALYTICS_ENABLED="false", DO_NOT_TRACK="1")
+               PREFECT_SERVER_ANALYTICS_ENABLED="false", DO_NOT_TRACK="1",
+               SPECLEDGER_OFFLINE="true")  # never the public internet from a test
     if database_url:
         env["SPECLEDGER_DATABASE_URL"] = database_url
     return {**env, **(extra or {})}

@@ -41,7 +41,7 @@ def specledger_run(home: Path, url: str, sources: Path) -> subprocess.CompletedP
     # A lost connection is retried (the lead's policy): at once here, not after the default
     # 15 s (the failing runs below wait out every retry).
     env.update(SPECLEDGER_DATABASE_URL=url, SPECLEDGER_SOURCES_DIR=str(sources),
-               SPECLEDGER_LEDGER_RETRY_DELAY_SECONDS="0.1")
+               SPECLEDGER_LEDGER_RETRY_DELAY_SECONDS="0.1", SPECLEDGER_OFFLINE="true")
     return subprocess.run([str(SPECLEDGER), "run", "--home", str(home), "--as-of", "2026-11-22"],
                           env=env, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=600)
 

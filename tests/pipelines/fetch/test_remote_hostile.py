@@ -45,7 +45,7 @@ KIB = 1024
 def settings(ledger_url: str, tmp_path: Path) -> Settings:
     # A generous attempt timeout: on a loaded machine a refusal must not turn into a timeout and
     # a retry. The tests of timeouts set their own.
-    return Settings(home=tmp_path / "home", database_url=ledger_url,
+    return Settings(home=tmp_path / "home", database_url=ledger_url, offline=False,
                     remote_sources_path=tmp_path / "remote_sources.yaml",
                     fetch_timeout_seconds=10.0, fetch_retries=2, fetch_backoff_seconds=0.5,
                     fetch_max_bytes=64 * KIB)
@@ -194,7 +194,7 @@ def test_a_name_that_takes_too_long_to_resolve_is_cut_at_the_deadline(tmp_path):
     with fetcher(tmp_path, guard, timeout=0.3) as remote:
         attempt = attempt_get(remote, "http://slow-dns.example/a.csv", {})
     assert time.monotonic() - started < 1.0
-    assert attempt == Attempt(None, error="timed out after 0.3 s")
+    assert attempt == Attempt(None, error="timed out after 0.3 s", unreachable=True)
 
 
 # --- the size limit --------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from tests.pipelines.fetch.test_remote_sources import cached_files, fetch, logge
 def settings(ledger_url, tmp_path) -> Settings:
     # A generous attempt timeout: on a loaded machine a 404 must not turn into a timeout and a
     # retry. The tests of timeouts set their own.
-    return Settings(home=tmp_path / "home", database_url=ledger_url,
+    return Settings(home=tmp_path / "home", database_url=ledger_url, offline=False,
                     remote_sources_path=tmp_path / "remote_sources.yaml",
                     fetch_timeout_seconds=10.0, fetch_retries=1, fetch_backoff_seconds=0.1)
 

@@ -83,7 +83,7 @@ class File:
 def settings(ledger_url: str, tmp_path: Path) -> Settings:
     # A generous attempt timeout: on a loaded machine a 404 must not turn into a timeout and a
     # retry. The tests of timeouts set their own.
-    return Settings(home=tmp_path / "home", database_url=ledger_url,
+    return Settings(home=tmp_path / "home", database_url=ledger_url, offline=False,
                     remote_sources_path=tmp_path / "remote_sources.yaml",
                     fetch_timeout_seconds=10.0, fetch_retries=2, fetch_backoff_seconds=0.5)
 
@@ -117,8 +117,17 @@ def cached_files(settings: Settings) -> list[Path]:
 
 # --- declarations ------------------------------------------------------------------------------
 
-def test_the_shipped_declaration_lists_no_remote_sources():
-    assert load_remote_sources(PROJECT_ROOT / "data" / "remote_sources.yaml") == []
+def test_the_shipped_declaration_reads_the_public_keyless_price_sources():
+    """On by default: gpuhunt's catalog of every provider it publishes, and Azure's Retail
+    Prices API, none of them allowed past the public internet."""
+    from pipelines.inputs.remote_sources import GPUHUNT_PROVIDERS
+
+    sources = load_remote_sources(PROJECT_ROOT / "data" / "remote_sources.yaml")
+    assert sorted(s.gpuhunt for s in sources if s.gpuhunt) == sorted(GPUHUNT_PROVIDERS)
+    [azure] = [s for s in sources if not s.gpuhunt]
+    assert azure.url.startswith("https://prices.azure.com/api/retail/prices?")
+    assert azure.paging == "next_link" and "{date}" in azure.file_name
+    assert not any(s.local for s in sources)
 
 
 def test_without_a_declaration_file_nothing_is_fetched_and_no_ledger_is_opened(tmp_path):

@@ -111,7 +111,7 @@ def test_a_source_declared_by_url_is_fetched_and_ingested_and_once_down_reported
                         "    local: true\n")  # the test server listens on 127.0.0.1
     monkeypatch.delenv("SPECLEDGER_DATABASE_URL", raising=False)
     for name, value in {"REMOTE_SOURCES_PATH": declared, "FETCH_RETRIES": 0,
-                        "FETCH_TIMEOUT_SECONDS": 5}.items():
+                        "FETCH_TIMEOUT_SECONDS": 5, "OFFLINE": "false"}.items():
         monkeypatch.setenv(f"SPECLEDGER_{name}", str(value))
     empty = tmp_path / "no-local-packs"
     empty.mkdir()

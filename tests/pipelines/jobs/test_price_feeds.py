@@ -30,7 +30,7 @@ SKYPILOT = (FIXTURES / "skypilot" / "aws-vms.csv").read_bytes()
 
 @pytest.fixture
 def settings(ledger_url: str, tmp_path: Path) -> Settings:
-    return Settings(home=tmp_path / "home", database_url=ledger_url,
+    return Settings(home=tmp_path / "home", database_url=ledger_url, offline=False,
                     remote_sources_path=tmp_path / "remote_sources.yaml",
                     fetch_timeout_seconds=2.0, fetch_retries=0, fetch_backoff_seconds=0.1)
 
