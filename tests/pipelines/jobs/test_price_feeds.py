@@ -116,3 +116,27 @@ def test_a_truncated_page_fails_the_feed_and_last_weeks_prices_stand(settings, s
     azure = fetched.sources[0]
     assert azure.outcome == "failed" and "page 2" in azure.error
     assert offers(ledger) == before
+
+
+def test_a_gpuhunt_mirror_feeds_the_market_index_dated_by_its_catalogs(settings, server, ledger):
+    """gpuhunt's layout on a loopback mirror (GPUHUNT_CATALOG_URL), holding Lambda's real
+    2026-04-28 offers: fetched, ingested as offers of the catalog's date, and indexed."""
+    from tests.pipelines.fetch.test_gpuhunt_feed import Bucket
+
+    Bucket(server)
+    settings.gpuhunt_catalog_url = server.url("/v3")
+    settings.market_max_age_days = 36500   # the catalog is of 2026-04: keep it in the index
+    settings.remote_sources_path.write_text(yaml.safe_dump(
+        {"sources": [{"name": "gpuhunt-lambdalabs", "gpuhunt": "lambdalabs"}]}))
+    fetched, report = week(settings, ledger, WEEK1)
+    assert [s.outcome for s in fetched.sources] == ["fetched"]
+    assert report.total("rejected") == 0 and report.total("accepted") > 0
+    rows = offers(ledger)
+    assert {o.offer_provider for o in rows} == {"lambdalabs"}
+    assert {"h100-sxm5", "h100-pcie", "b200"} <= {o.offer_gpu for o in rows}
+    with Session(ledger) as session:
+        dated = set(session.scalars(select(Observation.as_of)
+                                    .where(Observation.offer_provider == "lambdalabs")))
+        index = market_index(session)
+    assert {str(d)[:10] for d in dated} == {"2026-04-28"}   # the catalog's, not the fetch's
+    assert "b200" in set(index["gpu"])
