@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import gzip
+import io
 import json
+import zlib
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -33,6 +36,7 @@ from models.observations import (
     RowError,
 )
 from pipelines.inputs.adapters.base import (
+    AdapterError,
     AdapterOptions,
     MeasurementRun,
     Parsed,
@@ -261,12 +265,29 @@ def _ingest_file(session: Session, context: _RunContext, path: Path) -> FileRepo
     if previous is not None and previous.outcome != "rejected_file":
         return _unchanged_file(session, context.run_id, raw.id, str(path), raw.sha256, previous)
     try:
-        parsed = read_file(reader_name(path), data, context.options)
+        name, data = gunzipped(path, data, limit)
+        parsed = read_file(name, data, context.options)
     except PackError as exc:  # AdapterError is one too: the file is unusable as a whole
         return _rejected_file(session, context, raw, path, exc.line, exc.reason, options_json)
     del data  # the parsed rows are what matter now; a large file's bytes need not stay
     return _ingest_parsed(session, context, raw.id, str(path), raw.sha256, parsed,
                           options_json, is_new)
+
+
+def gunzipped(path: Path, data: bytes, limit: int) -> tuple[str, bytes]:
+    """The name a reader sees and the bytes it reads: a `.gz` file's published bytes under
+    its name without `.gz` (a price list kept gzipped), inflated no further than `limit`."""
+    if path.suffix.lower() != ".gz":
+        return reader_name(path), data
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as inflating:
+            inflated = inflating.read(limit + 1)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise AdapterError(None, f"not a readable gzip file: {exc}") from exc
+    if len(inflated) > limit:
+        raise AdapterError(None, f"inflates to more than SPECLEDGER_MAX_FILE_BYTES "
+                                 f"({limit:,} bytes): refused")
+    return reader_name(path.with_suffix("")), inflated
 
 
 def _size(path: Path) -> int:

@@ -29,7 +29,7 @@ from pipelines.inputs.yaml_lines import YamlError, load_yaml
 
 PACK_SUFFIXES = (".yaml", ".yml", ".csv")
 # Suffixes a folder is searched for (a named file is always read, whatever its suffix).
-FOLDER_SUFFIXES = (*PACK_SUFFIXES, ".json", ".txt", ".log", ".out", ".zip")
+FOLDER_SUFFIXES = (*PACK_SUFFIXES, ".json", ".txt", ".log", ".out", ".zip", ".gz")
 SOURCE_PACK = "source-pack"
 
 # Most specific first: a CSV is Epoch's only when its header says so, else it is a pack. The
