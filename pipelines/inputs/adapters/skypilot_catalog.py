@@ -67,6 +67,15 @@ _NAMED = (re.compile(rf"([a-z][a-z0-9]*)[-_]vms{_DATED}\.csv", re.IGNORECASE),
 _TERMS = (("on_demand", "Price"), ("spot", "SpotPrice"))
 # Clouds whose catalog prices a GPU VM's host and its GPUs on separate lines.
 _SPLIT_PRICE_PROVIDERS = frozenset({"gcp"})
+# Azure's last column, Generation, holds "V1,V2" unquoted on about half its lines.
+_LAST_FREE_COLUMN = "Generation"
+# From GCP's Dynamic Workload Scheduler (announced November 2023), the GPU lines of SkyPilot's
+# GCP catalogs carry the DWS flex-start GPU price, not on-demand: the anycloud catalog of
+# 2026-04-28 prices H100 at 4.20076 per GPU-hour, GCP's DWS flex-start SKU (4.200761), where
+# its on-demand SKU is 9.796550569 and its price table puts a3-highgpu-8g us-central1 at
+# 88.49/h, not the 43.07/h host + GPU line sum. A split GCP price of a catalog dated from
+# then on is not an on-demand offer; GCP's own price table is read for it instead.
+_GCP_GPU_LINES_FLEX_START_FROM = date(2024, 1, 1)
 _ZERO = Decimal(0)
 
 
@@ -125,6 +134,8 @@ class _Catalog:
     offers: dict[tuple[str, str, str], list[_Candidate]] = field(
         default_factory=lambda: defaultdict(list))
     rejected_lines: set[int] = field(default_factory=set)
+    flex_start_gpu_lines: bool = False   # GCP's GPU lines are DWS flex-start prices
+    spot_as_on_demand: int = 0           # spot prices equal to on-demand: no spot market
 
 
 def parse(name: str, data: bytes, options: AdapterOptions) -> Parsed:
@@ -142,7 +153,9 @@ def parse(name: str, data: bytes, options: AdapterOptions) -> Parsed:
                                  "date inside; give the date of the catalog commit")
     lines = _read_lines(decode(data))
     catalog = _Catalog(provider, instance_table(options),
-                       OfferSink(Parsed(FORMAT, Pack()), options.limits))
+                       OfferSink(Parsed(FORMAT, Pack()), options.limits),
+                       flex_start_gpu_lines=(provider in _SPLIT_PRICE_PROVIDERS and
+                                             as_of >= _GCP_GPU_LINES_FLEX_START_FROM))
     body = []
     for line in lines:  # accelerator-only lines first: a host line may come before its GPUs
         if line.cell("InstanceType") or not line.cell("AcceleratorName"):
@@ -156,6 +169,10 @@ def parse(name: str, data: bytes, options: AdapterOptions) -> Parsed:
     for line in body:
         _read_line(line, catalog)
     _emit(catalog, as_of)
+    if catalog.spot_as_on_demand:
+        catalog.sink.parsed.notes.append(
+            f"{catalog.spot_as_on_demand:,} spot price(s) equal to the on-demand price: no "
+            "spot market there, so no spot offer")
     return catalog.sink.finish("line(s)")
 
 
@@ -170,6 +187,11 @@ def _read_lines(text: str) -> list[_Line]:
     for number, raw_text, values in records:
         if isinstance(values, CsvDamage):
             lines.append(_Line(number, raw_text, {"__damage__": values.reason}))
+        elif len(values) > len(columns) and columns[-1] == _LAST_FREE_COLUMN:
+            # Azure writes Generation "V1,V2" unquoted: the extra fields are its own.
+            cells = dict(zip(columns[:-1], values, strict=False))
+            cells[columns[-1]] = ",".join(values[len(columns) - 1:])
+            lines.append(_Line(number, raw_text, cells))
         elif len(values) != len(columns):
             reason = f"expected {len(columns)} fields as in the header, got {len(values)}"
             lines.append(_Line(number, raw_text, {"__damage__": reason}))
@@ -197,6 +219,10 @@ def _read_line(line: _Line, catalog: _Catalog) -> None:
         _reject(catalog, line, "Region", "Region is blank: the price cannot be tied to a region")
         return
     gpu_part: _Line | None = None
+    if (listed is not None and not accelerator and catalog.flex_start_gpu_lines):
+        catalog.sink.skip("GCP GPU VMs priced by their GPU line, which is the DWS flex-start "
+                          "price, not on-demand (GCP's own price table prices them)")
+        return
     if (listed is not None and not accelerator
             and catalog.provider in _SPLIT_PRICE_PROVIDERS):  # the host's price; GPUs' elsewhere
         gpu_part = catalog.gpu_parts.get((spec.accelerator or "", spec.gpus, region, zone))
@@ -268,6 +294,11 @@ def _add_candidate(line: _Line, gpu_part: _Line | None, spec: InstanceSpec, term
     part_text = gpu_part.cell(column) if gpu_part is not None else ""
     if not text or (gpu_part is not None and not part_text):
         return False  # no spot market for this instance (or zone): no offer, nothing wrong
+    if term == "spot" and gpu_part is None and _is_zero(text):
+        return False  # Vast writes 0.00 for "no spot price": no offer, nothing wrong
+    if term == "spot" and gpu_part is None and _same_price(text, line.cell("Price")):
+        catalog.spot_as_on_demand += 1  # Azure's H200 and GB200: the on-demand price again
+        return False
     host_free = gpu_part is not None and _is_zero(text)  # GCP A4: all on the GPU line
     price = _ZERO if host_free else positive_price(text)
     if price is None:
@@ -330,6 +361,13 @@ def _is_zero(text: str) -> bool:
     """Whether a price cell is exactly zero ("0", "0.0")."""
     try:
         return Decimal(text.strip()) == _ZERO
+    except ArithmeticError:
+        return False
+
+
+def _same_price(a: str, b: str) -> bool:
+    try:
+        return Decimal(a.strip()) == Decimal(b.strip())
     except ArithmeticError:
         return False
 

@@ -22,6 +22,9 @@ FIXTURES = Path(__file__).parent / "fixtures" / "skypilot"
 AWS = (FIXTURES / "aws-vms.csv").read_bytes()
 GCP = (FIXTURES / "gcp-vms.csv").read_bytes()
 ON = date(2025, 11, 20)
+# GCP's split host + GPU prices are on-demand only in catalogs from before DWS flex-start
+# (skypilot_catalog._GCP_GPU_LINES_FLEX_START_FROM); the arithmetic is tested on such a date.
+BEFORE_FLEX_START = date(2023, 12, 11)
 
 
 def read(data: bytes = AWS, name: str = "aws-vms.csv", as_of: date | None = ON) -> Parsed:
@@ -137,7 +140,7 @@ def test_the_catalog_is_one_dataset_source_per_provider_and_date():
 # --- GCP: the host and its GPUs on two lines -------------------------------------------------
 
 def test_a_gcp_vm_price_is_its_host_line_plus_its_gpu_line():
-    parsed = read(GCP, "gcp-vms.csv")
+    parsed = read(GCP, "gcp-vms.csv", as_of=BEFORE_FLEX_START)
     rows = by_item(parsed)
     a2 = rows["gcp-a2-highgpu-1g-us-central1-on-demand"]
     assert a2["value"] == pytest.approx(0.73948 + 2.933908)
@@ -152,7 +155,7 @@ def test_a_gcp_vm_price_is_its_host_line_plus_its_gpu_line():
 
 
 def test_a_gcp_host_with_no_gpu_line_is_rejected_and_lines_add_up():
-    parsed = read(GCP, "gcp-vms.csv")
+    parsed = read(GCP, "gcp-vms.csv", as_of=BEFORE_FLEX_START)
     [rejected] = parsed.rejected
     assert (rejected.line, rejected.field) == (4, "AcceleratorName")
     assert "no H100 x 8 line prices its GPUs in europe-west4-b" in rejected.reason

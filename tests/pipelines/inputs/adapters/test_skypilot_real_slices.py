@@ -18,11 +18,20 @@ from tests.support.warehouse import publish_test_warehouse
 
 REAL = Path(__file__).parent / "fixtures" / "skypilot" / "real"
 ON = date(2026, 11, 20)
+# A GCP catalog's split prices are read as on-demand only before DWS flex-start
+# (skypilot_catalog._GCP_GPU_LINES_FLEX_START_FROM): the arithmetic is tested on such a date.
+BEFORE_FLEX_START = date(2023, 12, 11)
 SLICES = ("azure-vms.csv", "gcp-vms.csv", "lambda-vms.csv", "runpod-vms.csv", "oci-vms.csv")
 
 
 def read(name: str) -> Parsed:
-    return skypilot_catalog.parse(name, (REAL / name).read_bytes(), AdapterOptions(as_of=ON))
+    return skypilot_catalog.parse(name, (REAL / name).read_bytes(),
+                                  AdapterOptions(as_of=dated(name)))
+
+
+def dated(name: str) -> date:
+    """The slices' date, but GCP's before DWS flex-start, so its split prices are read."""
+    return BEFORE_FLEX_START if name.startswith("gcp") else ON
 
 
 def offers(name: str) -> dict[str, dict]:
@@ -68,6 +77,11 @@ def test_azure_nc80adis_h100_nvl_is_skipped_as_untracked():
 
 def test_gcp_a4_is_priced_by_its_b200_line_when_its_host_line_is_zero():
     rows = offers("gcp-vms.csv")
+    # From 2024 the GPU line is DWS flex-start's price: the same lines give no on-demand offer.
+    later = skypilot_catalog.parse("gcp-vms.csv", (REAL / "gcp-vms.csv").read_bytes(),
+                                   AdapterOptions(as_of=ON))
+    assert not any(r.fields["offer"]["instance_type"] == "a4-highgpu-8g"
+                   for r in later.pack.rows)
     a4 = rows["gcp-a4-highgpu-8g-us-central1-on-demand"]
     assert (a4["gpu"], a4["gpus_per_instance"]) == ("b200", 8)
     assert a4["value"] == pytest.approx(90.216 / 8) and a4["value"] > 0
@@ -81,7 +95,8 @@ def test_gcp_a4_is_priced_by_its_b200_line_when_its_host_line_is_zero():
 def test_a_zero_host_price_with_a_zero_gpu_price_is_rejected_not_stored():
     text = (REAL / "gcp-vms.csv").read_text().replace("us-central1-b,90.216,32.6064",
                                                       "us-central1-b,0.0,0.0")
-    parsed = skypilot_catalog.parse("gcp-vms.csv", text.encode(), AdapterOptions(as_of=ON))
+    parsed = skypilot_catalog.parse("gcp-vms.csv", text.encode(),
+                                    AdapterOptions(as_of=BEFORE_FLEX_START))
     assert {r.field for r in parsed.rejected} == {"Price", "SpotPrice"}
     assert all(row.fields["value"] > 0 for row in parsed.pack.rows)
 
@@ -144,7 +159,7 @@ def test_each_real_slice_ingests_with_nothing_rejected(ledger, ingest, tmp_path,
     catalog = tmp_path / provider / "vms.csv"
     catalog.parent.mkdir()
     catalog.write_bytes((REAL / name).read_bytes())
-    [file] = ingest(catalog, as_of=ON).files
+    [file] = ingest(catalog, as_of=dated(name)).files
     assert (file.outcome, file.format, file.rejected) == ("ingested", "skypilot-catalog", 0)
     assert file.accepted == len(read(name).pack.rows)
 
