@@ -1,10 +1,11 @@
 """The Azure Retail Prices API response (`https://prices.azure.com/api/retail/prices`) as GPU-hour
 prices: one `gpu_hour_price` row per GPU virtual machine, region and term.
 
-A file is one response page, `{"BillingCurrency", "Items": [...], "NextPageLink", "Count"}`, or
-a JSON list of pages (pages followed by NextPageLink, saved together). Every element of Items
-is read once: it becomes a row, a rejected row, or a skipped line counted with its reason in
-the notes. Out of scope, skipped:
+A file is one response page, `{"BillingCurrency", "Items": [...], "NextPageLink", "Count"}`, a
+JSON list of pages (pages followed by NextPageLink, saved together), or a bare JSON list of
+items (what a collector that joins the pages' Items keeps; items' paths are then `[17]`).
+Every element of Items is read once: it becomes a row, a rejected row, or a skipped line
+counted with its reason in the notes. Out of scope, skipped:
 - Windows: Linux and Windows prices share armSkuName, meterName and skuName; only productName
   tells them apart ("Virtual Machines NDisrH100v5 Series Windows"), so an item whose
   productName ends in " Windows" is a Windows price and is skipped;
@@ -58,6 +59,9 @@ _SNIFF_BYTES = 64 * 1024
 _ITEMS = re.compile(r'"Items"\s*:\s*\[')
 _RESPONSE_KEYS = re.compile(r'"(?:BillingCurrency|CustomerEntityType|NextPageLink)"\s*:'
                             r'|"(?:armSkuName|retailPrice|armRegionName)"\s*:')
+# A bare list of items names these keys in its first item.
+_BARE_ITEM = tuple(re.compile(rf'"{key}"\s*:') for key in ("armSkuName", "retailPrice",
+                                                          "meterName"))
 _WS = re.compile(r"[ \t\n\r]*")
 _ITEM_END = re.compile(r"[ \t\n\r]*([,\]])")  # what follows an item of a well-formed list
 # A SKU named after a GPU the ledger tracks: "Standard_ND96isr_H100_v5", "..._MI300X_v5".
@@ -70,10 +74,14 @@ _DECODER = json.JSONDecoder(parse_float=Decimal, parse_constant=str)
 
 def detect(name: str, data: bytes) -> str | None:
     """"azure-retail-prices" when the head of a JSON object or list has an `Items` list and a
-    key of the Retail Prices response or of its items (BillingCurrency, armSkuName...)."""
+    key of the Retail Prices response or of its items (BillingCurrency, armSkuName...), or is
+    a bare list of items (keys armSkuName, retailPrice and meterName)."""
     head = data[:_SNIFF_BYTES].decode("utf-8-sig", errors="replace").lstrip()
     if not head.startswith(("{", "[")):
         return None
+    if head.startswith("[") and all(_BARE_ITEM_KEYS.search(head) for _BARE_ITEM_KEYS in
+                                    _BARE_ITEM):
+        return FORMAT
     return FORMAT if _ITEMS.search(head) and _RESPONSE_KEYS.search(head) else None
 
 
@@ -157,14 +165,34 @@ def _read(walker: _JsonPages, options: AdapterOptions) -> Parsed:
         raise AdapterError(None, "no price list page in the file")
     as_of = _as_of(options, newest, bool(pending))
     _page_notes(pages, sink.parsed)
-    in_force = [(item, offer) for item, offer, started in pending
-                if not _scheduled(item, started, as_of, sink)]
+    in_force = _newest_per_offer([(item, offer, started) for item, offer, started in pending
+                                  if not _scheduled(item, started, as_of, sink)], sink)
     if in_force:
         sink.use_source(_source(as_of, options.as_of is not None))
     for item, offer in in_force:
         sink.add(offer, line=item.line, raw_text=item.text, column=f"{item.path}.retailPrice",
                  as_of=as_of)
     return sink.finish("item(s)")
+
+
+def _newest_per_offer(items: list[tuple[_Item, Offer, date | None]], sink: OfferSink
+                      ) -> list[tuple[_Item, Offer]]:
+    """One price per offer: a file that lists an offer's old and new price (a reservation
+    repriced inside the window, each with its effectiveStartDate) keeps the newest; the older
+    ones are skipped, counted."""
+    newest: dict[str, tuple[_Item, Offer, date | None]] = {}
+    for entry in items:
+        key = entry[1].item_key
+        kept = newest.get(key)
+        if kept is None or (entry[2] or date.min) > (kept[2] or date.min):
+            if kept is not None:
+                sink.skip("an older price of an offer the file also lists at a later "
+                          "effectiveStartDate")
+            newest[key] = entry
+        else:
+            sink.skip("an older price of an offer the file also lists at a later "
+                      "effectiveStartDate")
+    return [(item, offer) for item, offer, _ in newest.values()]
 
 
 def _scheduled(item: _Item, started: date | None, as_of: date, sink: OfferSink) -> bool:
@@ -403,6 +431,12 @@ class _JsonPages:
         first = self.text[self.pos : self.pos + 1]
         if first == "{":
             yield from self._page(0, "", 1)
+        elif first == "[" and self._bare_items():
+            items = 0   # a bare list of items (what a collector that joins pages keeps)
+            for item in self._items("", 1):
+                items += 1
+                yield item
+            yield _Page(0, {}, items)
         elif first == "[":
             yield from self._pages()
         else:
@@ -411,6 +445,17 @@ class _JsonPages:
         self._ws()
         if self.pos < len(self.text):
             raise AdapterError(self._line_at(self.pos), "extra data after the JSON document")
+
+    def _bare_items(self) -> bool:
+        """Whether the list at the cursor holds price items themselves ([{"retailPrice":
+        ...}, ...]) rather than pages ([{"Items": [...]}, ...]): its first element says."""
+        start = _WS.match(self.text, self.pos + 1).end()  # type: ignore[union-attr]
+        try:
+            first, _ = _DECODER.raw_decode(self.text, start)
+        except (ValueError, RecursionError):
+            return False
+        return isinstance(first, dict) and "Items" not in first and bool(
+            {"retailPrice", "armSkuName"} & set(first))
 
     def _pages(self) -> Iterator[_Item | _Page]:
         self.pos += 1

@@ -382,3 +382,41 @@ def test_given_a_later_as_of_the_scheduled_price_is_read():
     parsed = read(page_with(scheduled), as_of=date(2027, 1, 4))
     assert parsed.rejected == []
     assert {row["as_of"] for row in by_item(parsed).values()} == {"2027-01-04"}
+
+
+# --- the daily raw-items sample of 2026 (a bare JSON array; shared data) -----------------------
+
+def sample(day: str) -> Parsed:
+    from tests.support.shared_data import shared_bytes
+
+    name = f"azure_prices_{day}.json"
+    data = shared_bytes("market", "azure-retail-api-sample", f"{name}.gz")
+    assert detect_format(name, data) == azure_prices.FORMAT
+    return azure_prices.parse(name, data, AdapterOptions())
+
+
+def test_a_bare_array_of_items_is_read_with_reservations_per_term_and_hour():
+    parsed = sample("2026-08-22")
+    items = 1000
+    assert len(parsed.pack.rows) + len(parsed.rejected) + parsed.skipped_lines == items
+    rows = {r.fields["item"]: r.fields for r in parsed.pack.rows}
+    one_year = rows["azure-standard-nd96isr-h200-v5-usgovvirginia-reserved-1y"]
+    assert one_year["value"] == pytest.approx(509_408 / 8_760 / 8)   # the whole term's price
+    three = rows["azure-standard-nd96isr-h200-v5-usgovvirginia-reserved-3y"]
+    assert three["value"] == pytest.approx(1_386_990 / 26_280 / 8)
+    assert one_year["offer"]["term"] == "reserved_1y" and one_year["as_of"] == "2026-08-01"
+
+
+def test_a_reservation_repriced_inside_the_file_keeps_its_newest_price():
+    """The 08-01 file lists the H200 reservation at its 2025-05-01 and its 2026-08-01 price:
+    one offer, one price (the newer), the older skipped and counted."""
+    parsed = sample("2026-08-01")
+    keys = [r.fields["item"] for r in parsed.pack.rows]
+    assert len(keys) == len(set(keys))
+    rows = {r.fields["item"]: r.fields for r in parsed.pack.rows}
+    assert rows["azure-standard-nd96isr-h200-v5-usgovvirginia-reserved-1y"]["value"] == \
+        pytest.approx(509_408 / 8_760 / 8)
+    assert any("an older price of an offer" in note for note in parsed.notes)
+    before = {r.fields["item"]: r.fields for r in sample("2026-07-25").pack.rows}
+    assert before["azure-standard-nd96isr-h200-v5-usgovvirginia-reserved-1y"]["value"] == \
+        pytest.approx(495_201 / 8_760 / 8)
