@@ -63,7 +63,8 @@ FILE_FORMATS = ("source-pack", "epoch-ml-hardware", "nccl-tests", "mlperf-system
                 "mlperf-result", "unknown",
                 # price lists and quotes (market signals)
                 "azure-retail-prices", "aws-price-list", "skypilot-catalog", "quote-sheet",
-                "gpuhunt-catalog",
+                "gpuhunt-catalog", "azure-pricing-radar", "gcp-pricing-yaml",
+                "aws-price-series", "neocloud-cheapest",
                 # inference serving benchmarks
                 "inferencex", "mlperf-inference")
 MEASUREMENT_KINDS = ("nccl-tests", "mlperf-result", "inference")

@@ -446,6 +446,18 @@ class _JsonPages:
         if self.pos < len(self.text):
             raise AdapterError(self._line_at(self.pos), "extra data after the JSON document")
 
+    def object_key(self, what: str) -> tuple[int, str]:
+        """The key at the cursor of an object and where it starts; the cursor moves past its
+        ':'. AdapterError naming `what` when there is no string key and colon."""
+        self._ws()
+        start, key = self._value(what)
+        if not isinstance(key, str):
+            self._fail("a key (a string)")
+        if not self._next_is(":"):
+            self._fail("':' after a key")
+        self.pos += 1
+        return start, key
+
     def _bare_items(self) -> bool:
         """Whether the list at the cursor holds price items themselves ([{"retailPrice":
         ...}, ...]) rather than pages ([{"Items": [...]}, ...]): its first element says."""
@@ -479,13 +491,7 @@ class _JsonPages:
             yield _Page(index, fields, items)
             return
         while True:
-            self._ws()
-            _, key = self._value("a key")
-            if not isinstance(key, str):
-                self._fail("a key (a string)")
-            if not self._next_is(":"):
-                self._fail("':' after a key")
-            self.pos += 1
+            _, key = self.object_key("a key")
             if key == "Items" and self._next_is("["):
                 for item in self._items(f"{prefix}Items", depth + 1):
                     items += 1

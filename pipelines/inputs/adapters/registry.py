@@ -12,13 +12,17 @@ from typing import Any
 
 from pipelines.inputs.adapters import (
     aws_offer,
+    aws_price_series,
     azure_prices,
+    azure_pricing_radar,
     epoch,
+    gcp_pricing_yaml,
     gpuhunt_catalog,
     inferencex,
     mlperf,
     mlperf_inference,
     nccl_tests,
+    neocloud_cheapest,
     quote_sheet,
     skypilot_catalog,
 )
@@ -29,18 +33,20 @@ from pipelines.inputs.yaml_lines import YamlError, load_yaml
 
 PACK_SUFFIXES = (".yaml", ".yml", ".csv")
 # Suffixes a folder is searched for (a named file is always read, whatever its suffix).
-FOLDER_SUFFIXES = (*PACK_SUFFIXES, ".json", ".txt", ".log", ".out", ".zip", ".gz")
+FOLDER_SUFFIXES = (*PACK_SUFFIXES, ".json", ".jsonl", ".txt", ".log", ".out", ".zip", ".gz")
 SOURCE_PACK = "source-pack"
 
 # Most specific first: a CSV is Epoch's only when its header says so, else it is a pack. The
 # price lists and the inference results come before MLPerf, whose detector parses a whole JSON
 # object (an AWS offer file is hundreds of megabytes); theirs read only the first 64 KiB.
 _DETECTORS: tuple[Callable[[str, bytes], str | None], ...] = (
-    aws_offer.detect, azure_prices.detect, gpuhunt_catalog.detect, skypilot_catalog.detect,
+    aws_offer.detect, azure_prices.detect, azure_pricing_radar.detect, gpuhunt_catalog.detect,
+    skypilot_catalog.detect, aws_price_series.detect, neocloud_cheapest.detect,
     quote_sheet.detect,
     inferencex.detect, mlperf_inference.detect, mlperf.detect, nccl_tests.detect, epoch.detect)
 # A `.yaml` file is a source pack unless it is one of these.
-_YAML_DETECTORS: tuple[Callable[[str, bytes], str | None], ...] = (quote_sheet.detect,)
+_YAML_DETECTORS: tuple[Callable[[str, bytes], str | None], ...] = (
+    quote_sheet.detect, gcp_pricing_yaml.detect)
 _PARSERS: dict[str, Callable[[str, bytes, AdapterOptions], Parsed]] = {
     "epoch-ml-hardware": epoch.parse,
     "nccl-tests": nccl_tests.parse,
@@ -50,6 +56,10 @@ _PARSERS: dict[str, Callable[[str, bytes, AdapterOptions], Parsed]] = {
     azure_prices.FORMAT: azure_prices.parse,
     skypilot_catalog.FORMAT: skypilot_catalog.parse,
     gpuhunt_catalog.FORMAT: gpuhunt_catalog.parse,
+    azure_pricing_radar.FORMAT: azure_pricing_radar.parse,
+    gcp_pricing_yaml.FORMAT: gcp_pricing_yaml.parse,
+    aws_price_series.FORMAT: aws_price_series.parse,
+    neocloud_cheapest.FORMAT: neocloud_cheapest.parse,
     quote_sheet.FORMAT: quote_sheet.parse,
     inferencex.FORMAT: inferencex.parse,
     mlperf_inference.FORMAT: mlperf_inference.parse,
@@ -72,8 +82,10 @@ def detect_format(name: str, data: bytes) -> str:
                              "nccl-tests output (text or -J JSON), an MLPerf systems/*.json, "
                              "result_*.txt log or Inference summary_results.json, InferenceX "
                              "results (agg_*.json or the dashboard's rows), an AWS Price List "
-                             "EC2 offer file, an Azure Retail Prices API response, a SkyPilot "
-                             "catalog vms.csv, a gpuhunt catalog or a quote sheet (CSV with "
+                             "EC2 offer file, an Azure Retail Prices API response or a tracker's "
+                             "per-region file of it, GCP's pricing.yml, a SkyPilot catalog "
+                             "vms.csv, a gpuhunt catalog, a daily price series CSV, a "
+                             "neocloud price feed (JSON lines) or a quote sheet (CSV with "
                              "vendor, unit_price, quoted_on, valid_until; or YAML with `quotes:`)")
 
 
