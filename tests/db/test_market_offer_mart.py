@@ -51,9 +51,13 @@ PACK = ("source: {key: cloud-prices, title: Cloud price lists, kind: vendor_data
 @pytest.fixture(scope="module")
 def warehouse(module_ledgers: Callable[[str], ModuleLedger]) -> Path:
     """Built once per module and dialect: its tests only read the file."""
-    built = module_ledgers("offers")
+    return built_warehouse(module_ledgers("offers"), PACK)
+
+
+def built_warehouse(built: ModuleLedger, pack: str) -> Path:
+    """The pack ingested into the ledger and published, with its price index."""
     ledger = built.engine
-    report = built.ingest(built.write_pack("prices.yaml", PACK))
+    report = built.ingest(built.write_pack("prices.yaml", pack))
     with Session(ledger) as session:
         version = dataset_version(session, report.dataset_version)
         index = price_index_rows(market_index(session, up_to=version.id))
@@ -151,3 +155,24 @@ def test_what_ingest_accepted_is_published_a_quote_term_and_an_undeclared_gpu_sa
     assert (found["q-quote"]["term"], found["q-quote"]["gpu_known"]) == ("quote", True)
     assert (found["t-od"]["gpu"], found["t-od"]["gpu_known"]) == ("h100-sxmm", False)
     assert found["t-od"]["flags"] == "unknown gpu" and found["q-quote"]["flags"] == ""
+
+
+def test_the_market_median_is_over_providers_as_the_price_index_s(
+        module_ledgers: Callable[[str], ModuleLedger]):
+    """One median everywhere: a provider listing five regions is one voice, in the mart as in
+    the price index (over offers the median would be that provider's 2.0)."""
+    listed = {f"big-{r}": (2.0, "2026-11-01", "big", r) for r in "abcde"}
+    listed |= {"x-od": (4.0, "2026-11-01", "x", "us"), "y-od": (5.0, "2026-11-01", "y", "us")}
+    pack = ("source: {key: cloud-prices, title: Cloud price lists, kind: vendor_datasheet}\n"
+            "items:\n  - {key: h100-sxm5, name: H100 SXM5, kind: gpu}\n"
+            + "".join(f"  - {{key: {k}, name: {k}, kind: cloud_offer}}\n" for k in listed)
+            + "observations:\n"
+            + "".join(offer(k, p, d, provider=v, region=r) for k, (p, d, v, r) in
+                      listed.items()))
+    path = built_warehouse(module_ledgers("voices"), pack)
+    medians = [r["market_median_usd"] for r in rows(path).values()]
+    assert medians == [pytest.approx(4.0)] * len(listed)
+    with duckdb.connect(str(path), read_only=True) as con:
+        [(indexed,)] = con.execute("select median_usd from price_index where gpu = 'h100-sxm5' "
+                                   "and term = 'on_demand'").fetchall()
+    assert indexed == pytest.approx(4.0)

@@ -37,9 +37,16 @@ checked as (
         on d.provider = o.provider and d.region_key = coalesce(o.region, '')
         and d.gpu = o.gpu and d.gpus_key = coalesce(o.gpus, -1)
 ),
-centre as (
-    select gpu, term, median(usd_per_gpu_hour) as median_usd
+-- The market's median is over providers, as the price index's (models/market/index.py): each
+-- provider's median first, so a provider listing fifty regions is one voice, not fifty.
+voices as (
+    select gpu, term, provider, median(usd_per_gpu_hour) as voice_usd
     from checked where not stale and not false_spot
+    group by all
+),
+centre as (
+    select gpu, term, median(voice_usd) as median_usd
+    from voices
     group by all
 ),
 spread as (
@@ -85,7 +92,7 @@ comment on column market_offer.age_days is 'Days from price_date to the build''s
 comment on column market_offer.stale is 'Priced more than meta.market_max_age_days (SPECLEDGER_MARKET_MAX_AGE_DAYS) days before the build''s date: left out of the price index';
 comment on column market_offer.false_spot is 'A spot price at or above the same offer''s on-demand price (a price list writing SpotPrice = Price): not counted as spot';
 comment on column market_offer.outlier is 'More than 3.5 scaled median absolute deviations (1.4826 x MAD) from the median of the fresh offers of its GPU and term';
-comment on column market_offer.market_median_usd is 'Median USD per GPU-hour of the fresh, true offers of the same GPU and term (the outlier rule''s centre; over offers, not providers)';
+comment on column market_offer.market_median_usd is 'Median USD per GPU-hour of the fresh, true offers of the same GPU and term, over providers (each provider''s median first, as the price index''s median); the outlier rule''s centre';
 comment on column market_offer.offer is 'The offer item (item.key): provider, instance type, region and term';
 comment on column market_offer.source is 'Source of the price (source.key)';
 comment on column market_offer.observation_id is 'The observation (observation.observation_id)';
