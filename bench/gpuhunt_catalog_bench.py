@@ -6,7 +6,7 @@ SkyPilot-format catalogs there (anycloud, 2026-04-28: Azure 55,677 lines, GCP 31
 Lambda 290, Vast 65), every line one gpuhunt item, GPU or not, as gpuhunt lists every
 instance. Target (issue 40): all providers' catalogs in <= 10 s. Reports only.
 
-    python -m bench.gpuhunt_catalog_bench [--shared ../shared/data]
+    python -m bench.gpuhunt_catalog_bench [--shared DATA]   # the shared data folder
 """
 
 from __future__ import annotations

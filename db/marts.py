@@ -44,7 +44,9 @@ MARTS: tuple[Mart, ...] = (
         "accepted_values": {"term": PRICE_TERMS},
         "relationships": [("observation_id", "observation", "observation_id"),
                           ("offer", "item", "key")],
-        "expression_is_true": ["usd_per_gpu_hour > 0", "live = (superseded_at is null)",
+        "expression_is_true": ["usd_per_gpu_hour > 0",
+                               "superseded = (superseded_at is not null)",
+                               "not (live and superseded)",
                                "valid_to is null or valid_to > as_of"]}),
     Mart("market_offer", {
         "unique": [("offer",)],

@@ -1,5 +1,5 @@
 """The real third-party files the tests read (price catalogs, serving measurements) from the
-workspace's shared data folder, beside the project: `../shared/data/`, or where
+workspace's shared data folder, `shared/data` beside the project's folder, or where
 SPECLEDGER_SHARED_DATA points. The project keeps no copies of them.
 
 A test that needs one skips when the folder is absent (a user's clone), except under CI=true,

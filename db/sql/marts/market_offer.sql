@@ -1,5 +1,5 @@
 -- market_offer: the market on this build's date (meta.as_of), one row per current offer: each
--- offer's live price valid on that date (the newest as_of, then the latest known), its price
+-- offer's price valid on that date (the newest as_of, then the latest known), its price
 -- date and age, and why an analyst would not take it at face value (flags). The price index
 -- (price_index) is computed in Python from the same offers; this is its offer-level view.
 -- The age limit is the build's (meta.market_max_age_days, SPECLEDGER_MARKET_MAX_AGE_DAYS), the
@@ -15,7 +15,8 @@ current_prices as (
                                    order by p.as_of desc, p.known_at desc,
                                             p.observation_id desc) as newest
     from gpu_hour_price p, market m
-    where p.live and p.gpu is not null and p.as_of <= m.market_date
+    where not p.superseded and p.gpu is not null and p.as_of <= m.market_date
+        and (p.valid_to is null or p.valid_to > m.market_date)
 ),
 offers as (
     select c.*, m.market_date, date_diff('day', c.as_of, m.market_date) as age_days
