@@ -174,6 +174,7 @@ class BriefingView:
     charts: Charts
     workloads: tuple[Workload, ...]
     serving: tuple[ServingView, ...]
+    market_dates: str
     scenarios: tuple[ScenarioRow, ...]
     tornadoes: tuple[Tornado, ...]
     tco: tuple[TcoLine, ...]                 # the comparisons of modelled workloads
@@ -220,6 +221,7 @@ def build_view(context: BriefingContext, document: str = "briefing") -> Briefing
     page = page_one(context)
     return BriefingView(
         ctx=context, charts=drawn, workloads=page.workloads, serving=page.serving,
+        market_dates=page.market,
         scenarios=tuple(ScenarioRow(s, views.scale_up_share(s)) for s in context.scenarios),
         tornadoes=tuple(Tornado(d, drawn.tornado[d.name]) for d in context.decisions
                         if d.name in drawn.tornado),

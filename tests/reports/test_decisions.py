@@ -208,3 +208,20 @@ def test_a_goodput_the_ledger_gives_is_stated_with_its_source():
     mixed = (sourced[0], close.options[1])
     [plain] = workloads([dataclasses.replace(close, options=mixed)])
     assert "(all set per option in the scenario)" in plain.assumptions
+
+
+def test_page_one_states_the_markets_date_and_a_feed_that_was_not_fetched():
+    from datetime import date
+
+    from reports.decisions import market_dates
+
+    context = full_context()
+    lines = tuple(dataclasses.replace(m, price_from=date(2026, 8, 19), price_to=date(2026, 11, 9))
+                  if i == 0 else dataclasses.replace(m, price_from=None, price_to=None)
+                  for i, m in enumerate(context.market))
+    dated = dataclasses.replace(context, market=lines, stale_sources=(), stale_source_count=0)
+    assert market_dates(dated) == "market prices of 2026-08-19 to 2026-11-09"
+    offline = dataclasses.replace(dated, stale_source_count=10)
+    assert market_dates(offline) == ("market prices of 2026-08-19 to 2026-11-09 (10 feeds not "
+                                     "fetched: last good copies)")
+    assert market_dates(dataclasses.replace(dated, market=())) == ""
