@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal, InvalidOperation
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, Parsed, Rejected, slug
@@ -76,7 +76,7 @@ class Offer:
     hours: int = 1
     note: str = ""  # appended to the quote ("; lowest of 3 zones ...")
 
-    @property
+    @cached_property  # asked for more than once per offer (a file's newest price, its row)
     def item_key(self) -> str:
         """slug(f"{provider}-{instance type}-{region}-{term}"), from its parts' slugs: a gap
         never spans two parts, so the slug of the whole is its non-empty parts' slugs joined
