@@ -73,11 +73,11 @@ def market_dates(context: BriefingContext) -> str:
     """The market's date as page 1 states it: the price dates of the offers the price index
     counts ("market prices of 2026-08-19 to 2026-11-09"), and when remote sources could not
     be fetched, that the market is their last good copies. "" without a market."""
-    starts = [m.price_from or m.price_to for m in context.market if m.price_to]
     ends = [m.price_to for m in context.market if m.price_to]
+    starts = [m.price_from or m.price_to for m in context.market if m.price_to]
     if not ends:
         return ""
-    oldest, newest = min(d for d in starts if d), max(d for d in ends if d)
+    oldest, newest = min(starts), max(ends)
     text = (f"market prices of {oldest.isoformat()}" if oldest == newest else
             f"market prices of {oldest.isoformat()} to {newest.isoformat()}")
     stale = context.stale_source_count or len(context.stale_sources)

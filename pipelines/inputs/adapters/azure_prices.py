@@ -184,14 +184,12 @@ def _newest_per_offer(items: list[tuple[_Item, Offer, date | None]], sink: Offer
     for entry in items:
         key = entry[1].item_key
         kept = newest.get(key)
-        if kept is None or (entry[2] or date.min) > (kept[2] or date.min):
-            if kept is not None:
-                sink.skip("an older price of an offer the file also lists at a later "
-                          "effectiveStartDate")
-            newest[key] = entry
-        else:
+        if kept is not None:
             sink.skip("an older price of an offer the file also lists at a later "
                       "effectiveStartDate")
+            if (entry[2] or date.min) <= (kept[2] or date.min):
+                continue
+        newest[key] = entry
     return [(item, offer) for item, offer, _ in newest.values()]
 
 

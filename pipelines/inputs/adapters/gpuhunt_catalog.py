@@ -35,12 +35,19 @@ from pipelines.inputs.adapters.base import (
     AdapterOptions,
     Parsed,
     date_in_name,
+    decode,
     header_columns,
 )
 from pipelines.inputs.adapters.instances import InstanceSpec, InstanceTable
-from pipelines.inputs.adapters.offers import Offer, OfferSink, instance_table, positive_price
+from pipelines.inputs.adapters.offers import (
+    Offer,
+    OfferSink,
+    check_size,
+    instance_table,
+    positive_price,
+)
 from pipelines.inputs.csv_records import CsvDamage, Record, csv_records
-from pipelines.inputs.packs import Pack, SourceDecl, decode_text
+from pipelines.inputs.packs import Pack, SourceDecl
 
 FORMAT = "gpuhunt-catalog"
 SOURCE_URL = "https://github.com/dstackai/gpuhunt"
@@ -80,6 +87,7 @@ def parse(name: str, data: bytes, options: AdapterOptions) -> Parsed:
     as_of = options.as_of or date_in_name(name)
     if as_of is None:  # unreachable by the name rule; kept for a caller giving another name
         raise AdapterError(None, "as_of needed: the catalog's publication date")
+    check_size(data, options.limits)
     text = _catalog_text(provider, data, options.limits.max_file_bytes)
     sink = OfferSink(Parsed(FORMAT, Pack()), options.limits)
     catalog = _Catalog(provider, _TABLE_PROVIDER.get(provider, provider),
@@ -104,15 +112,12 @@ def parse(name: str, data: bytes, options: AdapterOptions) -> Parsed:
 
 
 def _catalog_text(provider: str, data: bytes, max_bytes: int) -> str:
-    """The CSV's text: the zip's `<provider>.csv` (its size checked before it is inflated), or
-    the file itself."""
+    """The CSV's text: the zip's `<provider>.csv` (its inflated size checked against
+    `max_bytes` before it is inflated), or the file itself."""
     if not data:
         raise AdapterError(None, "empty catalog: the file has no bytes")
-    if len(data) > max_bytes:
-        raise AdapterError(None, f"{len(data):,} bytes is beyond SPECLEDGER_MAX_FILE_BYTES "
-                                 f"({max_bytes:,}): refused unread")
     if data[:4] != _ZIP_MAGIC:
-        return decode_text(data, AdapterError)
+        return decode(data)
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             member = f"{provider}.csv"
@@ -128,7 +133,7 @@ def _catalog_text(provider: str, data: bytes, max_bytes: int) -> str:
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError) as exc:
         raise AdapterError(None, f"broken catalog: not a readable zip archive "
                                  f"({len(data):,} bytes): {exc}") from exc
-    return decode_text(inflated, AdapterError)
+    return decode(inflated)
 
 
 def _header(records: Iterator[Record]) -> list[str]:
