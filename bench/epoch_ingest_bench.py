@@ -1,12 +1,12 @@
 """Epoch AI ml_hardware.csv ingest benchmark: a full-size snapshot into a fresh SQLite ledger.
 
 A full snapshot has ~170 chips x 39 columns (December 2025). The file is built from the real
-2025-12-16 rows of the test fixture, repeated under distinct chip names up to `--chips`, so
-its cells, notes, multi-line quotes and numbers are Epoch's own. Times the parse alone, a
-first ingest, a re-ingest of the same bytes (unchanged) and a later snapshot in which every
-tenth chip's figures changed (supersession). Reports only: the exit code is always 0.
+2025-12-16 rows the tests read (in the shared data folder), repeated under distinct chip names
+up to `--chips`, so its cells, notes, multi-line quotes and numbers are Epoch's own. Times the
+parse alone, a first ingest, a re-ingest of the same bytes (unchanged) and a later snapshot in
+which every tenth chip's figures changed (supersession). Reports only: the exit code is always 0.
 
-    python bench/epoch_ingest_bench.py [--chips 170] [--repeat 3]
+    python -m bench.epoch_ingest_bench [--chips 170] [--repeat 3]   # from the repository root
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from pipelines.inputs.adapters import epoch
 from pipelines.inputs.adapters.base import AdapterOptions
 from pipelines.inputs.catalog import load_metrics
 from pipelines.jobs.ingest import IngestReport, ingest_paths
+from tests.support.shared_data import FIXTURES, SHARED_DATA
 
 ROOT = Path(__file__).resolve().parent.parent
-SNAPSHOT = ROOT / "tests" / "pipelines" / "inputs" / "adapters" / "fixtures" / "epoch" / \
-    "ml_hardware_2025-12-16.csv"
+SNAPSHOT = SHARED_DATA.joinpath(*FIXTURES, "epoch", "ml_hardware_2025-12-16.csv")
 CATALOG = ROOT / "data" / "catalog.yaml"
 
 
@@ -64,6 +64,9 @@ def main() -> None:
     parser.add_argument("--chips", type=int, default=170)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    if not SNAPSHOT.is_file():
+        print(f"{SNAPSHOT} is not here (the shared data folder; SPECLEDGER_SHARED_DATA)")
+        return
     metrics = load_metrics(CATALOG)
     first_bytes, later_bytes = full_snapshot(args.chips), full_snapshot(args.chips, 5)
 

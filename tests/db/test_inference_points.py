@@ -14,20 +14,21 @@ from db.schema import InferencePoint
 from db.warehouse import WarehouseMeta, publish_warehouse
 from db.warehouse_checks import CHECKS, run_checks
 from models.resolve import SOURCE_KIND_RANK
-from pipelines.settings import PROJECT_ROOT
 from tests.conftest import NVLINK_PACK
+from tests.support.shared_data import fixture_path
 
-FIXTURES = PROJECT_ROOT / "tests" / "pipelines" / "inputs" / "adapters" / "fixtures"
-AGG = FIXTURES / "inferencex" / "agg_bmk_kimik2.5_mi355x.json"
-MULTINODE = FIXTURES / "inferencex" / "agg_bmk_multinode_gptoss.json"
-V51 = FIXTURES / "mlperf_inference" / "summary_results_v5.1_sample.json"
+# The real files the tests ingest, by their path in the shared folder (a copy of each is there;
+# the project keeps none).
+AGG = ("inferencex", "agg_bmk_kimik2.5_mi355x.json")
+MULTINODE = ("inferencex", "agg_bmk_multinode_gptoss.json")
+V51 = ("mlperf_inference", "summary_results_v5.1_sample.json")
 
 
 def test_the_query_gives_the_table_columns_and_what_was_known_at_a_time(ledger, ingest, clock):
-    ingest(AGG, as_of=date(2026, 6, 1))
+    ingest(fixture_path(*AGG), as_of=date(2026, 6, 1))
     first = clock.now
     clock.tick()
-    ingest(MULTINODE, as_of=date(2026, 4, 28))
+    ingest(fixture_path(*MULTINODE), as_of=date(2026, 4, 28))
 
     with Session(ledger) as session:
         everything = inference_points(session)
@@ -60,7 +61,7 @@ def test_the_warehouse_publishes_the_points_known_at_its_versions_cut_off(ledger
                                                                          tmp_path):
     before = ingest(write_pack("v1.yaml", NVLINK_PACK))
     clock.tick()
-    ingest(V51, as_of=date(2025, 9, 9))
+    ingest(fixture_path(*V51), as_of=date(2025, 9, 9))
     clock.tick()
     after = ingest(write_pack("v2.yaml", NVLINK_PACK.replace("value: 1.8,", "value: 1.9,")))
     early = publish(ledger, before, clock, tmp_path, "early.duckdb")

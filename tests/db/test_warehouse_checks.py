@@ -33,15 +33,16 @@ from db.warehouse_checks import (
 from models.resolve import SOURCE_KIND_RANK
 from pipelines.inputs.adapters.base import AdapterOptions
 from pipelines.jobs.ingest import ingest_paths
-from pipelines.settings import PROJECT_ROOT
 from tests.conftest import NVLINK_PACK, TODAY, Clock
 from tests.db.test_results import add, estimate, scenario
 from tests.db.test_tco_results import add_tco, tco_scenario
 from tests.db.test_warehouse import query
+from tests.support.shared_data import fixture_path
 
-H200_JSON = PROJECT_ROOT / "tests" / "pipelines" / "inputs" / "adapters" / "fixtures" / "nccl" / \
-    "json_h200_single_node.json"
-INFERENCEX = H200_JSON.parents[1] / "inferencex" / "agg_bmk_kimik2.5_mi355x.json"
+# The real files the tests ingest, by their path in the shared folder (a copy of each is there;
+# the project keeps none).
+H200_JSON = ("nccl", "json_h200_single_node.json")
+INFERENCEX = ("inferencex", "agg_bmk_kimik2.5_mi355x.json")
 # A weaker source beside the datasheet, with a bounded figure and a row the ingest rejects.
 PRESS_PACK = """
 source: {key: press, title: A trade article, kind: secondary_press, published_on: 2024-06-01}
@@ -102,8 +103,8 @@ def build_rich_ledger(engine: Engine, ingest: Callable[..., object], write_pack,
     ingest(write_pack("v2.yaml", NVLINK_PACK.replace("value: 1.8,", "value: 1.9,")),
            write_pack("press.yaml", PRESS_PACK))
     clock.tick()
-    ingest(INFERENCEX, as_of=date(2026, 6, 1))
-    last = ingest(H200_JSON, item="nvlink-5").dataset_version
+    ingest(fixture_path(*INFERENCEX), as_of=date(2026, 6, 1))
+    last = ingest(fixture_path(*H200_JSON), item="nvlink-5").dataset_version
     evidence[last] = observation_ids(engine, "nvlink-5")
     with write_session(engine) as session:
         nvl72 = scenario(session, at=clock.now)

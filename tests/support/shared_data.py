@@ -17,6 +17,9 @@ from pipelines.settings import PROJECT_ROOT
 
 SHARED_DATA = Path(os.environ.get("SPECLEDGER_SHARED_DATA")
                    or PROJECT_ROOT.parent / "shared" / "data")
+# Where the adapters' third-party test inputs are in the shared folder (the path they once had
+# in the project, under a "fixtures" folder).
+FIXTURES = ("fixtures", "tests", "pipelines", "inputs", "adapters", "fixtures")
 
 
 def shared_path(*parts: str) -> Path:
@@ -28,6 +31,14 @@ def shared_path(*parts: str) -> Path:
             pytest.fail(message)
         pytest.skip(message)
     return path
+
+
+def fixture_path(*parts: str) -> Path:
+    """A copy of a third-party file the tests read (a SkyPilot catalog, a price sample, a
+    benchmark result); the project keeps none. `parts` name it in the shared FIXTURES folder,
+    e.g. ("nccl", "b_a3mega_h100_2node.txt"), where each kind's README says where its files
+    come from. A skip (a failure under CI) when it is not there."""
+    return shared_path(*FIXTURES, *parts)
 
 
 def shared_bytes(*parts: str) -> bytes:

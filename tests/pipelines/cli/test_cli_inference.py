@@ -8,15 +8,15 @@ import shutil
 
 import duckdb
 
-from pipelines.settings import PROJECT_ROOT
+from tests.support.shared_data import fixture_path
 
-FIXTURES = PROJECT_ROOT / "tests" / "pipelines" / "inputs" / "adapters" / "fixtures"
-AGG = FIXTURES / "inferencex" / "agg_bmk_kimik2.5_mi355x.json"
+# A real InferenceX artifact, by its path in the shared folder (the project keeps no copy).
+AGG = ("inferencex", "agg_bmk_kimik2.5_mi355x.json")
 
 
 def test_an_undated_artifact_exits_1_saying_to_give_its_date(cli, tmp_path):
     path = tmp_path / "results.txt"  # any name: the content decides
-    shutil.copyfile(AGG, path)
+    shutil.copyfile(fixture_path(*AGG), path)
     result = cli("ingest", str(path), "--no-publish")
 
     assert result.exit_code == 1
@@ -24,7 +24,7 @@ def test_an_undated_artifact_exits_1_saying_to_give_its_date(cli, tmp_path):
 
 
 def test_bad_rows_are_listed_and_the_good_points_reach_the_warehouse(cli, tmp_path):
-    rows = json.loads(AGG.read_text())
+    rows = json.loads(fixture_path(*AGG).read_text())
     rows[2]["output_tput_per_gpu"] = -1
     path = tmp_path / "agg_bmk.json"
     path.write_text(json.dumps(rows, indent=2))

@@ -16,11 +16,10 @@ from db.engine import Engine, make_engine
 from db.schema import Item, Observation, RejectedRow
 from pipelines.inputs.adapters.base import AdapterOptions
 from pipelines.jobs.ingest import ingest_paths
-from pipelines.settings import PROJECT_ROOT
 from tests.conftest import Clock, empty_pg_ledger, pg_url_or_skip
 from tests.support.azure_price_list import price_list
+from tests.support.shared_data import fixture_path
 
-AZURE = PROJECT_ROOT / "tests" / "pipelines" / "inputs" / "adapters" / "fixtures" / "azure"
 AS_OF = date(2026, 11, 23)
 
 
@@ -29,7 +28,7 @@ def _files(folder: Path) -> list[list[Path]]:
     list of 300 offers; then the same list with every tenth price changed (superseding)."""
     folder.mkdir()
     page = folder / "retail_prices_nd_gpu.json"
-    page.write_bytes((AZURE / "retail_prices_nd_gpu.json").read_bytes())
+    page.write_bytes(fixture_path("azure", "retail_prices_nd_gpu.json").read_bytes())
     week = price_list(300)
     first = folder / "azure-list.json"
     first.write_text(json.dumps(week))

@@ -17,9 +17,8 @@ from db.schema import MeasurementRun, Observation, RejectedRow
 from pipelines.inputs.limits import InputLimits
 from tests.conftest import NVLINK_PACK
 from tests.pipelines.inputs.test_yaml_lines import BILLION_LAUGHS
+from tests.support.shared_data import fixture_path
 
-NCCL_LOG = (Path(__file__).parents[1] / "inputs" / "adapters" / "fixtures" / "nccl"
-            / "b_a3mega_h100_2node.txt")
 PACK_HEAD = """
 source: {key: careless, title: A careless pack, kind: analyst}
 items:
@@ -181,9 +180,10 @@ def test_two_files_of_one_ingest_that_disagree_keep_the_first_by_name(ledger, in
 
 
 def test_the_same_measurement_bytes_are_never_stored_twice(ledger, ingest):
-    ingest(NCCL_LOG, item="h100-sxm5")
-    again = ingest(NCCL_LOG)
-    twice_named = ingest(NCCL_LOG, item="h100-sxm5", as_of=None)
+    nccl_log = fixture_path("nccl", "b_a3mega_h100_2node.txt")  # a shared copy of a real log
+    ingest(nccl_log, item="h100-sxm5")
+    again = ingest(nccl_log)
+    twice_named = ingest(nccl_log, item="h100-sxm5", as_of=None)
     with Session(ledger) as session:
         runs = session.scalars(select(MeasurementRun.item_key)).all()
     assert runs == ["h100-sxm5"]

@@ -19,15 +19,17 @@ from pipelines.ledger.cluster_specs import resolve_cluster
 from pipelines.ledger.resolved import conflicts, resolved_value
 from pipelines.settings import PROJECT_ROOT
 from tests.pipelines.conftest import SHIPPED_SCENARIOS, SOURCES
+from tests.support.shared_data import fixture_path
 from tests.support.warehouse import publish_test_warehouse
 
-FIXTURES = PROJECT_ROOT / "tests" / "pipelines" / "inputs" / "adapters" / "fixtures"
-EPOCH_DEC_10 = FIXTURES / "epoch" / "ml_hardware_2025-12-10.csv"
-EPOCH_DEC_16 = FIXTURES / "epoch" / "ml_hardware_2025-12-16.csv"
-A3_MEGA = FIXTURES / "nccl" / "b_a3mega_h100_2node.txt"  # 2 nodes x 8 H100, no date in it
-H200_JSON = FIXTURES / "nccl" / "json_h200_single_node.json"  # one node, dated by -J
-MLPERF_SYSTEM = FIXTURES / "mlperf" / "training_v5.1_NVIDIA_tyche_ngpu8_ngc25.09_nemo.json"
-MLPERF_RESULT = FIXTURES / "mlperf" / "training_v4.0_NVIDIA_eos_n8_gnn_result_0.txt"
+# Real files the tests ingest, by their path in the shared folder (tests.support.shared_data:
+# the project keeps no copy).
+EPOCH_DEC_10 = ("epoch", "ml_hardware_2025-12-10.csv")
+EPOCH_DEC_16 = ("epoch", "ml_hardware_2025-12-16.csv")
+A3_MEGA = ("nccl", "b_a3mega_h100_2node.txt")  # 2 nodes x 8 H100, no date in it
+H200_JSON = ("nccl", "json_h200_single_node.json")  # one node, dated by -J
+MLPERF_SYSTEM = ("mlperf", "training_v5.1_NVIDIA_tyche_ngpu8_ngc25.09_nemo.json")
+MLPERF_RESULT = ("mlperf", "training_v4.0_NVIDIA_eos_n8_gnn_result_0.txt")
 ALIASES = load_aliases((PROJECT_ROOT / "data" / "item_aliases.yaml").read_text())
 ON = date(2026, 11, 22)
 
@@ -52,10 +54,10 @@ def value_of(ledger, item, metric, known, source=None):
 @pytest.mark.slow(seconds=7)
 def test_a_later_epoch_snapshot_supersedes_changed_values_by_knowledge_time(ledger, ingest,
                                                                             clock):
-    first = ingest(EPOCH_DEC_10, aliases=ALIASES)
+    first = ingest(fixture_path(*EPOCH_DEC_10), aliases=ALIASES)
     between = clock.tick(days=3)
     clock.tick(days=4)
-    second = ingest(EPOCH_DEC_16, aliases=ALIASES)
+    second = ingest(fixture_path(*EPOCH_DEC_16), aliases=ALIASES)
     adds_up(first), adds_up(second)
     [f1], [f2] = first.files, second.files
     assert (f1.format, f1.outcome, f1.rejected) == ("epoch-ml-hardware", "ingested", 0)
@@ -77,9 +79,9 @@ def test_a_later_epoch_snapshot_supersedes_changed_values_by_knowledge_time(ledg
 
 
 def test_the_same_epoch_bytes_again_change_nothing(ledger, ingest, clock):
-    ingest(EPOCH_DEC_16, aliases=ALIASES)
+    ingest(fixture_path(*EPOCH_DEC_16), aliases=ALIASES)
     clock.tick()
-    again = ingest(EPOCH_DEC_16, aliases=ALIASES)
+    again = ingest(fixture_path(*EPOCH_DEC_16), aliases=ALIASES)
 
     [f] = again.files
     assert (f.outcome, f.accepted, f.unchanged) == ("unchanged_file", 0, f.read)
@@ -91,7 +93,7 @@ def test_the_same_epoch_bytes_again_change_nothing(ledger, ingest, clock):
 def test_epoch_and_the_reference_packs_sit_side_by_side_and_disagreements_are_listed(
         ledger, ingest, clock):
     ingest(SOURCES)
-    ingest(EPOCH_DEC_16, aliases=ALIASES)
+    ingest(fixture_path(*EPOCH_DEC_16), aliases=ALIASES)
 
     with Session(ledger) as session:
         h100_tdp = resolved_value(session, "h100-sxm5", "tdp", on=ON, known=clock.now)
@@ -113,7 +115,7 @@ def test_epoch_and_the_reference_packs_sit_side_by_side_and_disagreements_are_li
 
 def test_an_nccl_run_keeps_every_size_point_and_its_metadata(ledger, ingest):
     ingest(SOURCES)  # the ledger's items, ib-ndr among them
-    report = ingest(A3_MEGA, item="ib-ndr", as_of=date(2025, 1, 15))
+    report = ingest(fixture_path(*A3_MEGA), item="ib-ndr", as_of=date(2025, 1, 15))
 
     adds_up(report)
     [f] = report.files
@@ -136,7 +138,7 @@ def test_an_nccl_run_keeps_every_size_point_and_its_metadata(ledger, ingest):
 
 def test_an_undated_multi_node_run_keeps_its_points_and_says_what_to_add(ledger, ingest):
     ingest(SOURCES)
-    first = ingest(A3_MEGA)
+    first = ingest(fixture_path(*A3_MEGA))
 
     adds_up(first)
     [f] = first.files
@@ -147,7 +149,7 @@ def test_an_undated_multi_node_run_keeps_its_points_and_says_what_to_add(ledger,
         assert rejected.raw_text  # the peak's line, kept for review
 
     # The same bytes with what was missing: read again, not "unchanged".
-    again = ingest(A3_MEGA, item="ib-ndr", as_of=date(2025, 1, 15))
+    again = ingest(fixture_path(*A3_MEGA), item="ib-ndr", as_of=date(2025, 1, 15))
     [g] = again.files
     assert (g.outcome, g.rejected) == ("ingested", 0)
     with Session(ledger) as session:
@@ -158,7 +160,7 @@ def test_an_undated_multi_node_run_keeps_its_points_and_says_what_to_add(ledger,
 def test_a_single_node_run_is_tied_to_its_nvlink_generation_by_the_file_alone(ledger,
                                                                              ingest, clock):
     ingest(SOURCES)
-    report = ingest(H200_JSON)
+    report = ingest(fixture_path(*H200_JSON))
 
     adds_up(report)
     assert report.files[0].rejected == 0
@@ -184,7 +186,7 @@ def test_an_nccl_measurement_changes_the_c2c_figures_of_scenarios_on_that_fabric
     assert nic_before.origin == "ledger" and nic_before.metric == "port_rate"
 
     clock.tick()
-    ingest(A3_MEGA, item="nvidia-sn5600", as_of=date(2025, 1, 15))
+    ingest(fixture_path(*A3_MEGA), item="nvidia-sn5600", as_of=date(2025, 1, 15))
     with Session(ledger) as session:
         after, used_after = resolve_cluster(scenario.cluster, session, on=ON, known=clock.now)
 
@@ -207,7 +209,7 @@ def test_an_nccl_measurement_changes_the_c2c_figures_of_scenarios_on_that_fabric
 
 
 def test_an_mlperf_system_becomes_an_item_with_its_figures(ledger, ingest, clock):
-    report = ingest(MLPERF_SYSTEM, as_of=date(2025, 11, 12))
+    report = ingest(fixture_path(*MLPERF_SYSTEM), as_of=date(2025, 11, 12))
 
     adds_up(report)
     [f] = report.files
@@ -222,7 +224,7 @@ def test_an_mlperf_system_becomes_an_item_with_its_figures(ledger, ingest, clock
 
 
 def test_an_mlperf_result_log_stores_its_time_to_train(ledger, ingest):
-    report = ingest(MLPERF_RESULT)
+    report = ingest(fixture_path(*MLPERF_RESULT))
 
     adds_up(report)
     with Session(ledger) as session:
@@ -245,7 +247,8 @@ def test_a_file_nothing_reads_is_rejected_whole_and_kept(ledger, ingest, write_p
 
 def test_a_measured_nvlink_bus_bandwidth_replaces_the_scale_up_line_rate(ledger, ingest, clock):
     ingest(SOURCES)
-    ingest(H200_JSON, item="nvlink-5")  # what the user says overrides the file's own guess
+    # What the user says overrides the file's own guess.
+    ingest(fixture_path(*H200_JSON), item="nvlink-5")
     scenario = load_scenario(SHIPPED_SCENARIOS / "1t-dense-nvl72.yaml")
     with Session(ledger) as session:
         spec, used = resolve_cluster(scenario.cluster, session, on=ON, known=clock.now)
@@ -261,7 +264,7 @@ def test_the_warehouse_publishes_measured_runs_and_their_points(ledger, ingest, 
                                                                 tmp_path):
     ingest(SOURCES)
     clock.tick()
-    report = ingest(A3_MEGA, item="nvidia-sn5600", as_of=date(2025, 1, 15))
+    report = ingest(fixture_path(*A3_MEGA), item="nvidia-sn5600", as_of=date(2025, 1, 15))
     path = publish_test_warehouse(ledger, report.dataset_version,
                                   tmp_path / "warehouse.duckdb", ON, clock.tick)
 

@@ -14,13 +14,14 @@ from sqlalchemy import func, select
 
 from db.engine import Session
 from db.schema import InferencePoint, IngestFile, Item, MeasurementRun, RejectedRow, Source
-from pipelines.settings import PROJECT_ROOT
+from tests.support.shared_data import fixture_path
 
-FIXTURES = PROJECT_ROOT / "tests" / "pipelines" / "inputs" / "adapters" / "fixtures"
-AGG = FIXTURES / "inferencex" / "agg_bmk_kimik2.5_mi355x.json"
-PUBLISHED = FIXTURES / "inferencex" / "published_kimik2.5_mi355x.json"
-V51 = FIXTURES / "mlperf_inference" / "summary_results_v5.1_sample.json"
-GB200_SYSTEM = FIXTURES / "mlperf_inference" / "GB200-NVL72_GB200-186GB_aarch64x72_TRT.json"
+# The real files the tests ingest, by their path in the shared folder (a copy of each is there;
+# the project keeps none).
+AGG = ("inferencex", "agg_bmk_kimik2.5_mi355x.json")
+PUBLISHED = ("inferencex", "published_kimik2.5_mi355x.json")
+V51 = ("mlperf_inference", "summary_results_v5.1_sample.json")
+GB200_SYSTEM = ("mlperf_inference", "GB200-NVL72_GB200-186GB_aarch64x72_TRT.json")
 RUN_DAY = date(2026, 6, 1)
 V51_PUBLISHED = date(2025, 9, 9)
 
@@ -37,7 +38,7 @@ def stored(ledger, model) -> list:
 
 def hostile(tmp_path: Path) -> Path:
     """The real artifacts and bad copies of them, one fault a row."""
-    real = json.loads(AGG.read_text())
+    real = json.loads(fixture_path(*AGG).read_text())
     bad = [real[0] | {"hw": ""}, real[1] | {"output_tput_per_gpu": "NaN"},
            real[2] | {"infmax_model_prefix": "llama4maverick", "model": "meta/Llama-4"},
            real[0] | {"conc": -4}, "not a row"]
@@ -47,7 +48,7 @@ def hostile(tmp_path: Path) -> Path:
 
 
 def test_inferencex_points_are_stored_with_their_run_and_source(ledger, ingest):
-    report = ingest(AGG, as_of=RUN_DAY)
+    report = ingest(fixture_path(*AGG), as_of=RUN_DAY)
 
     adds_up(report)
     [f] = report.files
@@ -103,14 +104,14 @@ def test_the_same_bytes_again_change_nothing(ledger, ingest, tmp_path, clock):
 
 
 def test_an_undated_artifact_is_read_again_once_its_date_is_given(ledger, ingest, clock):
-    first = ingest(AGG)
+    first = ingest(fixture_path(*AGG))
     [f] = first.files
     assert (f.outcome, f.rejected, f.measured_runs) == ("ingested", 3, 0)
     assert all(e.field == "as_of" and "--as-of" in e.reason for e in f.errors)
     assert stored(ledger, MeasurementRun) == []
 
     clock.tick()
-    second = ingest(AGG, as_of=RUN_DAY)
+    second = ingest(fixture_path(*AGG), as_of=RUN_DAY)
     [g] = second.files
     assert (g.outcome, g.accepted, g.rejected) == ("ingested", 3, 0)
     with Session(ledger) as session:
@@ -120,7 +121,7 @@ def test_an_undated_artifact_is_read_again_once_its_date_is_given(ledger, ingest
 
 
 def test_published_rows_need_no_date_and_skipped_agentic_rows_are_not_rows(ledger, ingest):
-    report = ingest(PUBLISHED)
+    report = ingest(fixture_path(*PUBLISHED))
 
     adds_up(report)
     [f] = report.files
@@ -130,7 +131,7 @@ def test_published_rows_need_no_date_and_skipped_agentic_rows_are_not_rows(ledge
 
 
 def test_an_mlperf_round_is_stored_beside_the_systems_json_of_its_submission(ledger, ingest):
-    report = ingest(V51, GB200_SYSTEM, as_of=V51_PUBLISHED)
+    report = ingest(fixture_path(*V51), fixture_path(*GB200_SYSTEM), as_of=V51_PUBLISHED)
 
     adds_up(report)
     summary = next(f for f in report.files if f.format == "mlperf-inference")
@@ -152,9 +153,9 @@ def test_inference_points_ingested_on_their_own_cut_a_dataset_version(ingest, nv
     so the stages that read a version (serving) see them; the same bytes again do not."""
     first = ingest(nvlink_pack)
     clock.tick()
-    points = ingest(AGG, as_of=RUN_DAY)
+    points = ingest(fixture_path(*AGG), as_of=RUN_DAY)
     clock.tick()
-    again = ingest(AGG, as_of=RUN_DAY)
+    again = ingest(fixture_path(*AGG), as_of=RUN_DAY)
 
     assert points.dataset_changed and points.dataset_version > first.dataset_version
     assert points.dataset_hash != first.dataset_hash

@@ -7,7 +7,7 @@ from sqlalchemy import select
 
 from db.engine import Session
 from db.schema import Observation
-from pipelines.settings import PROJECT_ROOT
+from tests.support.shared_data import fixture_path
 
 PRICE_LIST = """
 source:
@@ -70,15 +70,16 @@ def test_a_bad_term_is_rejected_naming_the_offer_field(ledger, ingest, write_pac
     assert offers(ledger) == []
 
 
-SKYPILOT_AWS = (PROJECT_ROOT / "tests" / "pipelines" / "inputs" / "adapters" / "fixtures"
-                / "skypilot" / "aws-vms.csv").read_bytes()
+def skypilot_aws() -> bytes:
+    """A SkyPilot AWS catalog sample (a shared copy: the project keeps none)."""
+    return fixture_path("skypilot", "aws-vms.csv").read_bytes()
 
 
 def test_a_catalog_in_its_documented_cloud_folder_is_read_by_its_folder(ledger, ingest,
                                                                          tmp_path):
     catalog = tmp_path / "aws" / "vms.csv"
     catalog.parent.mkdir()
-    catalog.write_bytes(SKYPILOT_AWS)
+    catalog.write_bytes(skypilot_aws())
     report = ingest(catalog, as_of=date(2026, 5, 13))
     [file] = report.files
     assert (file.outcome, file.format) == ("ingested", "skypilot-catalog")
@@ -89,13 +90,13 @@ def test_a_file_refused_for_its_name_is_read_again_once_named_right(ledger, inge
     # The same bytes, first where nothing says which cloud they price, then in its folder:
     # the refusal is not cached by the bytes.
     anonymous = tmp_path / "vms.csv"
-    anonymous.write_bytes(SKYPILOT_AWS)
+    anonymous.write_bytes(skypilot_aws())
     [refused] = ingest(anonymous, as_of=date(2026, 5, 13)).files
     assert refused.outcome == "rejected_file" and "cannot tell the cloud" in \
         refused.errors[0].reason
     catalog = tmp_path / "aws" / "vms.csv"
     catalog.parent.mkdir()
-    catalog.write_bytes(SKYPILOT_AWS)
+    catalog.write_bytes(skypilot_aws())
     [read] = ingest(catalog, as_of=date(2026, 5, 13)).files
     assert read.outcome == "ingested" and read.accepted > 0
     [again] = ingest(catalog, as_of=date(2026, 5, 13)).files

@@ -22,10 +22,19 @@ from pipelines.ledger.market import market_index
 from pipelines.settings import PROJECT_ROOT, Settings
 from tests.pipelines.fetch.http_server import reply
 from tests.pipelines.fetch.test_remote_sources import WEEK1
+from tests.support.shared_data import fixture_path
 
-FIXTURES = PROJECT_ROOT / "tests" / "pipelines" / "inputs" / "adapters" / "fixtures"
-AZURE_PAGES = json.loads((FIXTURES / "azure" / "retail_prices_two_pages.json").read_text())
-SKYPILOT = (FIXTURES / "skypilot" / "aws-vms.csv").read_bytes()
+
+@pytest.fixture
+def azure_pages() -> list[dict]:
+    """Two Azure Retail Prices pages (a shared copy: the project keeps none)."""
+    return json.loads(fixture_path("azure", "retail_prices_two_pages.json").read_text())
+
+
+@pytest.fixture
+def skypilot_aws() -> bytes:
+    """A SkyPilot AWS catalog sample (a shared copy)."""
+    return fixture_path("skypilot", "aws-vms.csv").read_bytes()
 
 
 @pytest.fixture
@@ -67,9 +76,9 @@ def offers(ledger):
             .where(Observation.offer_provider.is_not(None))).all()
 
 
-def test_two_weeks_of_price_feeds(settings, server, ledger):
-    serve_azure(server, AZURE_PAGES)
-    server.routes["/aws/vms.csv"] = lambda h: reply(h, 200, SKYPILOT)
+def test_two_weeks_of_price_feeds(settings, server, ledger, azure_pages, skypilot_aws):
+    serve_azure(server, azure_pages)
+    server.routes["/aws/vms.csv"] = lambda h: reply(h, 200, skypilot_aws)
     declare(settings, server)
 
     fetched, report = week(settings, ledger, WEEK1)
@@ -81,7 +90,7 @@ def test_two_weeks_of_price_feeds(settings, server, ledger):
     assert all(o.superseded_at is None for o in first)
 
     # A week later Azure cuts a price; SkyPilot's catalog is unchanged (not ingested again).
-    changed = json.loads(json.dumps(AZURE_PAGES))
+    changed = json.loads(json.dumps(azure_pages))
     item = changed[0]["Items"][0]
     item["retailPrice"] = item["unitPrice"] = round(item["retailPrice"] * 0.8, 4)
     serve_azure(server, changed)
@@ -96,10 +105,10 @@ def test_two_weeks_of_price_feeds(settings, server, ledger):
     assert index["dataset_version"].nunique() == 2
 
 
-def test_a_truncated_page_fails_the_feed_and_last_weeks_prices_stand(settings, server,
-                                                                      ledger):
-    serve_azure(server, AZURE_PAGES)
-    server.routes["/aws/vms.csv"] = lambda h: reply(h, 200, SKYPILOT)
+def test_a_truncated_page_fails_the_feed_and_last_weeks_prices_stand(settings, server, ledger,
+                                                                      azure_pages, skypilot_aws):
+    serve_azure(server, azure_pages)
+    server.routes["/aws/vms.csv"] = lambda h: reply(h, 200, skypilot_aws)
     declare(settings, server)
     week(settings, ledger, WEEK1)
     before = offers(ledger)

@@ -1,6 +1,6 @@
-"""The AWS Price List EC2 offer file adapter, streamed (fixtures/aws/README.md): Linux Shared GPU
-instances become USD per GPU-hour on-demand and standard No Upfront reserved prices; every
-other product is a counted skip; bytes that would crash the C parser are refused first."""
+"""The AWS Price List EC2 offer file adapter, streamed (the shared aws sample's README): Linux
+Shared GPU instances become USD per GPU-hour on-demand and standard No Upfront reserved prices;
+every other product is a counted skip; bytes that would crash the C parser are refused first."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 import subprocess
 import sys
 from datetime import date
-from pathlib import Path
+from functools import cache
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -20,14 +20,20 @@ from pipelines.inputs.adapters.instances import load_instances
 from pipelines.inputs.adapters.registry import detect_format, read_file
 from pipelines.inputs.limits import InputLimits
 from tests.conftest import examples
+from tests.support.shared_data import fixture_path
 
-FIXTURE = Path(__file__).parent / "fixtures" / "aws" / "ec2_us-east-1_gpu_sample.json"
-OFFER = FIXTURE.read_bytes()
 P5 = "aws-p5-48xlarge-us-east-1"
 
 
-def read(data: bytes = OFFER, **options) -> Parsed:
-    return aws_offer.parse("index.json", data, AdapterOptions(**options))
+@cache
+def offer() -> bytes:
+    """The offer file sample (a shared copy of a third-party file)."""
+    return fixture_path("aws", "ec2_us-east-1_gpu_sample.json").read_bytes()
+
+
+def read(data: bytes | None = None, **options) -> Parsed:
+    return aws_offer.parse("index.json", offer() if data is None else data,
+                           AdapterOptions(**options))
 
 
 def by_item(parsed: Parsed) -> dict[str, dict]:
@@ -35,7 +41,7 @@ def by_item(parsed: Parsed) -> dict[str, dict]:
 
 
 def offer_with(change) -> bytes:
-    document = json.loads(OFFER)
+    document = json.loads(offer())
     change(document)
     return json.dumps(document, indent=2).encode()
 
@@ -43,9 +49,9 @@ def offer_with(change) -> bytes:
 # --- detect ----------------------------------------------------------------------------------
 
 def test_an_offer_file_is_recognised_by_its_content_whatever_its_name():
-    assert aws_offer.detect("prices.dat", OFFER) == "aws-price-list"
-    assert detect_format("index.json", OFFER) == "aws-price-list"
-    assert detect_format("ec2-us-east-1.txt", OFFER) == "aws-price-list"
+    assert aws_offer.detect("prices.dat", offer()) == "aws-price-list"
+    assert detect_format("index.json", offer()) == "aws-price-list"
+    assert detect_format("ec2-us-east-1.txt", offer()) == "aws-price-list"
 
 
 @pytest.mark.parametrize("data", [
@@ -146,22 +152,24 @@ def test_a_price_in_another_currency_is_rejected():
 
 
 def test_a_byte_order_mark_is_allowed():
-    assert len(read(b"\xef\xbb\xbf" + OFFER).pack.rows) == 4
+    assert len(read(b"\xef\xbb\xbf" + offer()).pack.rows) == 4
 
 
 # --- what is refused -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("data, message", [
-    (OFFER[: len(OFFER) // 2], "truncated JSON at byte"),
-    (OFFER[:200], "truncated JSON at byte"),
-    (OFFER.replace(b'"AmazonEC2"', b'"AmazonRDS"', 1), "offer 'AmazonRDS': only the AmazonEC2"),
-    (OFFER.replace(b'"publicationDate" : "2025-05-30T18:47:20Z",', b""), "no publicationDate"),
-    (b'{"offerCode": "AmazonEC2", "products": {}}', "no formatVersion"),
-    (b"  \n", "empty file"),
+@pytest.mark.parametrize("change, message", [
+    (lambda data: data[: len(data) // 2], "truncated JSON at byte"),
+    (lambda data: data[:200], "truncated JSON at byte"),
+    (lambda data: data.replace(b'"AmazonEC2"', b'"AmazonRDS"', 1),
+     "offer 'AmazonRDS': only the AmazonEC2"),
+    (lambda data: data.replace(b'"publicationDate" : "2025-05-30T18:47:20Z",', b""),
+     "no publicationDate"),
+    (lambda _: b'{"offerCode": "AmazonEC2", "products": {}}', "no formatVersion"),
+    (lambda _: b"  \n", "empty file"),
 ])
-def test_a_file_that_cannot_be_read_is_an_adapter_error(data, message):
+def test_a_file_that_cannot_be_read_is_an_adapter_error(change, message):
     with pytest.raises(AdapterError, match=message):
-        read(data)
+        read(change(offer()))
 
 
 @pytest.mark.parametrize("data, message", [
@@ -197,7 +205,6 @@ def test_a_file_beyond_the_row_limit_is_refused():
 
 FAST = settings(max_examples=examples(150), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])
-TEXT = OFFER.decode()
 
 
 def _mutations(text: str) -> st.SearchStrategy[str]:
@@ -217,7 +224,7 @@ def _read_or_refuse(data: bytes) -> None:
 
 
 @FAST
-@given(_mutations(TEXT))
+@given(st.deferred(lambda: _mutations(offer().decode())))
 def test_a_mutated_offer_file_is_read_or_refused_never_a_crash(text):
     _read_or_refuse(text.encode("utf-8", "surrogatepass"))
 

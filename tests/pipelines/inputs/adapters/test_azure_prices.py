@@ -1,4 +1,4 @@
-"""The Azure Retail Prices API adapter, on pages shaped like the API's (fixtures/azure/README.md):
+"""The Azure Retail Prices API adapter, on pages shaped like the API's (the shared azure README):
 Linux GPU VMs become USD per GPU-hour; Windows, DevTest, Low Priority and non-GPU SKUs are
 skipped with their reasons; a reservation's whole-term price is spread over its hours."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from datetime import date
-from pathlib import Path
+from functools import cache
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,15 +18,26 @@ from pipelines.inputs.adapters.instances import load_instances
 from pipelines.inputs.adapters.registry import detect_format, read_file
 from pipelines.inputs.limits import InputLimits
 from tests.conftest import examples
+from tests.support.shared_data import fixture_path
 
-FIXTURES = Path(__file__).parent / "fixtures" / "azure"
-PAGE = (FIXTURES / "retail_prices_nd_gpu.json").read_bytes()
-PAGES = (FIXTURES / "retail_prices_two_pages.json").read_bytes()
 H100 = "azure-standard-nd96isr-h100-v5-eastus"
 
 
-def read(data: bytes = PAGE, **options) -> Parsed:
-    return azure_prices.parse("prices.json", data, AdapterOptions(**options))
+@cache
+def page() -> bytes:
+    """A response page of ND GPU VMs (a shared copy: the project keeps none)."""
+    return fixture_path("azure", "retail_prices_nd_gpu.json").read_bytes()
+
+
+@cache
+def pages() -> bytes:
+    """A list of two response pages (a shared copy)."""
+    return fixture_path("azure", "retail_prices_two_pages.json").read_bytes()
+
+
+def read(data: bytes | None = None, **options) -> Parsed:
+    return azure_prices.parse("prices.json", page() if data is None else data,
+                              AdapterOptions(**options))
 
 
 def by_item(parsed: Parsed) -> dict[str, dict]:
@@ -39,13 +50,14 @@ def page_with(*items: dict, **page) -> bytes:
 
 
 def first_item(**changes) -> dict:
-    return {**json.loads(PAGE)["Items"][0], **changes}
+    return {**json.loads(page())["Items"][0], **changes}
 
 
 # --- detect ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("data", [PAGE, PAGES])
-def test_a_response_is_recognised_by_its_content_whatever_its_name(data):
+@pytest.mark.parametrize("response", [page, pages])
+def test_a_response_is_recognised_by_its_content_whatever_its_name(response):
+    data = response()
     assert azure_prices.detect("download.txt", data) == "azure-retail-prices"
     assert detect_format("prices-2026-11-23.json", data) == "azure-retail-prices"
     assert detect_format("saved.out", data) == "azure-retail-prices"
@@ -65,7 +77,7 @@ def test_other_files_are_not_azure_prices(data):
 
 def test_every_item_is_a_row_a_rejection_or_a_counted_skip():
     parsed = read()
-    items = len(json.loads(PAGE)["Items"])
+    items = len(json.loads(page())["Items"])
     assert parsed.read == len(parsed.pack.rows) + len(parsed.rejected) == 8
     assert parsed.read + parsed.skipped_lines == items
     assert sum(int(note.split()[0]) for note in parsed.notes if "skipped" in note) == 8
@@ -112,13 +124,12 @@ def test_spot_is_a_term_and_devtest_and_low_priority_are_not_offers():
     assert "H100 NVL" in notes  # untracked: skipped, not rejected
 
 
-# The fixture's GB200 v6 item with a SKU the instance table does not list (it lists GB200 v6).
-UNKNOWN_SKU = PAGE.replace(b"Standard_ND128isr_NDR_GB200_v6", b"Standard_ND128isr_NDR_GB300_v7")
-
-
 def test_rejections_name_the_json_path_and_the_line():
-    parsed = read(UNKNOWN_SKU)
-    lines = UNKNOWN_SKU.decode().splitlines()
+    # The page's GB200 v6 item with a SKU the instance table does not list (it lists GB200 v6).
+    unknown_sku = page().replace(b"Standard_ND128isr_NDR_GB200_v6",
+                                 b"Standard_ND128isr_NDR_GB300_v7")
+    parsed = read(unknown_sku)
+    lines = unknown_sku.decode().splitlines()
     found = {r.field: r for r in parsed.rejected}
     assert set(found) == {"Items[11].armSkuName", "Items[12].retailPrice",
                           "Items[13].unitOfMeasure"}
@@ -136,7 +147,7 @@ def test_items_keep_their_own_text_and_line():
     row = parsed.pack.rows[0]
     assert json.loads(row.raw_text)["retailPrice"] == 98.32
     assert row.column == "Items[0].retailPrice"
-    assert PAGE.decode().splitlines()[row.line - 1].strip() == "{"
+    assert page().decode().splitlines()[row.line - 1].strip() == "{"
 
 
 def test_dated_by_the_newest_effective_start_date_unless_as_of_is_given():
@@ -168,7 +179,7 @@ def test_one_item_per_offer_of_kind_cloud_offer_and_one_per_gpu_it_names():
 # --- pages -----------------------------------------------------------------------------------
 
 def test_a_list_of_pages_is_read_page_by_page():
-    parsed = read(PAGES)
+    parsed = read(pages())
     assert [row.column for row in parsed.pack.rows] == [
         "[0].Items[0].retailPrice", "[1].Items[0].retailPrice", "[1].Items[1].retailPrice"]
     assert by_item(parsed)["azure-standard-nd96isr-mi300x-v5-canadacentral-on-demand"][
@@ -231,7 +242,7 @@ instances:
 
 
 @pytest.mark.parametrize("data, message", [
-    (PAGE[: len(PAGE) // 2], "truncated JSON at byte"),
+    (lambda: page()[: len(page()) // 2], "truncated JSON at byte"),
     (b'{"BillingCurrency": "USD", "Items": [', "truncated JSON at byte"),
     (b'{"BillingCurrency": "USD", "Items": [{"a": 1} {"b": 2}]}', "expected ',' or ']'"),
     (b"not json", "not an Azure Retail Prices response"),
@@ -242,7 +253,7 @@ instances:
 ])
 def test_a_file_that_cannot_be_read_is_an_adapter_error(data, message):
     with pytest.raises(AdapterError, match=message):
-        read(data)
+        read(data() if callable(data) else data)
 
 
 def test_items_alike_but_for_a_fields_type_are_judged_each_on_its_own():
@@ -263,17 +274,19 @@ def test_items_alike_but_for_a_fields_type_are_judged_each_on_its_own():
 DEEP_VALUE = "[" * 70 + "]" * 70  # deeper than 64, well within Python's recursion
 
 
-@pytest.mark.parametrize("data", [
-    page_with(first_item(meterName=json.loads(DEEP_VALUE))),  # an item's field
-    page_with(first_item(), Extra=json.loads(DEEP_VALUE)),  # a page's field
-    json.dumps([json.loads(page_with(first_item())),  # the second of two pages, then malformed
-                json.loads(page_with(first_item(x=json.loads(DEEP_VALUE))))]).encode()[:-1],
+@pytest.mark.parametrize("written", [
+    lambda: page_with(first_item(meterName=json.loads(DEEP_VALUE))),  # an item's field
+    lambda: page_with(first_item(), Extra=json.loads(DEEP_VALUE)),  # a page's field
+    lambda: json.dumps([  # the second of two pages, then malformed
+        json.loads(page_with(first_item())),
+        json.loads(page_with(first_item(x=json.loads(DEEP_VALUE))))]).encode()[:-1],
 ])
-def test_a_value_nested_too_deep_is_refused_wherever_it_is(data):
+def test_a_value_nested_too_deep_is_refused_wherever_it_is(written):
     """The file is refused as too deep, at the line of the first bracket past the limit, as
     the whole-text walk words it, even when the walk over the items read it."""
     from pipelines.inputs.adapters.guards import json_depth_problem
 
+    data = written()
     line, reason = json_depth_problem(data.decode(), 64)
     with pytest.raises(AdapterError, match="nested deeper than 64") as error:
         read(data)
@@ -325,7 +338,7 @@ def _mutations(text: str) -> st.SearchStrategy[str]:
 
 
 @FAST
-@given(_mutations(PAGES.decode()))
+@given(st.deferred(lambda: _mutations(pages().decode())))
 def test_a_mutated_response_is_read_or_refused_never_a_crash(text):
     _read_or_refuse(text.encode("utf-8", "surrogatepass"))
 

@@ -1,4 +1,4 @@
-"""The Epoch AI ml_hardware.csv adapter, on real snapshot rows (see fixtures/epoch/README.md)."""
+"""The Epoch AI ml_hardware.csv adapter, on real snapshot rows (see the shared epoch README)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, Parsed
 from pipelines.inputs.adapters.registry import load_aliases
 from pipelines.inputs.packs import PackRow, parse_pack
 from pipelines.settings import PROJECT_ROOT
+from tests.support.shared_data import fixture_path
 
-FIXTURES = Path(__file__).parent / "fixtures" / "epoch"
+# The Epoch files the tests read, by name (shared copies: the project keeps none).
 DECEMBER = "ml_hardware_2025-12-16.csv"  # joshyou/clod: the 39 long header names
 EARLIER = "ml_hardware_2025-12-10.csv"  # sr3-k/data: other order, `Memory size per board (Byte)`
 SHORT = "formats_md_sample.csv"  # the short header names: `Memory bw (byte/s)` and others
@@ -24,8 +25,12 @@ FIGURE_COLUMNS = {name for field in epoch.FIGURES for name in epoch.COLUMN_NAMES
 ALIASES = load_aliases((PROJECT_ROOT / "data" / "item_aliases.yaml").read_text("utf-8"))
 
 
+def sample(name: str) -> Path:
+    return fixture_path("epoch", name)
+
+
 def read(name: str, as_of: date | None = None) -> Parsed:
-    data = (FIXTURES / name).read_bytes()
+    data = sample(name).read_bytes()
     return epoch.parse(name, data, AdapterOptions(aliases=ALIASES, as_of=as_of))
 
 
@@ -43,7 +48,7 @@ def values(parsed: Parsed, item: str) -> dict[str, tuple[str, str]]:
 
 @pytest.mark.parametrize("name", [DECEMBER, EARLIER, SHORT, DEFECTS])
 def test_detect_recognises_every_epoch_layout(name):
-    assert epoch.detect("download.csv", (FIXTURES / name).read_bytes()) == "epoch-ml-hardware"
+    assert epoch.detect("download.csv", sample(name).read_bytes()) == "epoch-ml-hardware"
 
 
 @pytest.mark.parametrize("data", [
@@ -254,7 +259,7 @@ def test_multi_line_records_keep_the_line_they_start_on():
         "intel-habana-gaudi3": 19, "amd-mi300x": 22, "hgx-h20": 24, "nvidia-l2-pcle": 27,
         "h100-sxm5": 28, "huawei-ascend-910b": 39, "google-tpu-v4": 50, "a100-sxm4-40gb": 60,
         "huawei-ascend-910b-pro": 61}
-    physical = (FIXTURES / DECEMBER).read_text("utf-8").split("\n")
+    physical = sample(DECEMBER).read_text("utf-8").split("\n")
     for item in december.pack.items:
         assert physical[first_line[item.key] - 1].startswith(item.name + ",")
     h100 = figures(december, "h100-sxm5")["tdp"]
@@ -267,7 +272,7 @@ def test_every_figure_cell_is_a_row_or_a_rejection():
     """An independent count: the non-empty cells of the mapped columns, record by record."""
     for name in (DECEMBER, EARLIER, SHORT):
         parsed = read(name)
-        text = (FIXTURES / name).read_text("utf-8")
+        text = sample(name).read_text("utf-8")
         mapped = [c for c in next(csv.reader(io.StringIO(text))) if c in FIGURE_COLUMNS]
         cells = sum(1 for record in csv.DictReader(io.StringIO(text, newline=""))
                     for column in mapped if record[column].strip())
@@ -314,7 +319,7 @@ def test_items_take_the_alias_else_a_slug_of_the_name():
     assert (items["google-tpu-v4"].kind, items["google-tpu-v4"].vendor) == ("tpu", "Google")
     assert items["intel-habana-gaudi3"].kind == "accelerator"  # blank Type
     assert items["huawei-ascend-910b-pro"].released_on is None
-    unaliased = epoch.parse(DECEMBER, (FIXTURES / DECEMBER).read_bytes(), AdapterOptions())
+    unaliased = epoch.parse(DECEMBER, sample(DECEMBER).read_bytes(), AdapterOptions())
     assert "nvidia-h100-sxm5-80gb" in {item.key for item in unaliased.pack.items}
 
 

@@ -11,17 +11,17 @@ from sqlalchemy import select
 
 from db.engine import Session
 from db.schema import IngestFile, NcclPoint, RejectedRow
-from pipelines.settings import PROJECT_ROOT
+from tests.support.shared_data import fixture_path
 
-FIXTURES = PROJECT_ROOT / "tests" / "pipelines" / "inputs" / "adapters" / "fixtures"
-H200_JSON = FIXTURES / "nccl" / "json_h200_single_node.json"
-CPUTIME = FIXTURES / "nccl" / "d_cputime_timestamp_h100.txt"
+# nccl-tests outputs the tests read (shared copies: the project keeps none).
+H200_JSON = ("nccl", "json_h200_single_node.json")
+CPUTIME = ("nccl", "d_cputime_timestamp_h100.txt")
 DEEP = "[" * 100_000 + "]" * 100_000
 
 
 def oversized_json(tmp_path):
     """The -J fixture with size 10**30 in its first element and count 2**63 in its second."""
-    document = json.loads(H200_JSON.read_text())
+    document = json.loads(fixture_path(*H200_JSON).read_text())
     document["results"][0]["size"] = 10**30
     document["results"][1]["count"] = 2**63
     path = tmp_path / "h200-allreduce.json"
@@ -33,8 +33,8 @@ def test_integers_beyond_64_bits_are_rejected_rows_and_the_rest_lands(ledger, in
                                                                       nvlink_pack, tmp_path):
     ingest(nvlink_pack)
     text = tmp_path / "all_reduce_perf.log"
-    text.write_text(CPUTIME.read_text().replace("  8589934592    2147483648",
-                                                "  123456789012345678901234567 2147483648"))
+    text.write_text(fixture_path(*CPUTIME).read_text().replace(
+        "  8589934592    2147483648", "  123456789012345678901234567 2147483648"))
 
     report = ingest(oversized_json(tmp_path), text, item="nvlink-5", as_of=date(2026, 1, 5))
 

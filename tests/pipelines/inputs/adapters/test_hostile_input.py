@@ -8,7 +8,7 @@ import json
 import math
 import time
 from datetime import date
-from pathlib import Path
+from functools import cache
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -21,13 +21,19 @@ from pipelines.inputs.adapters.guards import INT64_MAX, json_depth_problem, stor
 from pipelines.inputs.adapters.registry import read_file
 from pipelines.inputs.limits import InputLimits
 from tests.conftest import examples
+from tests.support.shared_data import fixture_path
 
-FIXTURES = Path(__file__).parent / "fixtures"
-NCCL_JSON = (FIXTURES / "nccl" / "json_h200_single_node.json").read_text()
-NCCL_TEXT = (FIXTURES / "nccl" / "d_cputime_timestamp_h100.txt").read_text()
-MLPERF_LOG = (FIXTURES / "mlperf" / "training_v4.0_NVIDIA_eos_n8_gnn_result_0.txt").read_text()
+# Real files the tests change (shared copies: the project keeps none).
+NCCL_JSON = ("nccl", "json_h200_single_node.json")
+NCCL_TEXT = ("nccl", "d_cputime_timestamp_h100.txt")
+MLPERF_LOG = ("mlperf", "training_v4.0_NVIDIA_eos_n8_gnn_result_0.txt")
 DEEP = "[" * 100_000 + "]" * 100_000
 OPTIONS = AdapterOptions(item="nvlink-4", as_of=date(2026, 1, 5))
+
+
+@cache
+def text_of(parts: tuple[str, ...]) -> str:
+    return fixture_path(*parts).read_text()
 
 
 def points(parsed: Parsed) -> int:
@@ -36,7 +42,7 @@ def points(parsed: Parsed) -> int:
 
 def nccl_json(**changes) -> bytes:
     """The -J fixture with its first results element changed."""
-    document = json.loads(NCCL_JSON)
+    document = json.loads(text_of(NCCL_JSON))
     document["results"][0] |= changes
     return json.dumps(document).encode()
 
@@ -77,7 +83,7 @@ def test_the_depth_limit_is_the_setting():
 
 def test_a_deep_mllog_event_is_a_rejected_line_and_the_log_is_still_read():
     deep = ':::MLLOG {"key": "eval_accuracy", "value": ' + DEEP + "}"
-    lines = MLPERF_LOG.splitlines()
+    lines = text_of(MLPERF_LOG).splitlines()
     data = "\n".join([*lines[:5], deep, *lines[5:]]).encode()
 
     parsed = mlperf.parse("result_0.txt", data, AdapterOptions())
@@ -111,8 +117,8 @@ def test_a_json_integer_beyond_64_bits_is_a_rejected_row_and_the_rest_lands(fiel
 
 
 def test_a_27_digit_size_in_a_text_log_is_a_rejected_row_and_the_rest_lands():
-    data = NCCL_TEXT.replace("  1073741824     268435456", "  123456789012345678901234567 1",
-                             1).encode()
+    data = text_of(NCCL_TEXT).replace("  1073741824     268435456",
+                                      "  123456789012345678901234567 1", 1).encode()
     parsed = nccl_tests.parse("all_reduce_perf.log", data, OPTIONS)
 
     [rejected] = parsed.rejected
@@ -123,13 +129,13 @@ def test_a_27_digit_size_in_a_text_log_is_a_rejected_row_and_the_rest_lands():
 
 @pytest.mark.parametrize("cell", ["1²", "٣", "9" * 5000])
 def test_a_size_python_would_misread_is_a_rejected_row(cell):
-    data = NCCL_TEXT.replace("  1073741824  ", f"  {cell}  ", 1).encode()
+    data = text_of(NCCL_TEXT).replace("  1073741824  ", f"  {cell}  ", 1).encode()
     parsed = nccl_tests.parse("all_reduce_perf.log", data, OPTIONS)
     assert [r.field for r in parsed.rejected] == ["size"]
 
 
 def test_a_wrong_count_and_a_root_beyond_their_columns_are_rejected_rows():
-    text = NCCL_TEXT.replace("431.52       0", "431.52   1e+30", 1).replace(
+    text = text_of(NCCL_TEXT).replace("431.52       0", "431.52   1e+30", 1).replace(
         "458.33       0  8207", "458.33       0  8207", 1)
     text = text.replace("    sum      -1  8199", "    sum 99999999999  8199", 1)
     parsed = nccl_tests.parse("all_reduce_perf.log", text.encode(), OPTIONS)
@@ -139,7 +145,7 @@ def test_a_wrong_count_and_a_root_beyond_their_columns_are_rejected_rows():
 def test_preamble_numbers_beyond_any_count_are_not_a_crash():
     huge = "9" * 5000
     text = (f"$ mpirun -np 8 ./build/all_reduce_perf -e 1{'0' * 400}G\n"
-            + NCCL_TEXT.split("\n", 1)[1]
+            + text_of(NCCL_TEXT).split("\n", 1)[1]
             .replace("nThread 1 nGpus 1", f"nThread {10**30} nGpus 1")
             .replace("nccl-library=22803", f"nccl-library={huge}")
             .replace("Out of bounds values : 0", f"Out of bounds values : {huge}")
@@ -154,7 +160,7 @@ def test_preamble_numbers_beyond_any_count_are_not_a_crash():
 
 
 def test_an_implausible_rank_count_is_not_recorded():
-    document = json.loads(NCCL_JSON)
+    document = json.loads(text_of(NCCL_JSON))
     document["config"]["nthreads"] = 10**30
     parsed = nccl_tests.parse("run.json", json.dumps(document).encode(), OPTIONS)
     assert parsed.runs[0].ranks is None and parsed.runs[0].gpus_per_node is None
@@ -175,7 +181,7 @@ def test_whole_reads_ascii_digits_within_a_bound_and_never_raises(text, maximum,
 
 @pytest.mark.parametrize("time_ms", ["NaN", "Infinity", "-Infinity", "1e300", "1e20"])
 def test_a_run_start_with_no_usable_time_is_a_rejected_row(time_ms):
-    lines = MLPERF_LOG.splitlines()
+    lines = text_of(MLPERF_LOG).splitlines()
     at = next(i for i, line in enumerate(lines) if '"key": "run_start"' in line)
     event = json.loads(lines[at].split(":::MLLOG", 1)[1])
     lines[at] = ":::MLLOG " + json.dumps(event).replace(
@@ -188,8 +194,8 @@ def test_a_run_start_with_no_usable_time_is_a_rejected_row(time_ms):
 
 
 def test_a_node_count_beyond_any_column_is_a_rejected_row():
-    document = json.loads((FIXTURES / "mlperf" /
-                           "training_v5.1_NVIDIA_tyche_ngpu8_ngc25.09_nemo.json").read_text())
+    document = json.loads(text_of(("mlperf",
+                                   "training_v5.1_NVIDIA_tyche_ngpu8_ngc25.09_nemo.json")))
     document["number_of_nodes"] = str(10**30)
     parsed = mlperf.parse("system.json", json.dumps(document, indent=1).encode(), OPTIONS)
     [rejected] = [r for r in parsed.rejected if r.field == "number_of_nodes"]
@@ -198,7 +204,7 @@ def test_a_node_count_beyond_any_column_is_a_rejected_row():
 
 
 def test_nan_in_run_metadata_is_stored_as_valid_json():
-    document = json.loads(NCCL_JSON)
+    document = json.loads(text_of(NCCL_JSON))
     document["config"]["warmup_iters"] = math.nan
     document["average_bus_bandwidth"]["bandwidth"] = math.inf
     parsed = read_file("run.json", json.dumps(document).encode(), OPTIONS)
@@ -223,7 +229,8 @@ def test_hostile_epoch_notes_are_read_in_linear_time(notes):
 
 
 def test_hostile_nccl_preamble_lines_are_read_in_linear_time():
-    text = NCCL_TEXT.replace("NVIDIA H100 80GB HBM3\n", "NVIDIA" + " " * 200_000 + "H100\n", 1)
+    text = text_of(NCCL_TEXT).replace("NVIDIA H100 80GB HBM3\n",
+                                      "NVIDIA" + " " * 200_000 + "H100\n", 1)
     text = text.replace("validation: 1", "validation: 1 " + "a_" * 100_000, 1)
     assert _seconds(nccl_tests.parse, "all_reduce_perf.log", text.encode(), OPTIONS) < 2
 
@@ -258,19 +265,19 @@ FAST = settings(max_examples=examples(150), deadline=None,
 
 
 @FAST
-@given(_mutations(NCCL_TEXT))
+@given(st.deferred(lambda: _mutations(text_of(NCCL_TEXT))))
 def test_a_mutated_text_log_is_read_or_refused_never_a_crash(text):
     _read_or_refuse("all_reduce_perf.log", text.encode())
 
 
 @FAST
-@given(_mutations(NCCL_JSON))
+@given(st.deferred(lambda: _mutations(text_of(NCCL_JSON))))
 def test_a_mutated_json_run_is_read_or_refused_never_a_crash(text):
     _read_or_refuse("run.json", text.encode())
 
 
 @FAST
-@given(_mutations(MLPERF_LOG[:6000]))
+@given(st.deferred(lambda: _mutations(text_of(MLPERF_LOG)[:6000])))
 def test_a_mutated_mlperf_log_is_read_or_refused_never_a_crash(text):
     _read_or_refuse("result_0.txt", text.encode())
 

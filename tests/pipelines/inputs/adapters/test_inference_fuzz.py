@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import math
 from datetime import date
-from pathlib import Path
+from functools import cache
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -18,18 +18,27 @@ from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, Inferen
 from pipelines.inputs.adapters.guards import INT32_MAX, storable
 from pipelines.inputs.limits import InputLimits
 from tests.conftest import examples
+from tests.support.shared_data import fixture_path
 
-FIXTURES = Path(__file__).parent / "fixtures"
-INFERENCEX_ROWS = json.loads((FIXTURES / "inferencex" / "agg_bmk_kimik2.5_mi355x.json")
-                             .read_text())
-PUBLISHED_ROWS = json.loads((FIXTURES / "inferencex" / "published_kimik2.5_mi355x.json")
-                            .read_text())
-MLPERF_ROWS = json.loads((FIXTURES / "mlperf_inference" / "summary_results_v5.1_sample.json")
-                         .read_text())
+# The real files whose rows are mutated (shared copies: the project keeps none).
+REAL_FILES = (("inferencex", "agg_bmk_kimik2.5_mi355x.json"),
+              ("inferencex", "published_kimik2.5_mi355x.json"),
+              ("mlperf_inference", "summary_results_v5.1_sample.json"))
 OPTIONS = AdapterOptions(as_of=date(2026, 6, 1), limits=InputLimits(max_rows_per_file=50,
                                                                     json_max_depth=12))
 READERS = (inferencex.parse, mlperf_inference.parse)
-KEYS = sorted({key for row in INFERENCEX_ROWS + PUBLISHED_ROWS + MLPERF_ROWS for key in row})
+
+
+@cache
+def real_rows(kind: str, name: str) -> list[dict]:
+    return json.loads(fixture_path(kind, name).read_text())
+
+
+@cache
+def keys() -> list[str]:
+    """The keys the real files' rows have."""
+    return sorted({key for parts in REAL_FILES for row in real_rows(*parts) for key in row})
+
 
 hostile_scalar = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**70), 2**70),
@@ -39,7 +48,8 @@ hostile_scalar = st.one_of(
                      "v5.1", "NVIDIA GB200", "AMD Instinct MI300X (x8), NVIDIA H100-SXM"]))
 json_values = st.recursive(hostile_scalar, lambda inner: st.one_of(
     st.lists(inner, max_size=4),
-    st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=8), inner, max_size=6)),
+    st.dictionaries(st.deferred(lambda: st.sampled_from(keys())) | st.text(max_size=8), inner,
+                    max_size=6)),
     max_leaves=25)
 
 
@@ -87,9 +97,10 @@ def test_any_json_is_a_rejected_file_or_rows_that_add_up(document):
 
 
 @settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from([INFERENCEX_ROWS, PUBLISHED_ROWS, MLPERF_ROWS]), st.data())
-def test_a_mutated_row_of_a_real_file_changes_that_row_only(rows, data):
-    reader = mlperf_inference.parse if rows is MLPERF_ROWS else inferencex.parse
+@given(st.sampled_from(REAL_FILES), st.data())
+def test_a_mutated_row_of_a_real_file_changes_that_row_only(real, data):
+    rows = real_rows(*real)
+    reader = mlperf_inference.parse if real[0] == "mlperf_inference" else inferencex.parse
     before = reader("real.json", json.dumps(rows, indent=2).encode(), OPTIONS)
     index = data.draw(st.integers(0, len(rows) - 1))
     key = data.draw(st.sampled_from(sorted(rows[index])))

@@ -1,5 +1,5 @@
 """InferenceX adapter: real benchmark artifacts and rows in the dashboard's published shape
-(fixtures/inferencex/README.md says which are real and what was constructed), read into serving
+(the shared inferencex README says which are real and what was constructed), read into serving
 points; bad rows rejected one by one with their line, key and JSON pointer."""
 
 from __future__ import annotations
@@ -14,18 +14,23 @@ from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, Parsed
 from pipelines.inputs.adapters.inferencex import detect, gpu_key, parse
 from pipelines.inputs.adapters.registry import detect_format
 from pipelines.inputs.limits import InputLimits
+from tests.support.shared_data import fixture_path
 
-FIXTURES = Path(__file__).parent / "fixtures"
-AGG = FIXTURES / "inferencex" / "agg_bmk_kimik2.5_mi355x.json"
-ONE = FIXTURES / "inferencex" / ("agg_kimik2.5_1k1k_int4_vllm_tp8-ep1-dpafalse_disagg-false_"
-                                 "spec-mtp_conc4_MI355-gbt350-odcdh5-wbb3.json")
-MULTINODE = FIXTURES / "inferencex" / "agg_bmk_multinode_gptoss.json"
-PUBLISHED = FIXTURES / "inferencex" / "published_kimik2.5_mi355x.json"
+# The InferenceX files the tests read, by name (shared copies: the project keeps none).
+AGG = "agg_bmk_kimik2.5_mi355x.json"
+ONE = ("agg_kimik2.5_1k1k_int4_vllm_tp8-ep1-dpafalse_disagg-false_"
+       "spec-mtp_conc4_MI355-gbt350-odcdh5-wbb3.json")
+MULTINODE = "agg_bmk_multinode_gptoss.json"
+PUBLISHED = "published_kimik2.5_mi355x.json"
 RUN_DAY = date(2026, 6, 1)
 
 
-def read(path: Path | bytes, **options) -> Parsed:
-    data = path if isinstance(path, bytes) else path.read_bytes()
+def sample(name: str) -> Path:
+    return fixture_path("inferencex", name)
+
+
+def read(name: str | bytes, **options) -> Parsed:
+    data = name if isinstance(name, bytes) else sample(name).read_bytes()
     return parse("results.json", data, AdapterOptions(**options))
 
 
@@ -34,7 +39,7 @@ def points(parsed: Parsed) -> list:
 
 
 def rows() -> list[dict]:
-    return json.loads(AGG.read_text())
+    return json.loads(sample(AGG).read_text())
 
 
 def written(document) -> bytes:
@@ -44,21 +49,22 @@ def written(document) -> bytes:
 # ---------------------------------------------------------------- recognised by content
 
 
-@pytest.mark.parametrize("path", [AGG, ONE, MULTINODE, PUBLISHED])
-def test_each_fixture_is_recognised_by_its_content_whatever_its_name(path):
-    assert detect("renamed.dat", path.read_bytes()) == "inferencex"
-    assert detect_format("renamed.dat", path.read_bytes()) == "inferencex"
+@pytest.mark.parametrize("name", [AGG, ONE, MULTINODE, PUBLISHED])
+def test_each_fixture_is_recognised_by_its_content_whatever_its_name(name):
+    assert detect("renamed.dat", sample(name).read_bytes()) == "inferencex"
+    assert detect_format("renamed.dat", sample(name).read_bytes()) == "inferencex"
 
 
 @pytest.mark.parametrize("data", [
-    (FIXTURES / "nccl" / "json_h200_single_node.json").read_bytes(),
-    (FIXTURES / "mlperf" / "training_v4.0_NVIDIA_eos_n8_ngc24.04_pytorch.json").read_bytes(),
-    (FIXTURES / "mlperf_inference" / "summary_results_v5.1_sample.json").read_bytes(),
+    ("nccl", "json_h200_single_node.json"),  # another shared file, by its path there
+    ("mlperf", "training_v4.0_NVIDIA_eos_n8_ngc24.04_pytorch.json"),
+    ("mlperf_inference", "summary_results_v5.1_sample.json"),
     b'[{"hw": "h100", "throughput": 1}]',  # no concurrency, no per-GPU throughput
     b"hw,conc,tput_per_gpu\nh100,4,100\n",
     b"",
 ])
 def test_other_files_are_left_alone(data):
+    data = data if isinstance(data, bytes) else fixture_path(*data).read_bytes()
     assert detect("results.json", data) is None
 
 
@@ -118,8 +124,8 @@ def test_an_undated_artifact_without_as_of_rejects_every_row_and_says_what_to_ad
 
 
 def test_an_artifact_named_with_its_run_date_is_dated_by_its_name_unless_as_of_says_otherwise():
-    named = parse("inferencemax_kimi_2026-06-01.json", AGG.read_bytes(), AdapterOptions())
-    said = parse("inferencemax_kimi_2026-06-01.json", AGG.read_bytes(),
+    named = parse("inferencemax_kimi_2026-06-01.json", sample(AGG).read_bytes(), AdapterOptions())
+    said = parse("inferencemax_kimi_2026-06-01.json", sample(AGG).read_bytes(),
                  AdapterOptions(as_of=date(2026, 6, 3)))
 
     assert parsed_days(named) == {RUN_DAY} and named.rejected == []
@@ -128,7 +134,7 @@ def test_an_artifact_named_with_its_run_date_is_dated_by_its_name_unless_as_of_s
 
 
 def test_a_published_row_keeps_its_own_date_whatever_the_file_is_named():
-    parsed = parse("published_1999-01-01.json", PUBLISHED.read_bytes(), AdapterOptions())
+    parsed = parse("published_1999-01-01.json", sample(PUBLISHED).read_bytes(), AdapterOptions())
     assert parsed_days(parsed) == {RUN_DAY}
 
 
@@ -138,7 +144,7 @@ def parsed_days(parsed: Parsed) -> set[date]:
 
 def test_a_disaggregated_point_counts_prefill_and_decode_gpus_and_rescales_its_throughput():
     [point] = points(read(MULTINODE, as_of=date(2026, 4, 28)))
-    [row] = json.loads(MULTINODE.read_text())
+    [row] = json.loads(sample(MULTINODE).read_text())
 
     assert (point.hardware, point.hardware_written) == ("amd-mi355x", "mi355x-disagg")
     assert point.disaggregated is True
@@ -175,7 +181,7 @@ def test_published_and_artifact_rows_of_one_run_give_the_same_points():
 
 
 def test_a_published_date_beats_as_of_and_a_bad_one_rejects_its_row():
-    document = json.loads(PUBLISHED.read_text())
+    document = json.loads(sample(PUBLISHED).read_text())
     document[1]["date"] = "2026-02-30"
     parsed = read(written(document), as_of=date(2020, 1, 1))
 
@@ -286,7 +292,7 @@ def test_a_bad_value_rejects_its_row_alone_naming_line_field_and_pointer(change,
 
 
 def test_a_nested_metric_is_pointed_at_inside_metrics():
-    document = json.loads(PUBLISHED.read_text())
+    document = json.loads(sample(PUBLISHED).read_text())
     document[2]["metrics"]["output_tput_per_gpu"] = "n/a"
     [rejected] = read(written(document)).rejected
     assert rejected.reason.startswith("/2/metrics/output_tput_per_gpu: ")
@@ -306,13 +312,14 @@ def test_an_element_that_is_not_an_object_is_a_rejected_row():
 
 
 @pytest.mark.parametrize(("data", "says"), [
-    (AGG.read_bytes()[:-40], "malformed JSON"),
+    (AGG, "malformed JSON"),  # cut short, below
     (b"[" * 200 + b"]" * 200, "nested deeper"),
     (b'"hw conc tput_per_gpu"', "expected a JSON array"),
     (b"\xff\xfe[]", "not UTF-8"),
     (b"  ", "empty file"),
 ])
 def test_a_file_that_is_not_readable_json_is_rejected_whole(data, says):
+    data = data if isinstance(data, bytes) else sample(data).read_bytes()[:-40]
     with pytest.raises(AdapterError, match=says):
         read(data, as_of=RUN_DAY)
 
@@ -320,4 +327,5 @@ def test_a_file_that_is_not_readable_json_is_rejected_whole(data, says):
 def test_more_rows_than_the_limit_is_a_rejected_file():
     limits = InputLimits(max_rows_per_file=2)
     with pytest.raises(AdapterError, match="more than 2 rows"):
-        parse("agg_bmk.json", AGG.read_bytes(), AdapterOptions(as_of=RUN_DAY, limits=limits))
+        parse("agg_bmk.json", sample(AGG).read_bytes(),
+              AdapterOptions(as_of=RUN_DAY, limits=limits))

@@ -1,5 +1,5 @@
 """MLPerf adapter: real system descriptions and training logs from MLCommons' results
-repositories (fixtures/mlperf/README.md says which files and what was trimmed or changed)."""
+repositories (the shared mlperf README says which files and what was trimmed or changed)."""
 
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -9,8 +9,8 @@ import pytest
 from models.bulk_rows import validate_rows
 from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, Parsed
 from pipelines.inputs.adapters.mlperf import detect, parse
+from tests.support.shared_data import fixture_path
 
-FIXTURES = Path(__file__).parent / "fixtures" / "mlperf"
 EOS_N8 = "training_v4.0_NVIDIA_eos_n8_ngc24.04_pytorch.json"
 TYCHE = "training_v5.1_NVIDIA_tyche_ngpu8_ngc25.09_nemo.json"
 DGX_H100 = "inference_v4.1_NVIDIA_DGX-H100_H100-SXM-80GBx8_TRT.json"
@@ -22,8 +22,13 @@ TRUNCATED = "truncated_dgxa100_resnet_result_0.txt"
 TRAINING_V40 = date(2024, 6, 12)  # MLPerf Training v4.0 publication date
 
 
+def sample(name: str) -> Path:
+    """An MLPerf file the tests read (a shared copy: the project keeps none)."""
+    return fixture_path("mlperf", name)
+
+
 def read(name: str, **options) -> Parsed:
-    return parse(name, (FIXTURES / name).read_bytes(), AdapterOptions(**options))
+    return parse(name, sample(name).read_bytes(), AdapterOptions(**options))
 
 
 def facts(parsed: Parsed) -> dict[str, tuple]:
@@ -52,7 +57,7 @@ def validated(parsed: Parsed, metrics):
     (TRUNCATED, "mlperf-result"),
 ])
 def test_detect_names_each_fixture_by_its_content(name, kind):
-    assert detect("renamed.dat", (FIXTURES / name).read_bytes()) == kind
+    assert detect("renamed.dat", sample(name).read_bytes()) == kind
 
 
 @pytest.mark.parametrize("data", [
@@ -179,7 +184,7 @@ def test_nics_and_rate_read_from_a_single_group_or_the_inference_card_count():
     ("2x CX7 200Gb/s, 8x CX7 400Gb/s", {}),  # two unlabelled groups: not guessed between
 ])
 def test_networking_text_keeps_bits_and_bytes_as_written(networking, expected):
-    text = (FIXTURES / TYCHE).read_text().replace("4x ConnectX-7 IB NDR 400 Gb/s", networking)
+    text = sample(TYCHE).read_text().replace("4x ConnectX-7 IB NDR 400 Gb/s", networking)
     parsed = parse("s.json", text.encode(), AdapterOptions(as_of=TRAINING_V40))
 
     got = {k: v for k, v in facts(parsed).items() if k in ("nics_per_node", "port_rate")}
@@ -188,7 +193,7 @@ def test_networking_text_keeps_bits_and_bytes_as_written(networking, expected):
 
 
 def test_a_port_rate_in_bytes_is_kept_and_the_validator_refuses_to_convert_it(metrics):
-    text = (FIXTURES / TYCHE).read_text().replace("400 Gb/s", "50 GB/s")
+    text = sample(TYCHE).read_text().replace("400 Gb/s", "50 GB/s")
     parsed = parse("s.json", text.encode(), AdapterOptions(as_of=TRAINING_V40))
 
     _, errors = validated(parsed, metrics)
@@ -231,7 +236,7 @@ def test_without_as_of_every_observation_is_rejected_and_still_counted():
 
 
 def test_a_count_that_is_not_a_number_is_rejected_with_its_key_and_line():
-    text = (FIXTURES / EOS_N8).read_text().replace('"number_of_nodes": "8"',
+    text = sample(EOS_N8).read_text().replace('"number_of_nodes": "8"',
                                                    '"number_of_nodes": "two"')
     parsed = parse("s.json", text.encode(), AdapterOptions(as_of=TRAINING_V40))
 
@@ -280,7 +285,7 @@ def test_lines_that_are_not_mllog_events_are_skipped_not_rejected():
 
 
 def test_an_mllog_marker_after_a_prefix_is_still_read():
-    lines = (FIXTURES / RESNET).read_text().splitlines()
+    lines = sample(RESNET).read_text().splitlines()
     tagged = "\n".join(f"[1,0]<stdout>:{line}" for line in lines)  # mpirun --tag-output style
 
     [run] = parse(RESNET, tagged.encode(), AdapterOptions()).runs
@@ -333,7 +338,7 @@ def test_a_truncated_log_returns_the_run_without_a_time_and_rejects_the_missing_
 
 
 def test_a_broken_mllog_line_is_rejected_and_the_rest_is_read():
-    text = (FIXTURES / RESNET).read_text().replace('"key": "seed", "value": 11934,',
+    text = sample(RESNET).read_text().replace('"key": "seed", "value": 11934,',
                                                    '"key": "seed", "value": 11934')
     parsed = parse(RESNET, text.encode(), AdapterOptions())
 

@@ -1,5 +1,5 @@
 """MLPerf Inference adapter: real rows of MLCommons' summary_results.json (v5.1 and v4.1,
-fixtures/mlperf_inference/README.md) read into serving points tied to the systems the
+the shared mlperf_inference README) read into serving points tied to the systems the
 submission's systems JSON describes; rows of other units skipped, bad rows rejected alone."""
 
 from __future__ import annotations
@@ -14,16 +14,21 @@ from pipelines.inputs.adapters import mlperf
 from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, Parsed
 from pipelines.inputs.adapters.mlperf_inference import detect, gpu_key, parse
 from pipelines.inputs.adapters.registry import detect_format
+from tests.support.shared_data import fixture_path
 
-FIXTURES = Path(__file__).parent / "fixtures"
-V51 = FIXTURES / "mlperf_inference" / "summary_results_v5.1_sample.json"
-V41 = FIXTURES / "mlperf_inference" / "summary_results_v4.1_sample.json"
-GB200_SYSTEM = FIXTURES / "mlperf_inference" / "GB200-NVL72_GB200-186GB_aarch64x72_TRT.json"
+# The MLPerf Inference files the tests read, by name (shared copies: the project keeps none).
+V51 = "summary_results_v5.1_sample.json"
+V41 = "summary_results_v4.1_sample.json"
+GB200_SYSTEM = "GB200-NVL72_GB200-186GB_aarch64x72_TRT.json"
 V51_PUBLISHED = date(2025, 9, 9)  # MLPerf Inference v5.1 publication date
 
 
-def read(path: Path | bytes, **options) -> Parsed:
-    data = path if isinstance(path, bytes) else path.read_bytes()
+def sample(name: str) -> Path:
+    return fixture_path("mlperf_inference", name)
+
+
+def read(name: str | bytes, **options) -> Parsed:
+    data = name if isinstance(name, bytes) else sample(name).read_bytes()
     return parse("summary_results.json", data, AdapterOptions(**options))
 
 
@@ -36,10 +41,10 @@ def written(document) -> bytes:
 
 
 def test_the_summary_is_recognised_by_content_and_systems_json_stays_mlperfs():
-    assert detect("renamed.dat", V51.read_bytes()) == "mlperf-inference"
-    assert detect_format("renamed.dat", V41.read_bytes()) == "mlperf-inference"
-    assert detect_format("renamed.dat", GB200_SYSTEM.read_bytes()) == "mlperf-system"
-    assert detect("x.json", (FIXTURES / "inferencex" / "agg_bmk_kimik2.5_mi355x.json")
+    assert detect("renamed.dat", sample(V51).read_bytes()) == "mlperf-inference"
+    assert detect_format("renamed.dat", sample(V41).read_bytes()) == "mlperf-inference"
+    assert detect_format("renamed.dat", sample(GB200_SYSTEM).read_bytes()) == "mlperf-system"
+    assert detect("x.json", fixture_path("inferencex", "agg_bmk_kimik2.5_mi355x.json")
                   .read_bytes()) is None
 
 
@@ -71,7 +76,7 @@ def test_token_throughput_rows_become_points_per_gpu_of_the_system():
 
 def test_the_point_names_the_system_item_its_systems_json_gives():
     [point, _] = [p for p in points(read(V51, as_of=V51_PUBLISHED)) if p.hardware == "gb200"]
-    system = mlperf.parse("GB200.json", GB200_SYSTEM.read_bytes(),
+    system = mlperf.parse("GB200.json", sample(GB200_SYSTEM).read_bytes(),
                           AdapterOptions(as_of=V51_PUBLISHED))
 
     [item] = system.pack.items
@@ -145,7 +150,7 @@ def test_accelerator_names_map_to_the_ledgers_gpu_items(written_name, key):
     ({"Performance_Units": 7}, "Performance_Units", "not a name"),
 ])
 def test_a_bad_value_rejects_its_row_alone(change, field, says):
-    document = json.loads(V51.read_text())
+    document = json.loads(sample(V51).read_text())
     document[1] |= change
     parsed = read(written(document), as_of=V51_PUBLISHED)
 

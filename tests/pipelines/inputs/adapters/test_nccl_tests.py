@@ -1,5 +1,5 @@
 """nccl-tests adapter: one real (or faithfully reconstructed) log per layout; see
-fixtures/nccl/README.md for where each comes from and which lines are reconstructed."""
+the shared nccl README for where each comes from and which lines are reconstructed."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from models.bulk_rows import validate_rows
 from models.observations import CleanObservation
 from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, NcclPoint, Parsed
 from pipelines.inputs.adapters.nccl_tests import detect, parse
+from tests.support.shared_data import fixture_path
 
-FIXTURES = Path(__file__).parent / "fixtures" / "nccl"
 LEGACY = "a_legacy_allreduce_v100_2node.txt"  # A: nccl-tests#107, 2 nodes x 1 V100
 LEGACY_TWO_RUNS = "a_legacy_concatenated.txt"  # A: nccl#340 + nccl-tests#82 in one log
 A3_MEGA = "b_a3mega_h100_2node.txt"  # B: 2 x 8 H100, byte-for-byte
@@ -31,8 +31,13 @@ ALL = [LEGACY, LEGACY_TWO_RUNS, A3_MEGA, EFA, GB10_ALLGATHER, SENDRECV, CPUTIME,
 TODAY = date(2026, 11, 22)
 
 
+def sample(name: str) -> Path:
+    """An nccl-tests output the tests read (a shared copy: the project keeps none)."""
+    return fixture_path("nccl", name)
+
+
 def read(name: str, **options) -> Parsed:
-    return parse(name, (FIXTURES / name).read_bytes(), AdapterOptions(**options))
+    return parse(name, sample(name).read_bytes(), AdapterOptions(**options))
 
 
 def points(parsed: Parsed) -> list[NcclPoint]:
@@ -58,7 +63,7 @@ def validated(parsed: Parsed, metrics) -> list[CleanObservation]:
 
 @pytest.mark.parametrize("name", ALL)
 def test_detect_knows_every_layout_by_its_content(name):
-    assert detect("run.out", (FIXTURES / name).read_bytes()) == "nccl-tests"
+    assert detect("run.out", sample(name).read_bytes()) == "nccl-tests"
 
 
 @pytest.mark.parametrize("data", [
@@ -202,7 +207,7 @@ def test_openmpi_tagged_output_is_read_and_info_lines_are_skipped():
     ("1745.4", "  -nan", "time"),
 ])
 def test_a_garbled_cell_is_rejected_under_its_column(cell, garbled, column):
-    data = (FIXTURES / EFA).read_bytes().replace(cell.encode(), garbled.encode(), 1)
+    data = sample(EFA).read_bytes().replace(cell.encode(), garbled.encode(), 1)
     parsed = parse(EFA, data, AdapterOptions())
     assert len(points(parsed)) == 4
     bad = next(r for r in parsed.rejected if r.field == column)
@@ -320,7 +325,7 @@ def test_json_run_is_preferred_and_dated_by_its_start_time(metrics):
 
 
 def test_pretty_printed_json_points_carry_their_lines():
-    document = json.loads((FIXTURES / JSON_RUN).read_text())
+    document = json.loads(sample(JSON_RUN).read_text())
     text = json.dumps(document, indent=2)
     parsed = parse("h200.json", text.encode(), AdapterOptions())
     lines = [p.line for p in points(parsed)]
@@ -330,7 +335,7 @@ def test_pretty_printed_json_points_carry_their_lines():
 
 
 def test_json_results_without_a_measurement_are_rejected_by_key():
-    document = json.loads((FIXTURES / JSON_RUN).read_text())
+    document = json.loads(sample(JSON_RUN).read_text())
     document["results"][0]["out_of_place"] = None  # what a trace replay writes
     document["results"][1]["in_place"]["bus_bw"] = "nan"  # util.cu writes NaN as "nan"
     document["results"][2]["tuning"] = {"algo": "NVLS", "proto": "Simple"}
@@ -342,7 +347,7 @@ def test_json_results_without_a_measurement_are_rejected_by_key():
 
 
 def test_a_json_file_cut_short_is_unusable_and_says_where():
-    document = json.loads((FIXTURES / JSON_RUN).read_text())
+    document = json.loads(sample(JSON_RUN).read_text())
     text = json.dumps(document, indent=2)
     with pytest.raises(AdapterError) as error:
         parse("h200.json", text[: len(text) // 2].encode(), AdapterOptions())
@@ -393,7 +398,7 @@ def test_garbled_lines_are_rejected_with_their_line_and_the_rest_is_kept():
 
 
 def test_each_run_of_a_log_has_its_own_summary_and_source():
-    data = (FIXTURES / CPUTIME).read_bytes() + (FIXTURES / PER_ITERATION).read_bytes()
+    data = sample(CPUTIME).read_bytes() + sample(PER_ITERATION).read_bytes()
     parsed = parse("both.log", data, AdapterOptions(as_of=date(2026, 3, 2)))
     assert [r.collective for r in parsed.runs] == ["all_reduce", "all_gather"]
     first, second = parsed.pack.rows
@@ -495,7 +500,7 @@ def test_a_file_without_results_is_unusable(data):
 
 
 def test_a_header_without_rows_is_unusable_and_says_where():
-    text = (FIXTURES / A3_MEGA).read_text().split("           8             2")[0]
+    text = sample(A3_MEGA).read_text().split("           8             2")[0]
     with pytest.raises(AdapterError) as error:
         parse("run.log", text.encode(), AdapterOptions())
     assert error.value.line == 30 and "no rows" in error.value.reason

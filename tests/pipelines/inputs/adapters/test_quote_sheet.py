@@ -1,4 +1,4 @@
-"""The quote sheet adapter (fixtures/quotes/README.md): each vendor quote gives its unit price in
+"""The quote sheet adapter (the shared quotes' README): each vendor quote gives its unit price in
 USD, its lead time and its validity in days; a price in another currency needs the rate the
 quote used; a quote is read whole or rejected naming its column."""
 
@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import io
 from datetime import date
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -21,16 +20,22 @@ from pipelines.inputs.catalog import load_metrics
 from pipelines.inputs.packs import PackError
 from pipelines.settings import PROJECT_ROOT
 from tests.conftest import examples
+from tests.support.shared_data import fixture_path
 
-FIXTURES = Path(__file__).parent / "fixtures" / "quotes"
-CSV = (FIXTURES / "quotes.csv").read_bytes()
-YAML = (FIXTURES / "quotes.yaml").read_bytes()
-HEADER = CSV.decode().splitlines()[0].split(",")
+# quotes.csv's header, the columns of the sheets the tests write.
+HEADER = ["item", "vendor", "quantity", "unit_price", "currency", "lead_time_weeks", "quoted_on",
+          "valid_until", "incoterms", "notes", "source", "metric", "usd_rate"]
 METRICS = load_metrics(PROJECT_ROOT / "data" / "catalog.yaml")
 
 
-def read(data: bytes = CSV, name: str = "quotes.csv") -> Parsed:
-    return quote_sheet.parse(name, data, AdapterOptions())
+def quote_file(name: str) -> bytes:
+    """A sample sheet, quotes.csv or quotes.yaml (shared copies the project keeps none of)."""
+    return fixture_path("quotes", name).read_bytes()
+
+
+def read(data: bytes | None = None, name: str = "quotes.csv") -> Parsed:
+    return quote_sheet.parse(name, quote_file("quotes.csv") if data is None else data,
+                             AdapterOptions())
 
 
 def rows_of(parsed: Parsed, line: int) -> dict[str, dict]:
@@ -53,11 +58,16 @@ GOOD = {"item": "hgx-h100-8gpu", "vendor": "Acme", "quantity": "2", "unit_price"
 
 # --- detect ----------------------------------------------------------------------------------
 
+def test_the_sheets_the_tests_write_have_the_samples_columns():
+    assert quote_file("quotes.csv").decode().splitlines()[0].split(",") == HEADER
+
+
 def test_a_quote_sheet_is_recognised_by_its_content():
-    assert quote_sheet.detect("supplier.txt", CSV) == "quote-sheet"
-    assert detect_format("q3-quotes.csv", CSV) == "quote-sheet"
-    assert detect_format("quotes.yaml", YAML) == "quote-sheet"  # a .yaml that is not a pack
-    assert detect_format("renamed.txt", YAML) == "quote-sheet"
+    csv_sheet, yaml_sheet = quote_file("quotes.csv"), quote_file("quotes.yaml")
+    assert quote_sheet.detect("supplier.txt", csv_sheet) == "quote-sheet"
+    assert detect_format("q3-quotes.csv", csv_sheet) == "quote-sheet"
+    assert detect_format("quotes.yaml", yaml_sheet) == "quote-sheet"  # a .yaml, not a pack
+    assert detect_format("renamed.txt", yaml_sheet) == "quote-sheet"
 
 
 def test_a_line_starting_with_quotes_inside_another_file_is_not_a_sheet():
@@ -91,9 +101,9 @@ def test_a_quote_gives_its_price_lead_time_and_validity():
 
 def test_every_quote_is_rows_or_one_rejection():
     parsed = read()
-    quotes = len(CSV.decode().splitlines()) - 1
+    written = len(quote_file("quotes.csv").decode().splitlines()) - 1
     assert parsed.read == len(parsed.pack.rows) + len(parsed.rejected) == 8 + 3
-    assert len({r.line for r in parsed.pack.rows}) + len(parsed.rejected) == quotes
+    assert len({r.line for r in parsed.pack.rows}) + len(parsed.rejected) == written
 
 
 def test_a_price_in_euros_is_stored_in_usd_at_the_quotes_rate_and_kept_as_written():
@@ -163,7 +173,7 @@ def test_a_source_kind_can_be_given():
 # --- YAML ------------------------------------------------------------------------------------
 
 def test_a_yaml_sheet_reads_like_the_csv():
-    parsed = read(YAML, "quotes.yaml")
+    parsed = read(quote_file("quotes.yaml"), "quotes.yaml")
     rows = rows_of(parsed, 3)
     assert (rows["lead_time"]["value"], rows["lead_time"]["unit"]) == ("45", "day")
     assert rows["system_price"]["value"] == "287000"

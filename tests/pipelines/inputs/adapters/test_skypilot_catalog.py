@@ -1,4 +1,4 @@
-"""The SkyPilot catalog vms.csv adapter (fixtures/skypilot/README.md): on-demand and spot prices
+"""The SkyPilot catalog vms.csv adapter (the shared skypilot README): on-demand and spot prices
 per instance-hour become USD per GPU-hour, one offer per region; GCP's split host and GPU
 prices are added up; the instance table is checked against the catalog."""
 
@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import io
 from datetime import date
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,17 +16,22 @@ from pipelines.inputs.adapters import skypilot_catalog
 from pipelines.inputs.adapters.base import AdapterError, AdapterOptions, Parsed
 from pipelines.inputs.adapters.registry import detect_format, read_file
 from tests.conftest import examples
+from tests.support.shared_data import fixture_path
 
-FIXTURES = Path(__file__).parent / "fixtures" / "skypilot"
-AWS = (FIXTURES / "aws-vms.csv").read_bytes()
-GCP = (FIXTURES / "gcp-vms.csv").read_bytes()
 ON = date(2025, 11, 20)
 # GCP's split host + GPU prices are on-demand only in catalogs from before DWS flex-start
 # (skypilot_catalog._GCP_GPU_LINES_FLEX_START_FROM); the arithmetic is tested on such a date.
 BEFORE_FLEX_START = date(2023, 12, 11)
 
 
-def read(data: bytes = AWS, name: str = "aws-vms.csv", as_of: date | None = ON) -> Parsed:
+def catalog(name: str) -> bytes:
+    """aws-vms.csv or gcp-vms.csv, a catalog sample (a shared copy: the project keeps none)."""
+    return fixture_path("skypilot", name).read_bytes()
+
+
+def read(data: bytes | None = None, name: str = "aws-vms.csv",
+         as_of: date | None = ON) -> Parsed:
+    data = catalog("aws-vms.csv") if data is None else data
     return skypilot_catalog.parse(name, data, AdapterOptions(as_of=as_of))
 
 
@@ -47,8 +51,9 @@ def accounted(parsed: Parsed) -> int:
 
 # --- detect and name -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("data", [AWS, GCP])
-def test_a_catalog_is_recognised_by_its_header(data):
+@pytest.mark.parametrize("name", ["aws-vms.csv", "gcp-vms.csv"])
+def test_a_catalog_is_recognised_by_its_header(name):
+    data = catalog(name)
     assert skypilot_catalog.detect("prices.txt", data) == "skypilot-catalog"
     assert detect_format("gcp-vms.csv", data) == "skypilot-catalog"
 
@@ -84,7 +89,7 @@ def test_without_as_of_a_date_in_the_file_name_dates_the_catalog():
 def test_every_line_is_a_row_a_rejection_or_a_counted_skip():
     parsed = read()
     assert parsed.read == len(parsed.pack.rows) + len(parsed.rejected) == 8 + 3
-    assert accounted(parsed) == data_lines(AWS)
+    assert accounted(parsed) == data_lines(catalog("aws-vms.csv"))
 
 
 def test_on_demand_and_spot_are_two_offers_per_instance_hour_over_its_gpus():
@@ -140,7 +145,7 @@ def test_the_catalog_is_one_dataset_source_per_provider_and_date():
 # --- GCP: the host and its GPUs on two lines -------------------------------------------------
 
 def test_a_gcp_vm_price_is_its_host_line_plus_its_gpu_line():
-    parsed = read(GCP, "gcp-vms.csv", as_of=BEFORE_FLEX_START)
+    parsed = read(catalog("gcp-vms.csv"), "gcp-vms.csv", as_of=BEFORE_FLEX_START)
     rows = by_item(parsed)
     a2 = rows["gcp-a2-highgpu-1g-us-central1-on-demand"]
     assert a2["value"] == pytest.approx(0.73948 + 2.933908)
@@ -155,11 +160,11 @@ def test_a_gcp_vm_price_is_its_host_line_plus_its_gpu_line():
 
 
 def test_a_gcp_host_with_no_gpu_line_is_rejected_and_lines_add_up():
-    parsed = read(GCP, "gcp-vms.csv", as_of=BEFORE_FLEX_START)
+    parsed = read(catalog("gcp-vms.csv"), "gcp-vms.csv", as_of=BEFORE_FLEX_START)
     [rejected] = parsed.rejected
     assert (rejected.line, rejected.field) == (4, "AcceleratorName")
     assert "no H100 x 8 line prices its GPUs in europe-west4-b" in rejected.reason
-    assert accounted(parsed) == data_lines(GCP)
+    assert accounted(parsed) == data_lines(catalog("gcp-vms.csv"))
     assert any(n.startswith("5 line(s) skipped: accelerator-only lines") for n in parsed.notes)
 
 
@@ -167,13 +172,19 @@ def test_a_gcp_host_with_no_gpu_line_is_rejected_and_lines_add_up():
 
 FAST = settings(max_examples=examples(150), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])
-HEADER = AWS.decode().splitlines()[0].split(",")
+# aws-vms.csv's header, the columns of the catalogs the properties write.
+HEADER = ["InstanceType", "AcceleratorName", "AcceleratorCount", "vCPUs", "MemoryGiB", "GpuInfo",
+          "Price", "SpotPrice", "Region", "AvailabilityZone"]
 # No bare CR (it would end a record: the csv writer quotes only \n) and no lone surrogates.
 cell = st.one_of(st.sampled_from(["", "p5.48xlarge", "p4d.24xlarge", "g5.xlarge", "x.large",
                                   "H100", "A100", "GB200", "L4", "8", "8.0", "1", "0.5", "-3",
                                   "98.32", "n/a", "inf", "1e400", "us-east-1", "use1-az2", '"']),
                  st.text(st.characters(blacklist_characters="\r", blacklist_categories=("Cs",)),
                          max_size=6))
+
+
+def test_the_written_catalogs_have_the_samples_columns():
+    assert catalog("aws-vms.csv").decode().splitlines()[0].split(",") == HEADER
 
 
 @FAST

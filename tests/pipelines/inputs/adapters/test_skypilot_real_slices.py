@@ -1,5 +1,5 @@
 """Issue 27, case 2 ("whole GPUs are dropped"), on slices of the real SkyPilot catalog files
-(fixtures/skypilot/README.md, "Slices of the published catalogs"): Azure's ND GB200 v6 and ND
+(the shared skypilot README, "Slices of the published catalogs"): Azure's ND GB200 v6 and ND
 MI300X v5 rows (AcceleratorName blank), GCP's A4 (host line 0.0, the price on the B200 line),
 Lambda's instances, and Azure's NC80adis H100 v5 (untracked) come out priced or skipped, never
 rejected."""
@@ -14,9 +14,9 @@ import pytest
 
 from pipelines.inputs.adapters import skypilot_catalog
 from pipelines.inputs.adapters.base import AdapterOptions, Parsed
+from tests.support.shared_data import fixture_path
 from tests.support.warehouse import publish_test_warehouse
 
-REAL = Path(__file__).parent / "fixtures" / "skypilot" / "real"
 ON = date(2026, 11, 20)
 # A GCP catalog's split prices are read as on-demand only before DWS flex-start
 # (skypilot_catalog._GCP_GPU_LINES_FLEX_START_FROM): the arithmetic is tested on such a date.
@@ -24,8 +24,13 @@ BEFORE_FLEX_START = date(2023, 12, 11)
 SLICES = ("azure-vms.csv", "gcp-vms.csv", "lambda-vms.csv", "runpod-vms.csv", "oci-vms.csv")
 
 
+def real(name: str) -> Path:
+    """A slice of a published catalog (a shared copy: the project keeps none)."""
+    return fixture_path("skypilot", "real", name)
+
+
 def read(name: str) -> Parsed:
-    return skypilot_catalog.parse(name, (REAL / name).read_bytes(),
+    return skypilot_catalog.parse(name, real(name).read_bytes(),
                                   AdapterOptions(as_of=dated(name)))
 
 
@@ -40,7 +45,7 @@ def offers(name: str) -> dict[str, dict]:
 
 
 def data_lines(name: str) -> int:
-    return len((REAL / name).read_text().splitlines()) - 1
+    return len(real(name).read_text().splitlines()) - 1
 
 
 @pytest.mark.parametrize("name", SLICES)
@@ -78,7 +83,7 @@ def test_azure_nc80adis_h100_nvl_is_skipped_as_untracked():
 def test_gcp_a4_is_priced_by_its_b200_line_when_its_host_line_is_zero():
     rows = offers("gcp-vms.csv")
     # From 2024 the GPU line is DWS flex-start's price: the same lines give no on-demand offer.
-    later = skypilot_catalog.parse("gcp-vms.csv", (REAL / "gcp-vms.csv").read_bytes(),
+    later = skypilot_catalog.parse("gcp-vms.csv", real("gcp-vms.csv").read_bytes(),
                                    AdapterOptions(as_of=ON))
     assert not any(r.fields["offer"]["instance_type"] == "a4-highgpu-8g"
                    for r in later.pack.rows)
@@ -93,7 +98,7 @@ def test_gcp_a4_is_priced_by_its_b200_line_when_its_host_line_is_zero():
 
 
 def test_a_zero_host_price_with_a_zero_gpu_price_is_rejected_not_stored():
-    text = (REAL / "gcp-vms.csv").read_text().replace("us-central1-b,90.216,32.6064",
+    text = real("gcp-vms.csv").read_text().replace("us-central1-b,90.216,32.6064",
                                                       "us-central1-b,0.0,0.0")
     parsed = skypilot_catalog.parse("gcp-vms.csv", text.encode(),
                                     AdapterOptions(as_of=BEFORE_FLEX_START))
@@ -102,7 +107,7 @@ def test_a_zero_host_price_with_a_zero_gpu_price_is_rejected_not_stored():
 
 
 def test_a_zero_host_price_elsewhere_than_gcp_is_still_rejected():
-    text = (REAL / "azure-vms.csv").read_text().replace(",100.0,,eastus", ",0.0,,eastus")
+    text = real("azure-vms.csv").read_text().replace(",100.0,,eastus", ",0.0,,eastus")
     parsed = skypilot_catalog.parse("azure-vms.csv", text.encode(), AdapterOptions(as_of=ON))
     assert [r.reason for r in parsed.rejected] == ["Price '0.0' is not a finite positive number"]
 
@@ -158,7 +163,7 @@ def test_each_real_slice_ingests_with_nothing_rejected(ledger, ingest, tmp_path,
     provider = name.split("-")[0]
     catalog = tmp_path / provider / "vms.csv"
     catalog.parent.mkdir()
-    catalog.write_bytes((REAL / name).read_bytes())
+    catalog.write_bytes(real(name).read_bytes())
     [file] = ingest(catalog, as_of=dated(name)).files
     assert (file.outcome, file.format, file.rejected) == ("ingested", "skypilot-catalog", 0)
     assert file.accepted == len(read(name).pack.rows)
@@ -168,7 +173,7 @@ def test_a_catalog_alone_in_an_empty_ledger_publishes_a_warehouse_naming_its_gpu
         ledger, ingest, clock, tmp_path):
     """Without the source packs, the offers' GPUs are still items (named by their keys until
     a pack names them), so the warehouse's checks pass and market_offer joins to item."""
-    report = ingest(REAL / "lambda-vms.csv", as_of=ON)
+    report = ingest(real("lambda-vms.csv"), as_of=ON)
     path = publish_test_warehouse(ledger, report.dataset_version,
                                   tmp_path / "warehouse.duckdb", ON, clock.tick)
 
