@@ -156,7 +156,7 @@ def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 # Values a CHECK constraint accepts only from a revision on: (table, column) -> (revision,
 # values). A ledger at an earlier revision cannot have held such rows, so they are not copied.
 NEWER_VALUES = [(("scenario", "kind"), "0012", {"serving"}),
-                # the shipped market snapshots (data/sources/market) are SkyPilot catalogs
+                # a SkyPilot catalog (data/sources ships none: market_2023.yaml transcribes six)
                 (("ingest_file", "format"), "0009", {"skypilot-catalog"}),
                 # the shipped InferenceMAX run (data/sources/inference) and its points
                 (("ingest_file", "format"), "0011", {"inferencex"}),

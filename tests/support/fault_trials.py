@@ -566,7 +566,7 @@ def _final_sources_kept(url: str, sources: Path) -> list[str]:
             kept = set(session.scalars(select(RawFile.sha256)))
     finally:
         engine.dispose()
-    # Every file an ingest of the folder reads (sub-folders too: data/sources/market).
+    # Every file an ingest of the folder reads (sub-folders too: data/sources/inference).
     read = sorted(p for p in sources.rglob("*") if p.is_file()
                   and p.suffix.lower() in FOLDER_SUFFIXES)
     return [f"{p.name} is not kept as a raw file" for p in read
