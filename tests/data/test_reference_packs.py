@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from db.engine import Engine, Session
+from pipelines.inputs.adapters.offers import offer_item_key
 from pipelines.jobs.ingest import IngestReport
 from pipelines.ledger.resolved import conflicts, resolved_value
 from pipelines.settings import PROJECT_ROOT
@@ -131,3 +132,57 @@ def test_the_current_market_has_a_committed_price_beside_on_demand_for_the_gpus_
     committed = {row["offer"]["gpu"] for _, row in market_offers()
                  if row["offer"]["term"] in ("contract", "reserved_1y", "reserved_3y")}
     assert {"h100-sxm5", "h200-sxm", "b200"} <= committed
+
+
+def _packs() -> list[tuple[str, dict]]:
+    """Every shipped source pack under data/sources (YAML), by its path there."""
+    return [(str(path.relative_to(SOURCES)), yaml.safe_load(path.read_text()))
+            for path in sorted(SOURCES.rglob("*.yaml"))]
+
+
+def _price_rows() -> list[tuple[str, dict]]:
+    return [(name, row) for name, pack in _packs() if isinstance(pack, dict)
+            for entry in pack.get("sources") or [] for row in entry.get("observations") or []
+            if row.get("metric") == "gpu_hour_price"]
+
+
+def test_every_offer_price_is_keyed_by_its_offer():
+    """An offer's item key is its identity (offer_item_key: provider, instance type, region,
+    term), whichever pack or price list prices it: the same offer read by two sources is one
+    series. A gpu_hour_price without an offer (a cost model, an index) keeps its own key; the
+    current market has none."""
+    rows = _price_rows()
+    assert {"market_2026.yaml", "costs.yaml"} <= {name for name, _ in rows}
+    wrong = []
+    for name, row in rows:
+        offer = row.get("offer")
+        if offer is None:
+            assert name != "market_2026.yaml", row["item"]
+            continue
+        key = offer_item_key(offer["provider"], offer.get("instance_type"), offer.get("region"),
+                             offer["term"])
+        if row["item"] != key:
+            wrong.append((name, row["item"], key))
+    assert not wrong
+
+
+def test_the_current_market_prices_only_gpus_the_ledger_tracks():
+    gpus = {item["key"] for _, pack in _packs() if isinstance(pack, dict)
+            for item in pack.get("items") or [] if item.get("kind") == "gpu"}
+    untracked = {row["offer"]["gpu"] for _, row in market_offers()} - gpus
+    assert not untracked
+
+
+def test_each_current_market_source_says_what_it_left_out():
+    """Transcriptions are whole: beside its observations, each source lists every row of the
+    version it read that it did not transcribe, with why (or that completeness could not be
+    checked, and why)."""
+    for entry in yaml.safe_load(MARKET.read_text())["sources"]:
+        key = entry["source"]["key"]
+        left_out = entry.get("left_out")
+        assert isinstance(left_out, list), key
+        assert entry.get("observations") or left_out, key
+        for omitted in left_out:
+            assert set(omitted) == {"what", "why"}, (key, omitted)
+            assert all(isinstance(omitted[k], str) and omitted[k].strip()
+                       for k in ("what", "why")), (key, omitted)

@@ -78,11 +78,8 @@ class Offer:
 
     @cached_property  # asked for more than once per offer (a file's newest price, its row)
     def item_key(self) -> str:
-        """slug(f"{provider}-{instance type}-{region}-{term}"), from its parts' slugs: a gap
-        never spans two parts, so the slug of the whole is its non-empty parts' slugs joined
-        by "-"; and a price list's 100,000 offers have a few thousand distinct parts."""
-        parts = (self.provider, self.instance.instance_type, self.region, self.term)
-        return "-".join(filter(None, map(_slug_part, parts)))
+        return offer_item_key(self.provider, self.instance.instance_type, self.region,
+                              self.term)
 
     @property
     def per_gpu_hour(self) -> float:
@@ -110,6 +107,19 @@ class Offer:
 
 
 _slug_part = lru_cache(maxsize=1 << 14)(slug)
+
+
+def offer_item_key(provider: str, instance_type: str | None, region: str | None, term: str,
+                   gpu: str | None = None) -> str:
+    """An offer's one identity, whatever file or pack it comes from:
+    slug(f"{provider}-{instance type}-{region}-{term}"), e.g.
+    `aws-p5-48xlarge-us-east-1-on-demand`; a price without a region has none in its key, and
+    one without an instance name (a page's "H100 from $2.99") is named by its GPU instead.
+    Built from its parts' slugs: a gap never spans two parts, so the slug of the whole is its
+    non-empty parts' slugs joined by "-"; and a price list's 100,000 offers have a few
+    thousand distinct parts."""
+    parts = filter(None, (provider, instance_type or gpu, region, term))
+    return "-".join(filter(None, map(_slug_part, parts)))
 
 
 def _short(value: float) -> str:
