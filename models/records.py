@@ -327,6 +327,7 @@ class ServingOption:
     # The dated figures its price rests on (a TCO option's inputs); empty for a price the
     # scenario gives, or one the market's index gives (its source names the index's date).
     price_inputs: tuple[Mapping[str, Any], ...] = ()
+    gpu: str | None = None               # the GPU's item key (None: stored without it)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ServingOption:
@@ -340,7 +341,8 @@ class ServingOption:
                    tuple(data.get("price_tiers") or ()),
                    None if share is None else float(share),
                    str(chosen.get("label", "")), str(chosen.get("note", "")),
-                   tuple(data.get("price_inputs") or ()))
+                   tuple(data.get("price_inputs") or ()),
+                   None if data.get("gpu") is None else str(data["gpu"]))
 
 
 @dataclass(frozen=True)

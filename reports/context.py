@@ -299,6 +299,7 @@ class ServingOptionLine:
     inputs_oldest: str | None = None
     inputs_newest: str | None = None
     inputs_undated: int = 0
+    gpu: str | None = None                # the GPU's item key, when the answer names it
 
     @property
     def named(self) -> str:

@@ -48,6 +48,15 @@ def format_date(day: date | None, precision: str = "day") -> str:
     return {"year": f"{day:%Y}", "month": f"{day:%Y-%m}"}.get(precision, day.isoformat())
 
 
+def format_day_span(first: date, last: date | None) -> str:
+    """Two price dates on one line, the year said once when they share it: "2026-08-19 to
+    11-16"; one date when they are the same."""
+    if last is None or last == first:
+        return first.isoformat()
+    return f"{first.isoformat()} to {last:%m-%d}" if last.year == first.year else (
+        f"{first.isoformat()} to {last.isoformat()}")
+
+
 def format_time(moment: datetime, pattern: str = "%Y-%m-%d %H:%M UTC") -> str:
     """A moment as the briefing prints it: 2026-11-22 06:00 UTC (the ledger keeps UTC)."""
     return moment.strftime(pattern)
@@ -110,6 +119,7 @@ FILTERS = {
     "range": format_range,
     "value": format_value,
     "day": format_date,
+    "day_span": format_day_span,
     "time": format_time,
     "percent": format_percent,
     "usd": format_usd,

@@ -70,7 +70,7 @@ def snapshot_chart(history: Sequence[MarketSeries]) -> Markup:
     terms = sorted({series.term for series in history}, key=_term_order)
     step = 0.7 / max(len(terms), 1)   # the terms share 70 % of a column's width
     with style("market"):
-        figure = Figure(figsize=(WIDTH, 2.4))
+        figure = Figure(figsize=(WIDTH, 2.1))
         axis = figure.add_subplot()
         for series in history:
             k = terms.index(series.term)
@@ -80,7 +80,7 @@ def snapshot_chart(history: Sequence[MarketSeries]) -> Markup:
                       linestyle="none", markersize=4)
         log_axis(axis)
         log_ticks(axis)
-        axis.set_xticks(range(len(gpus)), gpus, fontsize=6.5)
+        axis.set_xticks(range(len(gpus)), [wrapped_key(gpu) for gpu in gpus], fontsize=6.5)
         axis.set_xlim(-0.6, len(gpus) - 0.4)
         axis.grid(axis="x", visible=False)
         axis.set_ylabel("USD/GPU-hour", fontsize=7)
@@ -94,6 +94,19 @@ def snapshot_chart(history: Sequence[MarketSeries]) -> Markup:
                                bottom=0.7 / height)
         figure.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=6.5)
         return svg(figure)
+
+
+def wrapped_key(key: str, width: int = 10) -> str:
+    """An item key broken after a hyphen into lines of at most `width` characters where it
+    can be ("a100-sxm4-40gb" -> "a100-sxm4-" / "40gb"), so nine GPUs' labels fit a column
+    each without running into the next; a part longer than `width` stays whole."""
+    lines: list[str] = []
+    for part in key.replace("-", "-\n").split("\n"):
+        if lines and len(lines[-1]) + len(part) <= width:
+            lines[-1] += part
+        else:
+            lines.append(part)
+    return "\n".join(lines)
 
 
 def _term_order(term: str) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from markupsafe import Markup
 
@@ -20,6 +20,7 @@ from reports.context import (
     BriefingContext,
     Cited,
     DecisionLine,
+    MarketLine,
     MarketSeries,
     OptionLine,
     ScenarioLine,
@@ -182,7 +183,12 @@ class BriefingView:
     # Each option of those comparisons once, with its capex by category (TcoLine).
     tco_capex: tuple[tuple[str, str], ...]
     rented: list[tuple[DecisionLine, OptionLine]]
+    # The market of the GPUs the briefing's options run on (all of it when none names its GPU),
+    # and the rest of it, which the appendix lists.
     market: tuple[MarketRow, ...]
+    market_rest: tuple[MarketRow, ...]
+    market_lines: tuple[MarketLine, ...]   # page 2's, of the briefed GPUs
+    market_lines_rest: tuple[str, ...]     # the other GPUs page 2 leaves to the appendix
     market_compositions: tuple[str, ...]   # offers that came or went, apart from the changes
     density: DensityView
     interconnect: InterconnectView
@@ -228,7 +234,10 @@ def build_view(context: BriefingContext, document: str = "briefing") -> Briefing
         tco=(split := procurement_tco(context))[0], tco_illustrations=split[1],
         tco_capex=capex_groups(split[0]),
         rented=views.rented_options(context.decisions),
-        market=(market := tuple(market_row(s) for s in context.market_history)),
+        market=(market := (split_market := market_split(context))[0]),
+        market_rest=split_market[1],
+        market_lines=(lines := split_by_gpu(context.market, briefed_gpus(context)))[0],
+        market_lines_rest=tuple(line.gpu for line in lines[1]),
         market_compositions=market_compositions(market),
         density=density_view(context), interconnect=interconnect_view(context),
         flags=flags_view(context), stale=stale_view(context), changes=changes_view(context),
@@ -270,8 +279,9 @@ def chart_svgs(context: BriefingContext, document: str = "briefing") -> dict[str
         svgs["c2c"] = trend_charts.c2c_map_chart(context.scenarios, context.c2c_thresholds)
     if procurement := procurement_tco(context)[0]:
         svgs["tco"] = trend_charts.tco_chart(procurement)
-    if any(len(s.points) for s in context.market_history):
-        svgs["market"] = market_charts.market_chart(context.market_history)
+    briefed = [row.series for row in market_split(context)[0]]
+    if any(len(series.points) for series in briefed):
+        svgs["market"] = market_charts.market_chart(briefed)
     svgs["tornado"] = {d.name: decision_charts.tornado_chart(d, input_label)
                        for d in context.decisions if d.swings and not d.illustrative}
     svgs["serving"] = {s.name: decision_charts.serving_chart(s) for s in context.serving
@@ -281,6 +291,37 @@ def chart_svgs(context: BriefingContext, document: str = "briefing") -> dict[str
 
 def _plotted(series: Iterable[Series]) -> bool:
     return any(line.points for line in series)
+
+
+class _HasGpu(Protocol):
+    @property
+    def gpu(self) -> str: ...
+
+
+_OfGpu = TypeVar("_OfGpu", bound=_HasGpu)
+
+
+def briefed_gpus(context: BriefingContext) -> frozenset[str]:
+    """The GPUs the briefing's options run on: its comparisons' and its serving answers'."""
+    return frozenset(filter(None, (*(o.gpu for d in context.decisions for o in d.options),
+                                   *(o.gpu for s in context.serving for o in s.options))))
+
+
+def split_by_gpu(lines: Iterable[_OfGpu], gpus: frozenset[str]) -> tuple[tuple[_OfGpu, ...], ...]:
+    """The lines of `gpus`, and the rest. All of them when no line is of `gpus` (no option
+    names its GPU, or the ledger prices none of them): the market then is the briefing's only
+    view of prices, not an empty table."""
+    lines = tuple(lines)
+    if not any(x.gpu in gpus for x in lines):
+        return lines, ()
+    return (tuple(x for x in lines if x.gpu in gpus),
+            tuple(x for x in lines if x.gpu not in gpus))
+
+
+def market_split(context: BriefingContext) -> tuple[tuple[MarketRow, ...], ...]:
+    """The market rows of the briefed GPUs, and the rest (split_by_gpu)."""
+    series = split_by_gpu(context.market_history, briefed_gpus(context))
+    return tuple(tuple(map(market_row, part)) for part in series)
 
 
 def market_row(series: MarketSeries) -> MarketRow:

@@ -28,7 +28,7 @@ def _option(option: ServingOption) -> ServingOptionLine:
     oldest, newest, undated = date_span([*option.hardware, *option.price_inputs])
     return ServingOptionLine(
         name=option.name, source=option.source, usd_per_gpu_hour=option.usd_per_gpu_hour,
-        price_source=option.price_source,
+        price_source=option.price_source, gpu=option.gpu,
         curve=tuple((p.concurrency, p.tok_s_per_gpu, p.tok_s_per_user) for p in option.curve),
         tok_s_per_gpu=at.tok_s_per_gpu if at else None,
         tok_s_per_user=at.tok_s_per_user if at else None,

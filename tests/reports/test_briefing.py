@@ -446,11 +446,14 @@ def test_a_market_of_old_offers_only_is_listed_with_its_dates_not_called_empty(
 
 
 def test_the_market_section_dates_each_median_by_its_offers_and_keeps_composition_apart(
-        full_pdf):
+        full_pdf, full_appendix):
     section = body(full_pdf)
     section = section[section.index("Market: renting GPU-hours"):]
     row = line_with(section, "h100-sxm5", "on demand", "$10.00")
-    assert "9 (7)" in row and "2026-08-26" in row and "-5 %" in row
+    assert "9 (7)" in row and "2026-08-26 to 11-09" in row and "-5 %" in row
     # The 90-day column has no matched offer: a dash, not the ratio of two medians.
     assert "-12.5 %" not in row
-    assert "gcp added 11 offers" in flat(section)
+    # Offers that came or went: counted in the briefing, listed by provider in the appendix.
+    assert "Offers came or went in 1 of these 2 series" in flat(section)
+    assert "gcp added 11 offers" not in flat(section)
+    assert "h100-sxm5 on demand, 90 days: gcp added 11 offers" in flat(body(full_appendix))

@@ -91,6 +91,24 @@ def test_the_view_counts_what_the_lists_leave_out():
     assert view.values.left_out == view.values.total - len(context.specs)
 
 
+def test_the_main_market_is_of_the_gpus_the_options_run_on_and_the_rest_goes_to_the_appendix():
+    """A market of many GPUs stays one table: the GPUs the comparisons and serving answers run
+    on (here b200 and gb200, which the ledger prices) in the briefing, the others apart."""
+    context = full_context()
+    b200 = dataclasses.replace(context.market_history[0], gpu="b200")
+    line = dataclasses.replace(context.market[0], gpu="b200")
+    context = dataclasses.replace(context, market_history=[b200, *context.market_history],
+                                  market=[line, *context.market])
+    view = build_view(context)
+    assert [row.series.gpu for row in view.market] == ["b200"]
+    assert [row.series.gpu for row in view.market_rest] == ["h100-sxm5", "a100-sxm4-40gb"]
+    assert [line.gpu for line in view.market_lines] == ["b200"]
+    assert view.market_lines_rest == ("h100-sxm5", "a100-sxm4-40gb")
+    # Priced for none of the options' GPUs, the market is shown whole rather than empty.
+    whole = build_view(full_context())
+    assert len(whole.market) == 2 and whole.market_rest == () and whole.market_lines_rest == ()
+
+
 def test_rows_point_at_numbered_inputs_and_the_market_rows_carry_their_change():
     context = full_context()
     view = build_view(context, document="appendix")
