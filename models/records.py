@@ -370,6 +370,9 @@ class ServingRecord:
     # Whether the scenario's model is among those the serving constants are fitted on (an
     # answer stored before this was kept: taken as measured, as it was then printed).
     model_measured: bool = True
+    # The compared model estimates' families short of the calibration targets, (family,
+    # figure, target) each: the call is then "no verdict" (empty for an answer stored before).
+    short_of_targets: tuple[tuple[str, str, str], ...] = ()
 
     @classmethod
     def from_json(cls, result: Mapping[str, Any]) -> ServingRecord:
@@ -382,7 +385,9 @@ class ServingRecord:
                    result.get("cheaper_option"), result.get("dearer_option"),
                    result.get("margin"), band.get("p10"), band.get("p90"), result.get("call"),
                    str(result.get("price_basis") or "owned"), result.get("not_compared"),
-                   band.get("basis"), band.get("note"), bool(band.get("model_measured", True)))
+                   band.get("basis"), band.get("note"), bool(band.get("model_measured", True)),
+                   tuple((str(f), str(v), str(t))
+                         for f, v, t in result.get("short_of_targets") or ()))
 
 
 def _point(data: Mapping[str, Any]) -> CurvePoint:

@@ -202,6 +202,39 @@ class LeftOut:
         return self.held / self.points
 
 
+# What makes a family's estimates decision-grade (issue 41): on configurations left out of
+# its fit, a mean |error| of at most 20 %, and a band that holds at least 80 % of those points
+# while spanning at most 2.5x (high / low of measured / predicted). A family short of any of
+# them gives no band on page 1; it says so in one number.
+TARGET_MEAN_ABS_ERROR: Final = 20.0
+TARGET_COVERAGE: Final = 0.8
+TARGET_SPAN: Final = 2.5
+
+
+def short_of_targets(arch: str) -> tuple[str, str, str] | None:
+    """None when `arch`'s estimates meet the targets above; else the one number that says
+    why not, as (family, figure, target): ("Blackwell", "62.7 % off", "≤ 20 %") on the
+    configurations left out of its fit. A family without a fit of its own has no left-out
+    figure: ("Ampere", "not fitted", "a fit of its own")."""
+    name = FAMILY_NAMES.get(arch, arch)
+    found = LEFT_OUT.get(arch)
+    if found is None:
+        return name, "not fitted", "a fit of its own"
+    if found.mean_abs_error > TARGET_MEAN_ABS_ERROR:
+        return name, f"{found.mean_abs_error:.1f} % off", f"≤ {TARGET_MEAN_ABS_ERROR:.0f} %"
+    if found.coverage < TARGET_COVERAGE:
+        return (name, f"a band holding {100 * found.coverage:.0f} %",
+                f"≥ {100 * TARGET_COVERAGE:.0f} %")
+    low, high, _ = band(arch)
+    if high / low > TARGET_SPAN:
+        return name, f"a band of {high / low:.1f}x", f"≤ {TARGET_SPAN}x"
+    return None
+
+
+FAMILY_NAMES: Final = {"hopper": "Hopper", "blackwell": "Blackwell", "cdna3": "CDNA 3",
+                       "cdna4": "CDNA 4", "ampere": "Ampere", "volta": "Volta"}
+
+
 def constants(arch: str) -> tuple[ServingConstants, str]:
     """The constants for `arch` and where they come from."""
     if arch in CONSTANTS:

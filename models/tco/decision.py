@@ -69,6 +69,9 @@ def job_cost_margin(scale_up: str, scale_out: str, speedup: Band,
 SETTLE = ("a measured nccl-tests all-reduce on the scale-out fabric, or a benchmark of the "
           "workload on each option")
 TOO_CLOSE = "too close to call"
+# A serving comparison whose model estimates are of a GPU family short of the calibration
+# targets (models.serving.calibration.short_of_targets): no band to decide on.
+NO_VERDICT = "no verdict"
 
 
 @dataclass(frozen=True)

@@ -190,7 +190,7 @@ def validate(home: HomeOption = None, as_json: JsonOption = False,
         # --summary: each set's error summary and point count, not its points.
         write_json(report if points else {"sets": [
             {**{k: v for k, v in s.items() if k != "points"}, "points": len(s["points"])}
-            for s in report["sets"]]})
+            for s in report["sets"]], "serving_targets": report["serving_targets"]})
         return
     for calibration_set in report["sets"] if points else []:
         unit = calibration_set["error_unit"]
@@ -219,6 +219,22 @@ def validate(home: HomeOption = None, as_json: JsonOption = False,
     console.print("band holds: the C2C model's error band, built with the set left out of the "
                   "fit and of the band, holds this many of the set's points "
                   "(models/c2c/calibration.py, LEAVE_OUT_COVERAGE)", highlight=False)
+    targets = Table(title="Serving model per GPU family, on configurations left out of its fit",
+                    title_justify="left", box=box.SIMPLE)
+    for column in ("family", "points", "mean abs", "band holds", "band span", "decision-grade"):
+        targets.add_column(column, justify="left" if column in ("family",) else "right")
+    for row in report["serving_targets"]:
+        short = row["short"]
+        targets.add_row(row["family"], str(row["left_out_points"]),
+                        f"{row['left_out_mean_abs_error']:.1f}%",
+                        f"{100 * row['band_coverage']:.0f}%", f"{row['band_span']:.2f}x",
+                        "yes" if short is None else f"no: {short['figure']} ({short['target']})")
+    console.print(targets)
+    first = report["serving_targets"][0]["targets"] if report["serving_targets"] else None
+    if first:
+        console.print(f"targets: mean |error| <= {first['mean_abs_error']:.0f} %, a band holding "
+                      f">= {100 * first['band_coverage']:.0f} % within {first['band_span']}x; a "
+                      "family short of them gives no serving verdict", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -37,7 +37,7 @@ from models.serving.spec import Deployment, RequestShape
 from models.serving.token_costs import prefill_share, token_costs
 from models.serving.validation import deployment as measured_deployment
 from models.serving.validation import dp_attention_band
-from models.tco.decision import TOO_CLOSE
+from models.tco.decision import NO_VERDICT, TOO_CLOSE
 from models.tco.inputs import option_inputs
 from pipelines.inputs.errors import InputError
 from pipelines.inputs.limits import DEFAULT_LIMITS, InputLimits
@@ -128,6 +128,7 @@ def evaluate(scenario: ServingScenario, session: Session | None, *, on: date,
               else None)
     for option in options:
         option.pop("priced")
+    short = short_of_targets(options, margin)
     return {
         "scenario": scenario.name, "kind": "serving", "dataset_version": dataset_version,
         "model": scenario.model_key, "precision": scenario.weights.value,
@@ -142,14 +143,30 @@ def evaluate(scenario: ServingScenario, session: Session | None, *, on: date,
                   "note": margin_note(margin, scenario.model_key),
                   "model_measured": calibration.model_measured(scenario.model_key)}
                  if margin else None),
-        "call": (None if margin is None else
+        "call": (None if margin is None else NO_VERDICT if short else
                  TOO_CLOSE if margin.too_close else margin.cheaper),
+        # Each compared model estimate's family short of the calibration targets, with its
+        # one number: [family, figure, target] ("Blackwell", "62.7 % off", "≤ 20 %").
+        "short_of_targets": [list(s) for s in short],
         "unreached": [o["name"] for o in options if o["at_target"] is None],
         "price_basis": bases[0] if len(bases) == 1 else "mixed",
         "not_compared": (None if len(bases) == 1 else
                          f"the options are priced on different bases ({', '.join(bases)}): "
                          "a verdict needs them all owned, or all rented on one term"),
     }
+
+
+def short_of_targets(options: list[dict[str, Any]], margin: ServingMargin | None
+                     ) -> list[tuple[str, str, str]]:
+    """The families, short of the calibration targets, of the compared options' model
+    estimates (a measured curve carries no model error), each once."""
+    if margin is None:
+        return []
+    compared = [o for o in options if o["name"] in (margin.cheaper, margin.dearer)
+                and o["source"] != "measured"]
+    found = (calibration.short_of_targets(arch)
+             for arch in dict.fromkeys(o["arch"] for o in compared))
+    return [short for short in found if short]
 
 
 def margin_note(margin: ServingMargin, model: str) -> str:

@@ -116,7 +116,7 @@ def test_the_warehouse_stores_each_verdict_as_page_one_states_it(weekly):
     says, "too close to call" included (a procurement script reads that column)."""
     import duckdb
 
-    from models.tco.decision import TOO_CLOSE
+    from models.tco.decision import NO_VERDICT, TOO_CLOSE
     from pipelines.jobs import steps
     from pipelines.settings import Settings
     from tests.support.shipped_week import DAY, Clock
@@ -141,6 +141,10 @@ def test_the_warehouse_stores_each_verdict_as_page_one_states_it(weekly):
         layout = next(o["layout"] for o in answer["options"] if o["name"] == cheaper)
         said = f"Too close to call: {cheaper} ({layout['label']}, {layout['note']}) costs"
         assert (said in page_one) == (verdict == TOO_CLOSE), said
+        # A family short of the calibration targets: no verdict, said in its one number.
+        said = f"No verdict: {cheaper} ({layout['label']}, {layout['note']}) costs"
+        assert (said in page_one) == (verdict == NO_VERDICT), said
+        assert (verdict == NO_VERDICT) == bool(answer["short_of_targets"])
     for path in comparisons():
         result = cli_json(home, "tco", str(path))
         assert tco[result["scenario"]] == result["verdict"]["call"]

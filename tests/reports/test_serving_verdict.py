@@ -76,3 +76,21 @@ def test_the_verdict_ends_with_how_old_the_compared_options_inputs_are():
     assert serving_dates(replace(dated, options=(*dated.options, third))) == \
         serving_dates(dated)
     assert serving_dates(line) == ""
+
+
+def test_a_family_short_of_the_calibration_targets_gives_no_verdict_in_one_number():
+    """Issue 41: a model estimate whose GPU family misses the targets prints no band nobody
+    can use; the sentence says "No verdict" and the family's one number instead."""
+    [line] = serving()
+    short = replace(line, no_verdict=True,
+                    short_of_targets=(("Blackwell", "62.7 % off", "≤ 20 %"),))
+    text = serving_verdict(short)
+    assert text.startswith("No verdict: gb200-nvl72-ep72 costs $0.148 per million output")
+    assert "($1.11), no band: model 62.7 % off on Blackwell" in text
+    assert "80 % band" not in text and "Too close to call" not in text
+    # Two families, each its own number; a close call short of the targets is no verdict too.
+    both = replace(short, too_close=True, short_of_targets=(
+        ("Hopper", "27.4 % off", "≤ 20 %"), ("Blackwell", "62.7 % off", "≤ 20 %")))
+    assert "no band: model 27.4 % off on Hopper, 62.7 % off on Blackwell (each" in (
+        text := serving_verdict(both))
+    assert text.startswith("No verdict:")

@@ -219,6 +219,16 @@ def test_validate_prints_every_calibration_set_with_its_points_and_errors(cli):
                                           if s["band_coverage"] == coverage)
         assert coverage["inside"] >= 0.8 * coverage["points"]
     assert "band holds" in summary.stdout and "left out" in summary.stdout
+    # Issue 41: each fitted serving family against the targets, with the one number it misses.
+    families = {row["family"]: row for row in brief["serving_targets"]}
+    assert families == {row["family"]: row for row in report["serving_targets"]}
+    for row in families.values():
+        meets = (row["left_out_mean_abs_error"] <= row["targets"]["mean_abs_error"]
+                 and row["band_coverage"] >= row["targets"]["band_coverage"]
+                 and row["band_span"] <= row["targets"]["band_span"])
+        assert row["decision_grade"] == meets and (row["short"] is None) == meets
+    assert families["blackwell"]["short"] == {"figure": "62.7 % off", "target": "≤ 20 %"}
+    assert "no: 62.7 % off (≤ 20 %)" in summary.stdout
 
 
 def test_a_layout_that_does_not_fit_says_why_and_gives_no_time_to_train(cli, write_scenario):
