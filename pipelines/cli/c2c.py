@@ -219,7 +219,7 @@ def validate(home: HomeOption = None, as_json: JsonOption = False,
     console.print("band holds: the C2C model's error band, built with the set left out of the "
                   "fit and of the band, holds this many of the set's points "
                   "(models/c2c/calibration.py, LEAVE_OUT_COVERAGE)", highlight=False)
-    targets = Table(title="Serving model per GPU family, on configurations left out of its fit",
+    targets = Table(title="Serving model per GPU family, left out of its fit",
                     title_justify="left", box=box.SIMPLE)
     for column in ("family", "points", "mean abs", "band holds", "band span", "decision-grade"):
         targets.add_column(column, justify="left" if column in ("family",) else "right")
@@ -228,7 +228,7 @@ def validate(home: HomeOption = None, as_json: JsonOption = False,
         targets.add_row(row["family"], str(row["left_out_points"]),
                         f"{row['left_out_mean_abs_error']:.1f}%",
                         f"{100 * row['band_coverage']:.0f}%", f"{row['band_span']:.2f}x",
-                        "yes" if short is None else f"no: {short['figure']} ({short['target']})")
+                        "yes" if short is None else f"no: {short['figure']}")
     console.print(targets)
     first = report["serving_targets"][0]["targets"] if report["serving_targets"] else None
     if first:
