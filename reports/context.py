@@ -333,9 +333,8 @@ class ServingLine:
     saving_note: str | None = None        # what the band rests on
     model_measured: bool = True           # the model is among those the constants are fitted on
     # Its model estimates' families short of the calibration targets: (family, figure,
-    # target) each; the verdict is then "no verdict" and says them.
+    # target) each; the stored call is then "no verdict" and the verdict says them.
     short_of_targets: tuple[tuple[str, str, str], ...] = ()
-    no_verdict: bool = False
 
 
 @dataclass(frozen=True)

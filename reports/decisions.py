@@ -411,7 +411,7 @@ def short_families(line: ServingLine) -> str:
     number per family short of the calibration targets (on configurations left out of the
     fit; page 1's note gives the targets): "model 27.4 % off on Hopper, 62.7 % off on
     Blackwell"; "" for a verdict."""
-    if not line.no_verdict or not line.short_of_targets:
+    if not line.short_of_targets:
         return ""
     return "model " + ", ".join(f"{figure} on {family}"
                                 for family, figure, _ in line.short_of_targets)

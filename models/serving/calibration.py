@@ -8,7 +8,7 @@ prints a model figure more precisely than it is known. bench/serving_fit.py refi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 
 @dataclass(frozen=True)
@@ -229,6 +229,25 @@ def short_of_targets(arch: str) -> tuple[str, str, str] | None:
     if high / low > TARGET_SPAN:
         return name, f"a band of {high / low:.1f}x", f"≤ {TARGET_SPAN}x"
     return None
+
+
+def target_standing() -> list[dict[str, Any]]:
+    """Per fitted family, its standing against the targets on configurations left out of its
+    fit (`specledger validate`): mean |error|, band coverage and span, and short_of_targets'
+    one number when it is short."""
+    rows = []
+    for arch, left_out in sorted(LEFT_OUT.items()):
+        low, high, _ = band(arch)
+        short = short_of_targets(arch)
+        rows.append({
+            "family": arch, "left_out_points": left_out.points,
+            "left_out_mean_abs_error": left_out.mean_abs_error,
+            "band_coverage": left_out.coverage, "band_span": high / low,
+            "targets": {"mean_abs_error": TARGET_MEAN_ABS_ERROR,
+                        "band_coverage": TARGET_COVERAGE, "band_span": TARGET_SPAN},
+            "decision_grade": short is None,
+            "short": None if short is None else {"figure": short[1], "target": short[2]}})
+    return rows
 
 
 FAMILY_NAMES: Final = {"hopper": "Hopper", "blackwell": "Blackwell", "cdna3": "CDNA 3",

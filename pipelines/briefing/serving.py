@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from models.dates import date_span
 from models.records import ServingOption, ServingRecord
-from models.tco.decision import NO_VERDICT, TOO_CLOSE
+from models.tco.decision import TOO_CLOSE
 from pipelines.briefing.results import cited
 from reports.context import PriceTierLine, ServingLine, ServingOptionLine
 
@@ -20,7 +20,7 @@ def serving_line(record: ServingRecord) -> ServingLine:
         too_close=record.call == TOO_CLOSE, price_basis=record.price_basis,
         not_compared=record.not_compared, saving_basis=record.margin_basis,
         saving_note=record.margin_note, model_measured=record.model_measured,
-        short_of_targets=record.short_of_targets, no_verdict=record.call == NO_VERDICT)
+        short_of_targets=record.short_of_targets)
 
 
 def _option(option: ServingOption) -> ServingOptionLine:

@@ -363,6 +363,7 @@ def _recompute_one(session: Session, scenario: Scenario, version_id: int, known:
 def fidelity_json() -> dict[str, Any]:
     """`specledger validate --json`: every calibration set, its points and error summary."""
     from models.fidelity import validation_reports
+    from models.serving import calibration as serving_calibration
     from pipelines.inputs.measurements import shipped_serving_points, shipped_training_runs
 
     reports = validation_reports(shipped_training_runs(), shipped_serving_points())
@@ -374,29 +375,7 @@ def fidelity_json() -> dict[str, Any]:
         "band_coverage": _band_coverage(report.published.key),
         "points": [{"point": r.point, "measured": r.measured, "predicted": r.predicted,
                     "error": r.error} for r in report.results]}
-        for report in reports], "serving_targets": serving_targets()}
-
-
-def serving_targets() -> list[dict[str, Any]]:
-    """Per fitted GPU family, the serving model's standing against the calibration targets
-    on configurations left out of its fit (models.serving.calibration.short_of_targets):
-    mean |error|, band coverage and span, and the one number that says why it is short."""
-    from models.serving import calibration as serving
-
-    rows = []
-    for arch, left_out in sorted(serving.LEFT_OUT.items()):
-        low, high, _ = serving.band(arch)
-        short = serving.short_of_targets(arch)
-        rows.append({
-            "family": arch, "left_out_points": left_out.points,
-            "left_out_mean_abs_error": left_out.mean_abs_error,
-            "band_coverage": left_out.coverage, "band_span": high / low,
-            "targets": {"mean_abs_error": serving.TARGET_MEAN_ABS_ERROR,
-                        "band_coverage": serving.TARGET_COVERAGE,
-                        "band_span": serving.TARGET_SPAN},
-            "decision_grade": short is None,
-            "short": None if short is None else {"figure": short[1], "target": short[2]}})
-    return rows
+        for report in reports], "serving_targets": serving_calibration.target_standing()}
 
 
 def _band_coverage(key: str) -> dict[str, Any] | None:

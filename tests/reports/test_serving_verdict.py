@@ -82,8 +82,7 @@ def test_a_family_short_of_the_calibration_targets_gives_no_verdict_in_one_numbe
     """Issue 41: a model estimate whose GPU family misses the targets prints no band nobody
     can use; the sentence says "No verdict" and the family's one number instead."""
     [line] = serving()
-    short = replace(line, no_verdict=True,
-                    short_of_targets=(("Blackwell", "62.7 % off", "≤ 20 %"),))
+    short = replace(line, short_of_targets=(("Blackwell", "62.7 % off", "≤ 20 %"),))
     text = serving_verdict(short)
     assert text.startswith("No verdict: gb200-nvl72-ep72 costs $0.148 per million output")
     assert "($1.11), no band: model 62.7 % off on Blackwell" in text

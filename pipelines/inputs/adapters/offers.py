@@ -109,16 +109,15 @@ class Offer:
 _slug_part = lru_cache(maxsize=1 << 14)(slug)
 
 
-def offer_item_key(provider: str, instance_type: str | None, region: str | None, term: str,
-                   gpu: str | None = None) -> str:
+def offer_item_key(provider: str, instance_type: str | None, region: str | None,
+                   term: str) -> str:
     """An offer's one identity, whatever file or pack it comes from:
     slug(f"{provider}-{instance type}-{region}-{term}"), e.g.
-    `aws-p5-48xlarge-us-east-1-on-demand`; a price without a region has none in its key, and
-    one without an instance name (a page's "H100 from $2.99") is named by its GPU instead.
+    `aws-p5-48xlarge-us-east-1-on-demand`; a price without a region has none in its key.
     Built from its parts' slugs: a gap never spans two parts, so the slug of the whole is its
     non-empty parts' slugs joined by "-"; and a price list's 100,000 offers have a few
     thousand distinct parts."""
-    parts = filter(None, (provider, instance_type or gpu, region, term))
+    parts = filter(None, (provider, instance_type, region, term))
     return "-".join(filter(None, map(_slug_part, parts)))
 
 
