@@ -621,6 +621,10 @@ def _quiet_prefect(home: Path) -> None:
                 "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "60"}
     for name, value_ in defaults.items():
         os.environ.setdefault(name, value_)
+    if not os.environ.get("PREFECT_LOGGING_SETTINGS_PATH"):  # an operator's file stands
+        from pipelines.flows.prefect_logging import quiet_logging_config
+
+        os.environ["PREFECT_LOGGING_SETTINGS_PATH"] = str(quiet_logging_config(prefect_home))
     if not os.environ.get("SPECLEDGER_TRACEBACK"):
         from pipelines.flows.console import console_without_tracebacks
 
