@@ -75,7 +75,8 @@ def main(argv: Sequence[str] = ()) -> int:
               f"decode_compute_efficiency {k.decode_compute_efficiency:.2f}  "
               f"layer_overhead_s {k.layer_overhead_s * 1e6:.1f}e-6  "
               f"kernel_share {k.kernel_share:.3f}  "
-              f"token_overhead_s {k.token_overhead_s * 1e6:.4g}e-6")
+              f"token_overhead_s {k.token_overhead_s * 1e6:.4g}e-6  "
+              f"expert_gemm_scale {k.expert_gemm_scale:.4g}")
     print("engines (fitted with every family's constants):")
     for name, k in report.engines.items():
         print(f"  {name!r}: {_engine(k)},")
@@ -141,7 +142,8 @@ def main(argv: Sequence[str] = ()) -> int:
               f"decode_compute_efficiency {k.decode_compute_efficiency:.2f}  "
               f"layer_overhead_s {k.layer_overhead_s * 1e6:.1f}e-6  "
               f"kernel_share {k.kernel_share:.3f}  "
-              f"token_overhead_s {k.token_overhead_s * 1e6:.4g}e-6")
+              f"token_overhead_s {k.token_overhead_s * 1e6:.4g}e-6  "
+              f"expert_gemm_scale {k.expert_gemm_scale:.4g}")
         for name, e in report.pooled_engines.items():
             print(f"    pooled fit's engine {name!r}: {_engine(e)}")
     print("\nLEFT_OUT (models/serving/calibration.py): each set's points held by the band of "

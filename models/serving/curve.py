@@ -198,12 +198,26 @@ class DecodeWork:
     the model, the deployment, the hardware and the batch (a fit computes it once a curve)."""
 
     streamed: float          # bytes one GPU streams (weights it touches, its KV cache), all stages
-    flops: float             # FLOPs per GPU, all stages
+    flops: float             # FLOPs per GPU outside the routed experts, all stages
     tensor_parallel: float   # seconds of TP all-reduces
     expert_parallel: float   # seconds of EP dispatch and combine (bytes and link latency)
     ep_layers: float         # MoE layers that dispatch across an expert group (0 without EP)
     sequences: float         # sequences per attention replica (each micro-batch)
     pipeline: float          # seconds of stage-to-stage hand-offs
+    expert_flops: float = 0.0   # FLOPs per GPU of the routed experts' grouped GEMMs
+
+
+def _routed_active(llm: ServingLLM) -> float:
+    """The routed experts' parameters one token reads (top_k of them): a MoE's active
+    parameters less the shared ones; 0 for a dense model."""
+    return llm.active_params - llm.shared_params if llm.is_moe else 0.0
+
+
+def dense_equivalent_params(llm: ServingLLM, k: ServingConstants) -> float:
+    """The parameters a token's GEMMs cost as if all were dense: the routed experts' count
+    1 / k.expert_gemm_scale times (layout_array's rows use it; the curve splits the FLOPs)."""
+    routed = _routed_active(llm)
+    return llm.active_params - routed + routed / k.expert_gemm_scale
 
 
 def decode_work(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: RequestShape,
@@ -217,7 +231,9 @@ def decode_work(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: Requ
     context = request.input_tokens + request.output_tokens / 2
     weights = _weights_read(llm, dep, micro)
     kv = per_replica * kv_bytes_per_sequence(llm, dep, context)
-    flops = micro * (2 * llm.active_params + _attention_flops(llm, context)) / dep.gpus
+    routed = _routed_active(llm)
+    flops = micro * (2 * (llm.active_params - routed) + _attention_flops(llm, context)) / dep.gpus
+    expert_flops = micro * 2 * routed / dep.gpus
     layers = llm.layers / dep.pp
     stages = dep.pp  # each stage's share, once per micro-batch: pp x (its layers) = all layers
     pipeline = 0.0
@@ -230,7 +246,8 @@ def decode_work(llm: ServingLLM, dep: Deployment, hw: ClusterSpec, request: Requ
     return DecodeWork(streamed=(weights + kv) * stages, flops=flops * stages,
                       tensor_parallel=_tp_seconds(per_replica, layers, llm, dep, hw) * stages,
                       expert_parallel=expert_parallel, ep_layers=_ep_layers(llm, dep),
-                      sequences=per_replica, pipeline=pipeline)
+                      sequences=per_replica, pipeline=pipeline,
+                      expert_flops=expert_flops * stages)
 
 
 def _ep_layers(llm: ServingLLM, dep: Deployment) -> float:
@@ -245,7 +262,8 @@ def step_times(work: DecodeWork, llm: ServingLLM, hw: ClusterSpec, k: ServingCon
     the engine's overhead_scale; the engine's fixed cost per expert-parallel MoE layer beside
     the dispatch's bytes."""
     memory = work.streamed / (hw.hbm_bw * k.decode_hbm_efficiency)
-    compute = work.flops / (peak * k.decode_compute_efficiency)
+    compute = (work.flops + work.expert_flops / k.expert_gemm_scale) / (
+        peak * k.decode_compute_efficiency)
     overhead = llm.layers * (layer_overhead(llm, k) * e.overhead_scale
                              + work.sequences * k.token_overhead_s)
     return StepTimes(memory=memory, compute=compute, tensor_parallel=work.tensor_parallel,
@@ -267,10 +285,11 @@ class PrefillWork:
     """One request's prefill before the constants: FLOPs and bytes per GPU of its replica,
     the seconds of its collectives, and its expert-parallel MoE layers."""
 
-    flops: float
+    flops: float             # outside the routed experts
     streamed: float
     collectives: float
     ep_layers: float
+    expert_flops: float = 0.0   # the routed experts' grouped GEMMs
 
 
 def prefill_work(llm: ServingLLM, dep: Deployment, hw: ClusterSpec,
@@ -282,18 +301,20 @@ def prefill_work(llm: ServingLLM, dep: Deployment, hw: ClusterSpec,
     attention = 2 * n * llm.cached_tokens(n / 2) * llm.heads * llm.head_dim
     # A prompt's tokens pick (nearly) every expert: a MoE prefill streams all of a GPU's
     # weights, which for a model of few active parameters takes longer than its FLOPs.
-    return PrefillWork(flops=(2 * llm.active_params * n + attention) / dep.tp,
+    routed = _routed_active(llm)
+    return PrefillWork(flops=(2 * (llm.active_params - routed) * n + attention) / dep.tp,
                        streamed=_weights_read(llm, dep, n),
                        collectives=_tp_seconds(n, llm.layers, llm, dep, hw)
                        + _ep_seconds(n / dep.tp, llm.routed_layers, llm, dep, hw),
-                       ep_layers=_ep_layers(llm, dep))
+                       ep_layers=_ep_layers(llm, dep), expert_flops=2 * routed * n / dep.tp)
 
 
 def prefill_time(work: PrefillWork, hw: ClusterSpec, k: ServingConstants, e: EngineConstants,
                  peak: float) -> float:
     """A prefill's seconds: FLOPs over the calibrated peak or the weights it streams,
     whichever is longer, plus its collectives and the engine's fixed cost per EP layer."""
-    return max(work.flops / (peak * k.prefill_efficiency),
+    flops = work.flops + work.expert_flops / k.expert_gemm_scale
+    return max(flops / (peak * k.prefill_efficiency),
                work.streamed / (hw.hbm_bw * k.decode_hbm_efficiency)) \
         + work.collectives + work.ep_layers * e.ep_layer_s
 

@@ -21,6 +21,7 @@ from models.c2c.spec import ClusterSpec
 from models.serving.calibration import EngineConstants, ServingConstants
 from models.serving.curve import (
     ACTIVATION_BYTES,
+    dense_equivalent_params,
     expected_largest_normal,
     layer_overhead,
     usable_hbm,
@@ -229,7 +230,8 @@ def _decode_step(llm: ServingLLM, r: _Rows, hw: ClusterSpec, request: RequestSha
     m1 = kv_sequence / r.dp / memory_rate
     experts = r.expert_bytes * r.pp / memory_rate
     attention = 4 * llm.cached_tokens(context) * llm.heads * llm.head_dim
-    f1 = (2 * llm.active_params + attention) / r.gpus / (peak * k.decode_compute_efficiency)
+    f1 = (2 * dense_equivalent_params(llm, k) + attention) / r.gpus / (
+        peak * k.decode_compute_efficiency)
     # Two all-reduces per layer of a replica's activations (c / replicas x hidden) over TP.
     bandwidth, latency = _tier(r.tp, hw)
     size = llm.hidden * ACTIVATION_BYTES / replicas
@@ -292,7 +294,7 @@ def _prefill(llm: ServingLLM, r: _Rows, hw: ClusterSpec, request: RequestShape,
     """curve.prefill_work then curve.prefill_time per row: one request on a tp-wide replica."""
     n = float(request.input_tokens)
     attention = 2 * n * llm.cached_tokens(n / 2) * llm.heads * llm.head_dim
-    flops = (2 * llm.active_params * n + attention) / r.tp
+    flops = (2 * dense_equivalent_params(llm, k) * n + attention) / r.tp
     touched = _touched(llm, r, np.full((len(r.tp), 1), n))[:, 0] if llm.is_moe else 1.0
     streamed = r.shared_bytes + r.expert_bytes * touched
     bandwidth, latency = _tier(r.tp, hw)

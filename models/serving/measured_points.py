@@ -1,5 +1,7 @@
 """The shape of the published serving measurements the serving model is calibrated on:
-SemiAnalysis InferenceX points.
+SemiAnalysis InferenceX points (a fixed concurrency), MLPerf Inference runs (Offline: every
+request at once; Server: Poisson arrivals at a target rate under percentile latency limits)
+and AMD's vLLM reference numbers (a static batch).
 
 The points themselves are data, with their provenance (each set's title, commit-pinned URL and
 date; each point's run date and GitHub Actions run): data/measurements/serving_points.yaml, read
@@ -26,12 +28,20 @@ class Source:
 
 @dataclass(frozen=True)
 class MeasuredPoint:
-    """One serving point: a configuration at one concurrency, as InferenceX ran and measured it.
+    """One serving point: a configuration in one scenario, as its source ran and measured it.
 
     `tp`, `ep` and `dp_attention` are InferenceX's: the instance is `tp` GPUs; with DP attention
     each GPU holds its own attention replica (tensor parallelism 1 for attention) and the
     experts are spread over `ep` GPUs; without it attention is split `tp` ways and `ep` = 1 means
-    the experts are split by tensor parallelism."""
+    the experts are split by tensor parallelism.
+
+    `scenario` says how the load was offered (SCENARIOS): "concurrency" keeps `concurrency`
+    requests in flight (InferenceX, a static batch); "offline" sends every request at once and
+    measures throughput alone (MLPerf Offline: no concurrency, no per-user rate); "server"
+    sends requests as Poisson arrivals at a target rate, the highest rate whose p99 time per
+    output token and to first token stay within `tpot_p99_limit_s` and `ttft_p99_limit_s`
+    (MLPerf Server and Interactive): the concurrency is whatever the arrivals make it, and
+    `tok_s_per_user` is the median one."""
 
     hardware: str           # the ledger's GPU item (data/sources/gpus.yaml)
     arch: str               # ARCH_OF_ITEM of the hardware
@@ -43,18 +53,40 @@ class MeasuredPoint:
     dp_attention: bool
     input_tokens: int
     output_tokens: int
-    concurrency: int
-    tok_s_per_gpu: float    # output tokens/s per GPU of the instance
-    tok_s_per_user: float   # median interactivity: 1 / time per output token
-    ttft_s: float           # median time to first token
-    source: str             # key of a Source
-    url: str                # the source's commit-pinned file
-    measured_on: date       # the run's date (the dashboard's `date`)
-    run: str                # the GitHub Actions run that measured it
+    concurrency: int | None         # requests in flight; None unless scenario "concurrency"
+    tok_s_per_gpu: float            # output tokens/s per GPU of the instance
+    tok_s_per_user: float | None    # median interactivity: 1 / time per output token
+    ttft_s: float | None            # median time to first token, where measured
+    source: str                     # key of a Source
+    url: str                        # the source's commit-pinned file
+    measured_on: date               # the run's date (the dashboard's `date`)
+    run: str                        # the run that measured it (an Actions run, a log file)
+    scenario: str = "concurrency"
+    tpot_p99_limit_s: float | None = None   # the scenario "server" limits
+    ttft_p99_limit_s: float | None = None
 
     @property
     def gpus(self) -> int:
         return self.tp
+
+    @property
+    def offline(self) -> bool:
+        """Throughput alone was measured: no per-user rate to read the curve at."""
+        return self.scenario == "offline"
+
+
+SCENARIOS: Final = ("concurrency", "offline", "server")
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """Published rows of a cited set that the table does not hold, with why: a GPU the model
+    has no figures for, a layout the source does not state, an engine it does not know
+    (`specledger validate` counts and names them)."""
+
+    why: str
+    rows: int
+    what: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -63,6 +95,7 @@ class ServingPoints:
 
     sources: tuple[Source, ...]
     points: tuple[MeasuredPoint, ...]
+    left_out: tuple[LeftOut, ...] = ()
 
     def source(self, key: str) -> Source:
         return next(s for s in self.sources if s.key == key)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Final
 
 from models.serving.spec import ServingLLM
@@ -13,6 +14,19 @@ PRESETS: Final[dict[str, ServingLLM]] = {
         "llama-3.3-70b", layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128,
         total_params=70.6e9, active_params=70.6e9,
         source="huggingface.co/meta-llama/Llama-3.3-70B-Instruct config.json"),
+    # config.json of meta-llama/Llama-3.1-70B-Instruct: the same shape as 3.3's (3.3 is a
+    # post-training of it), kept apart because the measured points name it.
+    "llama-3.1-70b": ServingLLM(
+        "llama-3.1-70b", layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128,
+        total_params=70.6e9, active_params=70.6e9,
+        source="huggingface.co/meta-llama/Llama-3.1-70B-Instruct config.json"),
+    # config.json of meta-llama/Llama-2-70b-hf (MLPerf Inference's llama2-70b): 80 layers,
+    # hidden 8192, 64 heads, 8 KV heads of 128 (grouped-query attention), a 32,000-token
+    # vocabulary; 69.0 B parameters.
+    "llama-2-70b": ServingLLM(
+        "llama-2-70b", layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128,
+        total_params=69.0e9, active_params=69.0e9,
+        source="huggingface.co/meta-llama/Llama-2-70b-hf config.json"),
     # config.json of deepseek-ai/DeepSeek-R1 (the V3 shape): 61 layers of which the first 3
     # dense, hidden 7168, 128 heads; MLA with a 512-wide latent + 64 RoPE dims cached per
     # token and layer; 256 routed experts, top-8, one shared; 671 B parameters, 37 B active.
@@ -31,3 +45,10 @@ PRESETS: Final[dict[str, ServingLLM]] = {
         sliding_window=128, sliding_layers=18,
         source="huggingface.co/openai/gpt-oss-120b model card and config.json"),
 }
+
+
+def same_shape(a: ServingLLM, b: ServingLLM) -> bool:
+    """Whether two models do the same work per token: every field of their shape alike but
+    the name and where it comes from (Llama 3.3 70B and Llama 3.1 70B)."""
+    return all(getattr(a, f.name) == getattr(b, f.name) for f in fields(ServingLLM)
+               if f.name not in ("name", "source"))

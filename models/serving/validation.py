@@ -6,8 +6,12 @@ error; per GPU family the summary a briefing and `specledger validate` print.
 The error is the one the model is used with: a serving scenario asks for the throughput per GPU
 at a target interactivity (models.serving.cost.at_target), so each measured point is compared
 with the model's curve for its configuration interpolated at the point's tokens/s per user.
-A point faster per user than the model's fastest point (concurrency 1) is "unreached": it is
-compared with that fastest point and its interactivity shortfall counts as error too
+A point is read as it was measured: an MLPerf Offline run (throughput alone) against the
+curve's most throughput, an MLPerf Server run (Poisson arrivals under a p99 limit on the time
+per output token) against the load such arrivals reach under that limit
+(models.serving.arrivals), a fixed concurrency at its tokens/s per user. A point faster per
+user than the model's fastest point (concurrency 1) is "unreached": it is compared with that
+fastest point and its interactivity shortfall counts as error too
 (ratio = measured/model throughput x measured/model tokens/s per user, the larger way), so the
 error grows continuously past the end of the curve. A configuration whose weights do not fit in
 the model's HBM budget has no curve: its points are memory misses, listed and left out.
@@ -33,6 +37,7 @@ from models.c2c import calibration as c2c_calibration
 from models.c2c.spec import ClusterSpec
 from models.c2c.validation import PublishedSet, SetReport, ValidationResult
 from models.serving import calibration
+from models.serving.arrivals import load_at_limit
 from models.serving.calibration import EngineConstants, ServingConstants
 from models.serving.cost import Point, at_target
 from models.serving.curve import CurveWork, curve_points, curve_work
@@ -163,6 +168,14 @@ def _config_key(p: MeasuredPoint) -> tuple[object, ...]:
             p.ep, p.dp_attention)
 
 
+def _load_order(p: MeasuredPoint) -> tuple[int, float]:
+    """A configuration's points from the lightest load to the heaviest: by concurrency, then
+    (arrivals, all at once) by falling tokens/s per user, Offline last."""
+    if p.concurrency is not None:
+        return (0, p.concurrency)
+    return (2, 0.0) if p.tok_s_per_user is None else (1, -p.tok_s_per_user)
+
+
 def configurations(points: Iterable[MeasuredPoint]) -> list[Configuration]:
     """The points grouped by configuration, in a stable order."""
     groups: dict[tuple[object, ...], list[MeasuredPoint]] = defaultdict(list)
@@ -170,7 +183,7 @@ def configurations(points: Iterable[MeasuredPoint]) -> list[Configuration]:
         groups[_config_key(p)].append(p)
     out = []
     for key in sorted(groups, key=repr):
-        members = tuple(sorted(groups[key], key=lambda p: p.concurrency))
+        members = tuple(sorted(groups[key], key=_load_order))
         first = members[0]
         hw = replace(HARDWARE[first.hardware],
                      gemm_peak_flops=PEAKS[(first.hardware, first.precision)])
@@ -215,14 +228,28 @@ def configuration_errors(config: Configuration, k: ServingConstants,
     fastest = max(curve, key=lambda c: c.tok_s_per_user)
     out = []
     for p in config.points:
-        found = at_target(curve, p.tok_s_per_user)
+        found = _model_point(curve, p)
         if found is not None:
             out.append(PointError(p, config.name, p.tok_s_per_gpu / found.tok_s_per_gpu, True))
             continue
+        assert p.tok_s_per_user is not None  # at_target answers an Offline point always
         shortfall = math.log(p.tok_s_per_user / fastest.tok_s_per_user)
         miss = abs(math.log(p.tok_s_per_gpu / fastest.tok_s_per_gpu))
         out.append(PointError(p, config.name, math.exp(miss + shortfall), False))
     return out
+
+
+def _model_point(curve: Sequence[Point], p: MeasuredPoint) -> Point | None:
+    """The point of the model's curve a measured point is compared with, read as it was
+    measured: an Offline run (throughput alone) at the curve's most throughput; Poisson
+    arrivals under a p99 limit on the time per output token (MLPerf Server) at the load they
+    reach under it (models.serving.arrivals); a fixed concurrency at its measured tokens/s per
+    user. None when the model cannot reach the point's interactivity or limit."""
+    if p.tok_s_per_user is None:   # at_target's answer for a target no point is slower than
+        return at_target(curve, 0.0)
+    if p.scenario == "server" and p.tpot_p99_limit_s is not None:
+        return load_at_limit(curve, p.tpot_p99_limit_s)
+    return at_target(curve, p.tok_s_per_user)
 
 
 def constants_for(arch: str, fitted: Mapping[str, ServingConstants] | None = None
@@ -338,16 +365,26 @@ def fidelity_report(table: ServingPoints) -> tuple[SetReport, ...]:
         latest = max((s for s in table.sources if s.key in used), key=lambda s: s.published_on)
         low, high, basis = calibration.band(family)
         published = PublishedSet(
-            f"InferenceX serving points, {models} on {gpus} ({family}): aggregated, no "
+            f"Published serving points, {models} on {gpus} ({family}): aggregated, no "
             f"speculative decoding; {len(errors)} points; the family's band "
             f"{low:.2f}-{high:.2f} (measured / predicted) rests on {basis}"
             f"{left_out_summary(family)}",
             latest.url, latest.published_on, QUANTITY, "%", f"inferencex-serving-{family}")
         reports.append(SetReport(published, tuple(
-            ValidationResult(published, f"{e.configuration} conc {e.point.concurrency}",
+            ValidationResult(published, f"{e.configuration} {load_name(e.point)}",
                              e.point.tok_s_per_gpu, e.predicted, e.error)
             for e in errors)))
     return tuple(sorted(reports, key=lambda r: r.published.key))
+
+
+def load_name(p: MeasuredPoint) -> str:
+    """How a point's load was offered, as a result's subject says it: "conc 8", "offline",
+    "server 12.5 tok/s/user"."""
+    if p.concurrency is not None:
+        return f"conc {p.concurrency}"
+    if p.tok_s_per_user is None:
+        return p.scenario
+    return f"{p.scenario} {p.tok_s_per_user:g} tok/s/user"
 
 
 @cache
@@ -379,6 +416,14 @@ def _pair_group(p: MeasuredPoint) -> tuple[object, ...]:
     return (p.model, p.precision, p.engine, p.input_tokens, p.output_tokens)
 
 
+def interactivity_gap(a: MeasuredPoint, b: MeasuredPoint) -> float:
+    """|log| of the two points' tokens/s per user: 0 between two Offline runs (both at the
+    most throughput), infinite between an Offline run and any other."""
+    if a.tok_s_per_user is None or b.tok_s_per_user is None:
+        return 0.0 if a.tok_s_per_user is b.tok_s_per_user else math.inf
+    return abs(math.log(a.tok_s_per_user / b.tok_s_per_user))
+
+
 def paired_ratios(errors: Iterable[PointError], within: float = PAIR_WITHIN
                   ) -> dict[tuple[object, ...], list[float]]:
     """The model's error on one configuration relative to another's, keyed by the first's
@@ -405,8 +450,31 @@ def paired_ratios(errors: Iterable[PointError], within: float = PAIR_WITHIN
                     continue
                 for a in by_config[first]:
                     def gap(b: PointError, a: PointError = a) -> float:
-                        return abs(math.log(a.point.tok_s_per_user / b.point.tok_s_per_user))
+                        return interactivity_gap(a.point, b.point)
                     b = min(by_config[second], key=gap)
                     if gap(b) <= reach:
                         out[(a.point.arch, b.point.arch, *group)].append(a.ratio / b.ratio)
     return dict(out)
+
+
+@dataclass(frozen=True)
+class Unexpressed:
+    """Published rows the model is not scored on, counted and named (`specledger validate`):
+    the rows a table leaves out (a GPU without figures, a layout the source does not state,
+    an engine the model does not know) and the points of configurations whose weights the
+    model says do not fit in HBM."""
+
+    why: str
+    rows: int
+    what: tuple[str, ...]
+
+
+def unexpressed(table: ServingPoints) -> tuple[Unexpressed, ...]:
+    """What of `table`'s published sets the model cannot express, largest first."""
+    found = [Unexpressed(entry.why, entry.rows, entry.what) for entry in table.left_out]
+    misses = memory_misses(configurations(table.points))
+    if misses:
+        found.append(Unexpressed(
+            "the weights do not fit the model's HBM budget at the measured tensor parallelism",
+            sum(len(c.points) for c in misses), tuple(c.name for c in misses)))
+    return tuple(sorted(found, key=lambda u: (-u.rows, u.why)))

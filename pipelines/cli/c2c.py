@@ -190,7 +190,8 @@ def validate(home: HomeOption = None, as_json: JsonOption = False,
         # --summary: each set's error summary and point count, not its points.
         write_json(report if points else {"sets": [
             {**{k: v for k, v in s.items() if k != "points"}, "points": len(s["points"])}
-            for s in report["sets"]], "serving_targets": report["serving_targets"]})
+            for s in report["sets"]], "serving_targets": report["serving_targets"],
+            "serving_unexpressed": report["serving_unexpressed"]})
         return
     for calibration_set in report["sets"] if points else []:
         unit = calibration_set["error_unit"]
@@ -235,6 +236,22 @@ def validate(home: HomeOption = None, as_json: JsonOption = False,
         console.print(f"targets: mean |error| <= {first['mean_abs_error']:.0f} %, a band holding "
                       f">= {100 * first['band_coverage']:.0f} % within {first['band_span']}x; a "
                       "family short of them gives no serving verdict", highlight=False)
+    _print_unexpressed(report["serving_unexpressed"])
+
+
+def _print_unexpressed(rows: list[dict[str, Any]]) -> None:
+    """The published serving rows the model is not scored on: how many, and why."""
+    if not rows:
+        return
+    table = Table(title="Published serving rows the model cannot express",
+                  title_justify="left", box=box.SIMPLE)
+    table.add_column("rows", justify="right")
+    table.add_column("why", overflow="fold")
+    for row in rows:
+        table.add_row(str(row["rows"]), row["why"])
+    console.print(table)
+    console.print(f"{sum(row['rows'] for row in rows)} rows in all; `--json` names each",
+                  highlight=False)
 
 
 def register(app: typer.Typer) -> None:

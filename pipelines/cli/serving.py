@@ -9,6 +9,7 @@ from rich import box
 from rich.table import Table
 
 from models.serving import calibration
+from models.tco.decision import NO_VERDICT
 from pipelines.cli import ledger as cli_ledger
 from pipelines.cli.c2c import (
     HomeOption,
@@ -90,10 +91,16 @@ def print_result(result: dict[str, Any]) -> None:
         console.print("no comparison: fewer than two options reach the target")
         return
     band = result["band"]
-    verdict = (f"{result['cheaper_option']} is {result['margin']:.1%} cheaper per million "
-               f"output tokens (80 % band {band['p10']:+.1%} to {band['p90']:+.1%})")
+    cheaper = (f"{result['cheaper_option']} is {result['margin']:.1%} cheaper per million "
+               "output tokens")
+    verdict = f"{cheaper} (80 % band {band['p10']:+.1%} to {band['p90']:+.1%})"
     if result["call"] == "too close to call":
         verdict = f"too close to call: {verdict}"
+    short = result.get("short_of_targets") or []
+    if result["call"] == NO_VERDICT and short:
+        # As page 1 says it: the margin, and the one number per family that withholds a band.
+        misses = ", ".join(f"{figure} on {family}" for family, figure, _ in short)
+        verdict = f"no verdict: {cheaper} (no band: model {misses})"
     estimated = any(o["source"] == "model" for o in result["options"])
     if estimated and not band.get("model_measured", True):
         verdict += f"; {calibration.unmeasured_model(result['model'])}"

@@ -83,6 +83,12 @@ def _day(value: Any) -> date:
         raise ValueError(f"expected a date YYYY-MM-DD, not {value!r}") from None
 
 
+def _texts(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not value:
+        raise ValueError(f"expected a list of texts, not {value!r}")
+    return tuple(_text(item) for item in value)
+
+
 def _optional(check: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return lambda value: None if value is None else check(value)
 
@@ -133,8 +139,21 @@ RUN_OPTIONAL: Final[Fields] = {"framework": _choice("megatron", "pytorch"),
 POINT_FIELDS: Final[Fields] = {
     "source": _text, "hardware": _text, "model": _text, "precision": _weights, "engine": _text,
     "tp": _GE1, "ep": _GE1, "dp_attention": _flag, "input_tokens": _GE1,
-    "output_tokens": _GE1, "concurrency": _GE1, "tok_s_per_gpu": _positive,
-    "tok_s_per_user": _positive, "ttft_s": _positive, "measured_on": _day, "run": _text}
+    "output_tokens": _GE1, "tok_s_per_gpu": _positive, "measured_on": _day, "run": _text}
+POINT_OPTIONAL: Final[Fields] = {
+    "scenario": _choice(*serving.SCENARIOS), "concurrency": _GE1,
+    "tok_s_per_user": _positive, "ttft_s": _positive, "tpot_p99_limit_s": _positive,
+    "ttft_p99_limit_s": _positive}
+# What each scenario measures: the fields it must have, and those it cannot have (an Offline
+# run has no per-user rate; only a fixed concurrency has a concurrency).
+SCENARIO_FIELDS: Final = {
+    "concurrency": (("concurrency", "tok_s_per_user"),
+                    ("tpot_p99_limit_s", "ttft_p99_limit_s")),
+    "offline": ((), ("concurrency", "tok_s_per_user", "ttft_s", "tpot_p99_limit_s",
+                     "ttft_p99_limit_s")),
+    "server": (("tok_s_per_user", "tpot_p99_limit_s"), ("concurrency",)),
+}
+LEFT_OUT_FIELDS: Final[Fields] = {"why": _text, "rows": _GE1, "what": _texts}
 
 
 # --- one file ----------------------------------------------------------------------------------
@@ -262,13 +281,15 @@ def load_serving_points(path: Path = SERVING_POINTS_PATH,
                         limits: InputLimits = DEFAULT_LIMITS) -> serving.ServingPoints:
     """The published serving points of a file like data/measurements/serving_points.yaml; each
     point gets its hardware's architecture and its source's URL."""
-    table = _open(path, ("sources", "points"), limits)
+    table = _open(path, ("sources", "points", "left_out"), limits)
     sources = [(line, serving.Source(**v)) for line, v in table.rows("sources", SOURCE_FIELDS)]
     _unique(table, "sources", sources, lambda s: s.key, "key")
     by_key = {s.key: s for _, s in sources}
     points = []
-    for number, (line, v) in enumerate(table.rows("points", POINT_FIELDS), start=1):
+    for number, (line, v) in enumerate(table.rows("points", POINT_FIELDS, POINT_OPTIONAL),
+                                       start=1):
         where = f"points[{number}]"
+        _scenario_fields(table, where, line, v)
         _refers(table, f"{where}.source", line, v["source"], by_key, "a key of `sources`")
         _refers(table, f"{where}.hardware", line, v["hardware"], serving.ARCH_OF_ITEM,
                 "a GPU item the serving model knows (models/serving/measured_points.py)")
@@ -276,7 +297,28 @@ def load_serving_points(path: Path = SERVING_POINTS_PATH,
                 "a serving preset (models/serving/presets.py)")
         points.append(serving.MeasuredPoint(
             **v, arch=serving.ARCH_OF_ITEM[v["hardware"]], url=by_key[v["source"]].url))
-    return serving.ServingPoints(tuple(s for _, s in sources), tuple(points))
+    left_out: tuple[serving.LeftOut, ...] = ()
+    if "left_out" in table.document:
+        left_out = tuple(
+            serving.LeftOut(v["why"], v["rows"], v["what"])
+            for _, v in table.rows("left_out", LEFT_OUT_FIELDS))
+    return serving.ServingPoints(tuple(s for _, s in sources), tuple(points), left_out)
+
+
+def _scenario_fields(table: _Table, where: str, line: int, v: dict[str, Any]) -> None:
+    """A point has what its scenario measures and nothing it cannot (SCENARIO_FIELDS)."""
+    scenario = v.setdefault("scenario", "concurrency")
+    needed, excluded = SCENARIO_FIELDS[scenario]
+    for name in needed:
+        if v.get(name) is None:
+            raise MeasurementError(table.path, line, f"{where}.{name}",
+                                   f"missing: a point of scenario {scenario} has one")
+    for name in excluded:
+        if v.get(name) is not None:
+            raise MeasurementError(table.path, line, f"{where}.{name}",
+                                   f"a point of scenario {scenario} has none")
+    for name in ("concurrency", "tok_s_per_user", "ttft_s"):
+        v.setdefault(name, None)
 
 
 # --- the shipped tables ------------------------------------------------------------------------

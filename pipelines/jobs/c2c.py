@@ -364,6 +364,7 @@ def fidelity_json() -> dict[str, Any]:
     """`specledger validate --json`: every calibration set, its points and error summary."""
     from models.fidelity import validation_reports
     from models.serving import calibration as serving_calibration
+    from models.serving.validation import unexpressed
     from pipelines.inputs.measurements import shipped_serving_points, shipped_training_runs
 
     reports = validation_reports(shipped_training_runs(), shipped_serving_points())
@@ -375,7 +376,9 @@ def fidelity_json() -> dict[str, Any]:
         "band_coverage": _band_coverage(report.published.key),
         "points": [{"point": r.point, "measured": r.measured, "predicted": r.predicted,
                     "error": r.error} for r in report.results]}
-        for report in reports], "serving_targets": serving_calibration.target_standing()}
+        for report in reports], "serving_targets": serving_calibration.target_standing(),
+        "serving_unexpressed": [{"why": u.why, "rows": u.rows, "what": list(u.what)}
+                                for u in unexpressed(shipped_serving_points())]}
 
 
 def _band_coverage(key: str) -> dict[str, Any] | None:

@@ -179,7 +179,7 @@ def margin_note(margin: ServingMargin, model: str) -> str:
         note = calibration.PAIRED_BAND[margin.pair][2]
     if not calibration.model_measured(model):
         note += (f"; no {model} serving point is among the measured ones (those are of "
-                 f"{' and '.join(calibration.MEASURED_MODELS)}): the model's error on "
+                 f"{', '.join(calibration.MEASURED_MODELS)}): the model's error on "
                  f"{model} is not measured")
     return note
 

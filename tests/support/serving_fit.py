@@ -69,6 +69,7 @@ BOUNDS: dict[str, tuple[float, float, float, float]] = {
     "layer_overhead_s": (0.0, 200e-6, 10e-6, 2.5e-6),
     "token_overhead_s": (0.0, 2e-6, 0.1e-6, 0.025e-6),
     "kernel_share": (0.0, 1.0, 0.1, 0.025),
+    "expert_gemm_scale": (0.1, 1.0, 0.1, 0.025),
 }
 # (low, high, coarse step, fine step) of each engine term: its fixed cost per layer at a quarter
 # to four times the reference engine's, and 0-300 us per expert-parallel MoE layer.
@@ -90,7 +91,8 @@ MIN_COMPARISONS = 30
 GPU_NAMES = {"h100-sxm5": "H100", "h200-sxm": "H200", "b200": "B200", "amd-mi300x": "MI300X",
              "amd-mi325x": "MI325X", "amd-mi355x": "MI355X"}
 MODEL_NAMES = {"deepseek-r1": "DeepSeek-R1", "gpt-oss-120b": "gpt-oss-120b",
-               "llama-3.3-70b": "Llama 3.3 70B"}
+               "llama-3.3-70b": "Llama 3.3 70B", "llama-3.1-70b": "Llama 3.1 70B",
+               "llama-2-70b": "Llama-2-70B"}
 
 
 def errors(configs: Sequence[Configuration], k: ServingConstants,
@@ -487,12 +489,25 @@ def shape_note(choice: Choice, unit: str = "set") -> str:
     return note
 
 
+# Who published a point, by its source key's prefix (data/measurements/serving_points.yaml).
+PUBLISHERS = (("inferencex-", "InferenceX"), ("inferencemax-", "InferenceX"),
+              ("mlperf-", "MLPerf"), ("rocm-vllm-", "AMD"))
+
+
+def publishers(errors: Sequence[PointError]) -> str:
+    """"InferenceX / MLPerf": who published the points, in PUBLISHERS' order."""
+    keys = {e.point.source for e in errors}
+    names = [name for prefix, name in PUBLISHERS if any(k.startswith(prefix) for k in keys)]
+    return " / ".join(dict.fromkeys(names))
+
+
 def basis(report: FitReport, arch: str) -> str:
     """The BAND basis string calibration.py stores."""
     gpus = " / ".join(GPU_NAMES.get(g, g) for g in report.gpus[arch])
-    models = " and ".join(MODEL_NAMES.get(m, m) for m in report.models[arch])
+    models = ", ".join(MODEL_NAMES.get(m, m) for m in report.models[arch])
     n = len(report.left_out[arch])
-    return (f"{n} InferenceX {gpus} {models} points (aggregated, no speculative decoding), "
+    return (f"{n} {publishers(report.left_out[arch])} {gpus} {models} points (aggregated, no "
+            "speculative decoding), "
             "each model x GPU x engine set left out of the fit in turn; "
             f"{shape_note(report.shapes[arch])}")
 
@@ -517,8 +532,10 @@ def uncalibrated_basis(report: FitReport) -> str:
     """The UNCALIBRATED_BAND basis string calibration.py stores."""
     choice = report.uncalibrated_choice
     assert choice is not None
+    every = [e for errs in report.family_out.values() for e in errs]
     return (f"no fit of this family's own (no or too few measured points): the band of "
-            f"{choice.points} InferenceX points of the measured families, each family left out "
+            f"{choice.points} {publishers(every)} points of the measured families, each family "
+            "left out "
             f"of the fit whole, {shape_note(choice, 'family')}; a band built without a family "
             f"holds {choice.held} of them ({100 * choice.held / choice.points:.0f} %)")
 

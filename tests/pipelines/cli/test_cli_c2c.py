@@ -227,10 +227,19 @@ def test_validate_prints_every_calibration_set_with_its_points_and_errors(cli):
                  and row["band_coverage"] >= row["targets"]["band_coverage"]
                  and row["band_span"] <= row["targets"]["band_span"])
         assert row["decision_grade"] == meets and (row["short"] is None) == meets
-    assert families["blackwell"]["short"] == {"figure": "62.7 % off", "target": "≤ 20 %"}
-    blackwell = next(line for line in summary.stdout.splitlines()
-                     if line.split()[:1] == ["blackwell"])
-    assert "62.7%" in blackwell and "no: 62.7 % off" in blackwell
+    short = next(row for row in families.values() if row["short"])
+    shown = next(line for line in summary.stdout.splitlines()
+                 if line.split()[:1] == [short["family"]])
+    assert f"{short['left_out_mean_abs_error']:.1f}%" in shown
+    assert f"no: {short['short']['figure']}" in shown
+    # The published rows the serving model is not scored on: counted, each reason named.
+    unexpressed = report["serving_unexpressed"]
+    assert unexpressed == brief["serving_unexpressed"]
+    assert all(row["rows"] >= len(row["what"]) >= 1 for row in unexpressed)
+    gh200 = next(row for row in unexpressed if row["why"].startswith("gh200:"))
+    assert any("GH200" in what for what in gh200["what"])
+    assert "Published serving rows the model cannot express" in summary.stdout
+    assert f"{sum(row['rows'] for row in unexpressed)} rows in all" in summary.stdout
 
 
 def test_a_layout_that_does_not_fit_says_why_and_gives_no_time_to_train(cli, write_scenario):

@@ -26,10 +26,16 @@ def test_the_shipped_tables_hold_every_run_and_point_with_its_source():
     assert {r.source for r in training.runs} == {s.key for s in training.sources}
     assert all(s.url.startswith("https://github.com/") for s in training.sources)
     serving = load_serving_points()
-    assert len(serving.points) == 454 and len(serving.sources) == 10
+    assert len(serving.points) == 538 and len(serving.sources) == 13
     for point in serving.points:
         assert point.url == serving.source(point.source).url
         assert point.arch in ("hopper", "blackwell", "cdna3", "cdna4")
+    # 454 InferenceX / InferenceMAX points, 68 MLPerf Llama-2-70B runs (Offline and Server),
+    # 16 of AMD's static batches; and the published rows left out, each with why.
+    assert sum(p.source.startswith("mlperf-") for p in serving.points) == 68
+    assert {p.scenario for p in serving.points if p.source.startswith("mlperf-")} == {
+        "offline", "server"}
+    assert sum(entry.rows for entry in serving.left_out) == 233
 
 
 def test_values_are_kept_as_written():
@@ -120,6 +126,33 @@ def test_a_point_that_refers_to_nothing_or_is_malformed_is_refused(tmp_path, old
     with pytest.raises(MeasurementError) as caught:
         load_serving_points(path)
     assert (caught.value.line, caught.value.field) == (line, field)
+    assert reason in caught.value.reason
+
+
+def _first(scenario: str) -> int:
+    """The number of the first shipped point of `scenario`, as an error names it."""
+    return next(n for n, p in enumerate(load_serving_points().points, start=1)
+                if p.scenario == scenario)
+
+
+@pytest.mark.parametrize(("scenario", "old", "new", "field", "reason"), [
+    # An Offline run measures throughput alone: a per-user rate is a transcription error.
+    ("offline", "scenario: offline,", "scenario: offline, tok_s_per_user: 6.5,",
+     "tok_s_per_user", "a point of scenario offline has none"),
+    # Poisson arrivals make their own concurrency; the limits are what the run was held to.
+    ("server", "scenario: server,", "scenario: server, concurrency: 64,", "concurrency",
+     "a point of scenario server has none"),
+    ("server", ", tpot_p99_limit_s: 0.2", "", "tpot_p99_limit_s",
+     "missing: a point of scenario server has one"),
+    ("offline", "scenario: offline,", "scenario: queued,", "scenario",
+     "expected one of concurrency, offline, server"),
+])
+def test_a_point_with_what_its_scenario_cannot_measure_is_refused(tmp_path, scenario, old, new,
+                                                                  field, reason):
+    path, line = damaged(tmp_path, SERVING_POINTS_PATH, old, new)
+    with pytest.raises(MeasurementError) as caught:
+        load_serving_points(path)
+    assert (caught.value.line, caught.value.field) == (line, f"points[{_first(scenario)}].{field}")
     assert reason in caught.value.reason
 
 
