@@ -20,15 +20,16 @@ from pipelines.inputs.measurements import shipped_serving_points
 # repository committed them unchanged, AMD's README at a revision, an MLPerf results tree.
 PINNED = re.compile(r"^https://github\.com/((SemiAnalysisAI/InferenceX-app|gminneci/mantile)/blob/"
                     r"[0-9a-f]{40}/|ROCm/vllm/blob/[0-9a-f]{7,40}/|"
-                    r"(mlcommons|ntuhpc)/(mlperf_)?inference_results_v\d\.\d/tree/[0-9a-f]{7,40}$)")
+                    r"(mlcommons|ntuhpc|gbeezybez)/(mlperf_)?inference_results_v\d\.\d/tree/"
+                    r"[0-9a-f]{7,40}$)")
 TABLE = shipped_serving_points()
 POINTS, SOURCES = TABLE.points, {s.key: s for s in TABLE.sources}
 RUN = re.compile(r"^https://github\.com/(SemiAnalysisAI/InferenceX/actions/runs/\d+/attempts/\d+|"
                  r"InferenceMAX/InferenceMAX/actions/runs/\d+|"
                  r"ROCm/vllm/blob/[0-9a-f]{7,40}/docs/dev-docker/README\.md|"
-                 r"(mlcommons|ntuhpc)/(mlperf_)?inference_results_v\d\.\d/blob/[0-9a-f]{7,40}/"
-                 r"closed/[^/]+/results/[^/]+/llama2-70b-99(\.9)?/(Offline|Server)/performance/"
-                 r"run_1/mlperf_log_summary\.txt)$")
+                 r"(mlcommons|ntuhpc|gbeezybez)/(mlperf_)?inference_results_v\d\.\d/blob/"
+                 r"[0-9a-f]{7,40}/closed/[^/]+/results/[^/]+/(llama2-70b-99(\.9)?|gpt-oss-120b)/"
+                 r"(Offline|Server|Interactive)/performance/run_1/mlperf_log_summary\.txt)$")
 AT_A_CONCURRENCY = [p for p in POINTS if p.scenario == "concurrency"]
 
 
