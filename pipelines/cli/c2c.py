@@ -228,7 +228,7 @@ def validate(home: HomeOption = None, as_json: JsonOption = False,
         short = row["short"]
         targets.add_row(row["family"], str(row["left_out_points"]),
                         f"{row['left_out_mean_abs_error']:.1f}%",
-                        f"{100 * row['band_coverage']:.0f}%", f"{row['band_span']:.2f}x",
+                        f"{100 * row['band_coverage']:.0f}%", _span(row["band_span"]),
                         "yes" if short is None else f"no: {short['figure']}")
     console.print(targets)
     first = report["serving_targets"][0]["targets"] if report["serving_targets"] else None
@@ -237,6 +237,15 @@ def validate(home: HomeOption = None, as_json: JsonOption = False,
                       f">= {100 * first['band_coverage']:.0f} % within {first['band_span']}x; a "
                       "family short of them gives no serving verdict", highlight=False)
     _print_unexpressed(report["serving_unexpressed"])
+
+
+# A band wider than 0.2-10 (measured / predicted) is absurd: its span is not worth the digits.
+ABSURD_SPAN = 50.0
+
+
+def _span(span: float) -> str:
+    """A band's high / low as the families' table prints it: "1.98x", or "absurd"."""
+    return f"{span:.2f}x" if span <= ABSURD_SPAN else f"absurd (>{ABSURD_SPAN:.0f}x)"
 
 
 def _print_unexpressed(rows: list[dict[str, Any]]) -> None:

@@ -232,6 +232,10 @@ def test_validate_prints_every_calibration_set_with_its_points_and_errors(cli):
                  if line.split()[:1] == [short["family"]])
     assert f"{short['left_out_mean_abs_error']:.1f}%" in shown
     assert f"no: {short['short']['figure']}" in shown
+    for row in families.values():   # a span past 0.2-10 is said to be absurd, not printed
+        shown = next(line for line in summary.stdout.splitlines()
+                     if line.split()[:1] == [row["family"]])
+        assert ("absurd" in shown) == (row["band_span"] > 50)
     # The published rows the serving model is not scored on: counted, each reason named.
     unexpressed = report["serving_unexpressed"]
     assert unexpressed == brief["serving_unexpressed"]
