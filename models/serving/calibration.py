@@ -60,25 +60,25 @@ class EngineConstants:
 PRIOR: Final = ServingConstants(decode_hbm_efficiency=0.70, prefill_efficiency=0.50,
                                 layer_overhead_s=40e-6, decode_compute_efficiency=0.40)
 # Fitted by bench/serving_fit.py on the points of data/measurements/serving_points.yaml:
-# InferenceX's MoE curves (DeepSeek-R1 on H200 and B200, SGLang and TensorRT-LLM; gpt-oss-120b
-# on H100, H200 and B200, vLLM and TensorRT-LLM; DeepSeek-R1 on MI300X, MI325X and MI355X,
-# SGLang and ATOM; gpt-oss-120b on MI355X, ATOM; aggregated, no speculative decoding; 1k/1k,
-# 1k/8k and 8k/1k), MLPerf Inference v4.1 / v5.0 Llama-2-70B (Offline and Server, TensorRT-LLM
-# on H100, H200 and B200, vLLM on MI300X and MI325X), MLPerf Inference v6.0 gpt-oss-120b
-# (TensorRT-LLM on B200, vLLM on H200, B200 and MI355X) and AMD's Llama 3.1 70B static batches on
-# MI300X (vLLM, TP8), with the measured GPUs' figures (models/serving/validation.py HARDWARE).
-# They are effective values of this model, not measurements of the hardware. The dense points
-# set the GEMM shares (prefill 0.39 of the FP8 peak on Hopper; decode compute 0.68 on Hopper,
-# at its 0.90 bound on Blackwell), and a MoE's routed experts run at expert_gemm_scale of them
-# (0.225 on Hopper, 0.625 on Blackwell; on CDNA 3 at its 0.1 floor, with the HBM share at
-# 0.35: SGLang's DeepSeek-R1 on MI300X / MI325X, 27-45 ms a token at 4 sequences, and
-# vLLM's Llama 3.1 70B on MI300X, 8 ms a token at one, do not fit one set of constants; CDNA 4,
-# with no dense point, keeps 1 and its prefill share near the floor). The per-sequence cost
-# takes up the decode steps' growth with the batch beyond streaming and FLOPs; the per-layer
-# overhead stands for the kernel launches and syncs a batch-1 step pays beyond the all-reduce
-# latencies, and on B200, MI300X and MI355X most or half of it grows with the kernels a layer
-# launches. The constants describe SGLang, the reference engine: the other engines' terms
-# (ENGINES) are fitted with them on every family's points together.
+# InferenceX's MoE curves (DeepSeek-R1 on H200 and B200, SGLang and TensorRT-LLM; gpt-oss-120b on
+# H100, H200 and B200, vLLM and TensorRT-LLM; DeepSeek-R1 on MI300X, MI325X and MI355X, SGLang and
+# ATOM; gpt-oss-120b on MI355X, ATOM; aggregated, no speculative decoding; 1k/1k, 1k/8k and
+# 8k/1k), MLPerf Inference v4.1 / v5.0 Llama-2-70B (Offline and Server, TensorRT-LLM on H100, H200
+# and B200, vLLM on MI300X and MI325X), MLPerf Inference v6.0 gpt-oss-120b (TensorRT-LLM on B200
+# and GB200, vLLM on H200, B200 and MI355X) and AMD's Llama 3.1 70B static batches on MI300X
+# (vLLM, TP8), with the measured GPUs' figures (models/serving/validation.py HARDWARE). They are
+# effective values of this model, not measurements of the hardware. The dense points set the GEMM
+# shares (prefill 0.39 of the FP8 peak on Hopper; decode compute 0.68 on Hopper, at its 0.90 bound
+# on Blackwell), and a MoE's routed experts run at expert_gemm_scale of them (0.225 on Hopper,
+# 0.725 on Blackwell; on CDNA 3 at its 0.1 floor, with the HBM share at 0.35: SGLang's DeepSeek-R1
+# on MI300X / MI325X, 27-45 ms a token at 4 sequences, and vLLM's Llama 3.1 70B on MI300X, 8 ms a
+# token at one, do not fit one set of constants; CDNA 4, with no dense point, keeps 1 and its
+# prefill share near the floor). The per-sequence cost takes up the decode steps' growth with the
+# batch beyond streaming and FLOPs; the per-layer overhead stands for the kernel launches and
+# syncs a batch-1 step pays beyond the all-reduce latencies, and on B200, MI300X and MI355X most
+# or half of it grows with the kernels a layer launches. The constants describe SGLang, the
+# reference engine: the other engines' terms (ENGINES) are fitted with them on every family's
+# points together.
 _FIT: Final = "fitted by bench/serving_fit.py on"
 _POINTS: Final = "(data/measurements/serving_points.yaml)"
 CONSTANTS: Final[dict[str, ServingConstants]] = {
@@ -86,10 +86,10 @@ CONSTANTS: Final[dict[str, ServingConstants]] = {
                                layer_overhead_s=72.5e-6, decode_compute_efficiency=0.68,
                                token_overhead_s=0.3e-6, kernel_share=0.0,
                                expert_gemm_scale=0.225),
-    "blackwell": ServingConstants(decode_hbm_efficiency=0.85, prefill_efficiency=0.175,
+    "blackwell": ServingConstants(decode_hbm_efficiency=0.85, prefill_efficiency=0.15,
                                   layer_overhead_s=50e-6, decode_compute_efficiency=0.90,
-                                  token_overhead_s=0.15e-6, kernel_share=0.675,
-                                  expert_gemm_scale=0.625),
+                                  token_overhead_s=0.125e-6, kernel_share=0.675,
+                                  expert_gemm_scale=0.725),
     "cdna3": ServingConstants(decode_hbm_efficiency=0.35, prefill_efficiency=0.25,
                               layer_overhead_s=30e-6, decode_compute_efficiency=0.38,
                               token_overhead_s=0.625e-6, kernel_share=1.0,
@@ -102,8 +102,9 @@ CONSTANTS: Final[dict[str, ServingConstants]] = {
 SOURCE: Final[dict[str, str]] = {
     "hopper": f"{_FIT} 181 H100 / H200 serving points: InferenceX DeepSeek-R1 FP8 and "
               f"gpt-oss-120b, MLPerf Inference Llama-2-70B FP8 and gpt-oss-120b {_POINTS}",
-    "blackwell": f"{_FIT} 208 B200 serving points: InferenceX DeepSeek-R1 FP8 / FP4 and "
-                 f"gpt-oss-120b, MLPerf Inference Llama-2-70B FP4 and gpt-oss-120b {_POINTS}",
+    "blackwell": f"{_FIT} 213 B200 / GB200 serving points: InferenceX DeepSeek-R1 FP8 / FP4 "
+                 f"and gpt-oss-120b, MLPerf Inference Llama-2-70B FP4 and gpt-oss-120b "
+                 f"{_POINTS}",
     "cdna3": f"{_FIT} 56 MI300X / MI325X serving points: InferenceMAX DeepSeek-R1 FP8, MLPerf "
              f"Inference Llama-2-70B FP8, AMD's Llama 3.1 70B FP8 {_POINTS}",
     "cdna4": f"{_FIT} 112 MI355X serving points: InferenceMAX DeepSeek-R1 FP8 / MXFP4 and "
@@ -137,11 +138,11 @@ def unmeasured_model(model: str) -> str:
 
 # A family without measured points of its own runs on the constants fitted on every measured
 # family's points together (bench/serving_fit.py prints them), not on the prior.
-POOLED: Final = ServingConstants(decode_hbm_efficiency=0.6625, prefill_efficiency=0.3,
-                                 layer_overhead_s=55.0e-6, decode_compute_efficiency=0.90,
-                                 token_overhead_s=0.375e-6, kernel_share=0.375,
+POOLED: Final = ServingConstants(decode_hbm_efficiency=0.7125, prefill_efficiency=0.2875,
+                                 layer_overhead_s=50.0e-6, decode_compute_efficiency=0.90,
+                                 token_overhead_s=0.425e-6, kernel_share=0.600,
                                  expert_gemm_scale=0.25)
-POOLED_SOURCE: Final = (f"{_FIT} every measured family's points together (557 InferenceX, "
+POOLED_SOURCE: Final = (f"{_FIT} every measured family's points together (562 InferenceX, "
                         "MLPerf and AMD points of H100, H200, B200, MI300X, MI325X and MI355X) "
                         f"{_POINTS}: this family has none")
 
@@ -153,12 +154,12 @@ POOLED_SOURCE: Final = (f"{_FIT} every measured family's points together (557 In
 # least 80 % of the family's left-out points pooled over its sets (LEFT_OUT says how many): a
 # configuration the fit has not seen is what a scenario asks about. One rule, a shape per family:
 # one shape for all (P10-P90 x5 is the narrowest that meets it everywhere) would widen Hopper's
-# band to 0.30-4.6 for the others' sake. Pooled over the sets, not for each set as the C2C band is
+# band to 0.30-4.5 for the others' sake. Pooled over the sets, not for each set as the C2C band is
 # (models/c2c/calibration.py BAND_SHAPE): a set can sit wholly outside the others' band
 # (gpt-oss-120b on MI355X with ATOM, predicted from DeepSeek-R1's points alone), and no band short
 # of absurd holds it. CDNA 3's and CDNA 4's bands are absurd all the same (wider than 0.2-10: one
 # set of each lies far off the others, AMD's Llama 3.1 70B at TP8 on MI300X and ATOM's
-# gpt-oss-120b on MI355X), Blackwell's spans 31x, and their basis says so: the model does not know
+# gpt-oss-120b on MI355X), Blackwell's spans 30x, and their basis says so: the model does not know
 # those families' configurations it was not fitted on. bench/serving_fit.py prints shapes and
 # bands, rounded outward.
 Shape = tuple[tuple[float, float], float]   # (lower, upper) percentiles, widening
@@ -169,11 +170,11 @@ BAND_SHAPE: Final[dict[str, Shape]] = {
     "hopper": ((10.0, 90.0), 1.25),
 }
 BAND: Final[dict[str, tuple[float, float, str]]] = {
-    "blackwell": (0.315, 9.792,
-        "208 InferenceX / MLPerf B200 DeepSeek-R1, gpt-oss-120b, Llama-2-70B points (aggregated, "
-        "no speculative decoding), each model x GPU x engine set left out of the fit in turn; "
-        "P10-P90 widened x1.5 about the median"),
-    "cdna3": (0.001, 71684770.326,
+    "blackwell": (0.321, 9.627,
+        "213 InferenceX / MLPerf B200 / GB200 DeepSeek-R1, gpt-oss-120b, Llama-2-70B points "
+        "(aggregated, no speculative decoding), each model x GPU x engine set left out of the fit"
+        " in turn; P10-P90 widened x1.5 about the median"),
+    "cdna3": (0.001, 105184232.973,
         "56 InferenceX / MLPerf / AMD MI300X / MI325X DeepSeek-R1, Llama-2-70B, Llama 3.1 70B "
         "points (aggregated, no speculative decoding), each model x GPU x engine set left out of "
         "the fit in turn; P2.5-P97.5 widened x4 about the median, wider than 0.2-10 (measured / "
@@ -183,7 +184,7 @@ BAND: Final[dict[str, tuple[float, float, str]]] = {
         "speculative decoding), each model x GPU x engine set left out of the fit in turn; P5-P95"
         " widened x3 about the median, wider than 0.2-10 (measured / predicted): what holding 80 "
         "% of a set left out takes"),
-    "hopper": (0.726, 1.440,
+    "hopper": (0.727, 1.429,
         "181 InferenceX / MLPerf H100 / H200 DeepSeek-R1, gpt-oss-120b, Llama-2-70B points "
         "(aggregated, no speculative decoding), each model x GPU x engine set left out of the fit"
         " in turn; P10-P90 widened x1.25 about the median"),
@@ -191,15 +192,15 @@ BAND: Final[dict[str, tuple[float, float, str]]] = {
 # A family with no measured point of its own (or too few to fit: fewer than 10) carries the
 # band of the measured families each left out whole and predicted with the others' constants:
 # the error a family the fit never saw has, in the narrowest shape whose band built without a
-# family holds 80 % of the left-out families' points pooled: 464 of 557, all of Hopper's 181,
-# 110 of CDNA 4's 112, 144 of Blackwell's 208 and 29 of CDNA 3's 56 (328 % off with the others'
+# family holds 80 % of the left-out families' points pooled: 467 of 562, all of Hopper's 181,
+# 110 of CDNA 4's 112, 146 of Blackwell's 213 and 30 of CDNA 3's 56 (315 % off with the others'
 # constants).
 UNCALIBRATED_SHAPE: Final[Shape] = ((10.0, 90.0), 1.5)
-UNCALIBRATED_BAND: Final = (0.218, 3.432,
+UNCALIBRATED_BAND: Final = (0.218, 3.437,
                             "no fit of this family's own (no or too few measured points): the "
-                            "band of 557 InferenceX / MLPerf / AMD points of the measured "
+                            "band of 562 InferenceX / MLPerf / AMD points of the measured "
                             "families, each family left out of the fit whole, P10-P90 widened "
-                            "x1.5 about the median; a band built without a family holds 464 of "
+                            "x1.5 about the median; a band built without a family holds 467 of "
                             "them (83 %)")
 @dataclass(frozen=True)
 class LeftOut:
@@ -293,39 +294,40 @@ def band(arch: str) -> tuple[float, float, str]:
 # Each fitted family's error on the points of the sets left out (bench/serving_fit.py prints
 # it), and how many of each set's points the family's band (its BAND_SHAPE) built from the
 # other sets' alone holds: at least 80 % pooled over the sets, by the choice of the shape
-# (Hopper 147 of 181, Blackwell 170 of 208, CDNA 3 46 of 56, CDNA 4 90 of 112). A set can
+# (Hopper 149 of 181, Blackwell 173 of 213, CDNA 3 46 of 56, CDNA 4 90 of 112). A set can
 # still fall mostly outside (gpt-oss-120b on MI355X with ATOM: 4 of 26; Llama 3.1 70B on
 # MI300X: 6 of 16): a configuration the fit has not seen (another engine, GPU or model) can fall
 # outside its family's band. A set left out is left out of the engines' terms too.
 LEFT_OUT: Final[dict[str, LeftOut]] = {
-    "blackwell": LeftOut(208, 66.0, 636.4, (
+    "blackwell": LeftOut(213, 66.5, 641.1, (
         ("deepseek-r1 B200 sglang", 41, 41),
-        ("deepseek-r1 B200 trt", 40, 27),
+        ("deepseek-r1 B200 trt", 40, 25),
         ("gpt-oss-120b B200 trt", 63, 38),
         ("gpt-oss-120b B200 vllm", 58, 58),
+        ("gpt-oss-120b GB200 trt", 5, 5),
         ("llama-2-70b B200 trt", 6, 6),
-    ), 52.2),
-    "cdna3": LeftOut(56, 87.5, 420.7, (
+    ), 51.6),
+    "cdna3": LeftOut(56, 87.9, 420.7, (
         ("deepseek-r1 MI300X sglang", 15, 15),
         ("deepseek-r1 MI325X sglang", 15, 15),
         ("llama-2-70b MI300X vllm", 8, 8),
         ("llama-2-70b MI325X vllm", 2, 2),
         ("llama-3.1-70b MI300X vllm", 16, 6),
-    ), 328.1),
+    ), 314.6),
     "cdna4": LeftOut(112, 46.5, 331.4, (
         ("deepseek-r1 MI355X atom", 39, 39),
         ("deepseek-r1 MI355X sglang", 35, 35),
         ("gpt-oss-120b MI355X atom", 26, 4),
         ("gpt-oss-120b MI355X vllm", 12, 12),
-    ), 78.5),
-    "hopper": LeftOut(181, 22.5, 219.8, (
+    ), 79.0),
+    "hopper": LeftOut(181, 22.7, 232.6, (
         ("deepseek-r1 H200 sglang", 13, 13),
         ("deepseek-r1 H200 trt", 20, 16),
-        ("gpt-oss-120b H100 vllm", 43, 27),
+        ("gpt-oss-120b H100 vllm", 43, 29),
         ("gpt-oss-120b H200 vllm", 53, 39),
         ("llama-2-70b H100 trt", 32, 32),
         ("llama-2-70b H200 trt", 20, 20),
-    ), 35.1),
+    ), 35.2),
 }
 
 
@@ -350,9 +352,9 @@ ENGINES: Final[dict[str, EngineConstants]] = {
 # without a fit of its own runs with.
 POOLED_ENGINES: Final[dict[str, EngineConstants]] = {
     "sglang": EngineConstants(overhead_scale=1.0, ep_layer_s=0e-6),
-    "trt": EngineConstants(overhead_scale=0.625, ep_layer_s=5e-6),
+    "trt": EngineConstants(overhead_scale=0.6875, ep_layer_s=5e-6),
     "vllm": EngineConstants(overhead_scale=1.0625, ep_layer_s=0e-6),
-    "atom": EngineConstants(overhead_scale=1.125, ep_layer_s=0e-6),
+    "atom": EngineConstants(overhead_scale=1.25, ep_layer_s=0e-6),
 }
 
 
@@ -369,47 +371,47 @@ POOLED_ENGINES: Final[dict[str, EngineConstants]] = {
 # itself has 14); the others keep the widest combination of the two bands. Blackwell's
 # comparisons within the family are between B200 layouts (InferenceX has no aggregated GB200
 # points); Hopper's and CDNA 3's compare two GPUs as well. On Blackwell most of the error is
-# shared (family band 0.32-9.79, paired 0.52-1.91); on Hopper it is mostly each
-# configuration's own (the paired band 0.54-1.91 is wider than the family's 0.73-1.44).
+# shared (family band 0.32-9.63, paired 0.54-1.85); on Hopper it is mostly each
+# configuration's own (the paired band 0.55-1.90 is wider than the family's 0.73-1.43).
 PAIRED_SHAPE: Final[dict[tuple[str, str], Shape]] = {
     ("blackwell", "blackwell"): ((10.0, 90.0), 1.0),
     ("blackwell", "cdna4"): ((10.0, 90.0), 1.0),
     ("blackwell", "hopper"): ((10.0, 90.0), 1.25),
     ("cdna3", "cdna3"): ((5.0, 95.0), 1.0),
-    ("cdna4", "blackwell"): ((10.0, 90.0), 1.25),
+    ("cdna4", "blackwell"): ((5.0, 95.0), 1.0),
     ("hopper", "blackwell"): ((10.0, 90.0), 1.25),
     ("hopper", "hopper"): ((5.0, 95.0), 1.0),
 }
 _SHAPE: Final = "model, precision, engine and request shape"
 PAIRED_BAND: Final[dict[tuple[str, str], tuple[float, float, str]]] = {
-    ("blackwell", "blackwell"): (0.524, 1.909,
-        "285 comparisons of left-out points of two B200 configurations (GPU or layout) in 17 "
-        "groups of one model, precision, engine and request shape, P10-P90; a band built without "
-        "a group holds 229 of them (80 %)"),
-    ("blackwell", "cdna4"): (0.669, 3.894,
-        "31 comparisons of left-out points of a B200 configuration against an MI355X one in 6 "
-        "groups of one model, precision, engine and request shape, P10-P90; a band built without "
-        "a group holds 25 of them (81 %)"),
-    ("blackwell", "hopper"): (0.472, 1.927,
-        "293 comparisons of left-out points of a B200 configuration against an H100 / H200 one in"
-        " 9 groups of one model, precision, engine and request shape, P10-P90 widened x1.25 about"
-        " the median; a band built without a group holds 256 of them (87 %)"),
+    ("blackwell", "blackwell"): (0.542, 1.845,
+        "288 comparisons of left-out points of two B200 / GB200 configurations (GPU or layout) in"
+        " 18 groups of one model, precision, engine and request shape, P10-P90; a band built "
+        "without a group holds 232 of them (81 %)"),
+    ("blackwell", "cdna4"): (0.680, 3.766,
+        "31 comparisons of left-out points of a B200 / GB200 configuration against an MI355X one "
+        "in 6 groups of one model, precision, engine and request shape, P10-P90; a band built "
+        "without a group holds 25 of them (81 %)"),
+    ("blackwell", "hopper"): (0.469, 1.804,
+        "293 comparisons of left-out points of a B200 / GB200 configuration against an H100 / "
+        "H200 one in 9 groups of one model, precision, engine and request shape, P10-P90 widened "
+        "x1.25 about the median; a band built without a group holds 259 of them (88 %)"),
     ("cdna3", "cdna3"): (0.838, 1.240,
         "30 comparisons of left-out points of two MI300X / MI325X configurations (GPU or layout) "
         "in 3 groups of one model, precision, engine and request shape, P5-P95; a band built "
         "without a group holds 28 of them (93 %)"),
-    ("cdna4", "blackwell"): (0.248, 1.929,
-        "53 comparisons of left-out points of an MI355X configuration against a B200 one in 6 "
-        "groups of one model, precision, engine and request shape, P10-P90 widened x1.25 about "
-        "the median; a band built without a group holds 45 of them (85 %)"),
-    ("hopper", "blackwell"): (0.541, 2.028,
-        "292 comparisons of left-out points of an H100 / H200 configuration against a B200 one in"
-        " 9 groups of one model, precision, engine and request shape, P10-P90 widened x1.25 about"
-        " the median; a band built without a group holds 251 of them (86 %)"),
-    ("hopper", "hopper"): (0.544, 1.913,
+    ("cdna4", "blackwell"): (0.239, 1.876,
+        "53 comparisons of left-out points of an MI355X configuration against a B200 / GB200 one "
+        "in 6 groups of one model, precision, engine and request shape, P5-P95; a band built "
+        "without a group holds 47 of them (89 %)"),
+    ("hopper", "blackwell"): (0.563, 2.045,
+        "292 comparisons of left-out points of an H100 / H200 configuration against a B200 / "
+        "GB200 one in 9 groups of one model, precision, engine and request shape, P10-P90 widened"
+        " x1.25 about the median; a band built without a group holds 258 of them (88 %)"),
+    ("hopper", "hopper"): (0.552, 1.896,
         "469 comparisons of left-out points of two H100 / H200 configurations (GPU or layout) in "
         "9 groups of one model, precision, engine and request shape, P5-P95; a band built without"
-        " a group holds 409 of them (87 %)"),
+        " a group holds 410 of them (87 %)"),
 }
 
 

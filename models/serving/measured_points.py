@@ -102,8 +102,9 @@ class ServingPoints:
 
 
 # The ledger's GPU items -> the architecture their family maps to (gpus.yaml: H100 SXM5 and H200
-# SXM are Hopper, B200 is Blackwell; models.c2c.calibration.ARCH_OF_FAMILY). The AMD Instinct
-# items (gpus.yaml family Instinct) by their compute architecture: MI300X and MI325X are
-# CDNA 3, MI355X is CDNA 4 (AMD's product pages); the serving model fits each apart.
+# SXM are Hopper, B200 and GB200 are Blackwell; models.c2c.calibration.ARCH_OF_FAMILY). The AMD
+# Instinct items (gpus.yaml family Instinct) by their compute architecture: MI300X and MI325X
+# are CDNA 3, MI355X is CDNA 4 (AMD's product pages); the serving model fits each apart.
 ARCH_OF_ITEM: Final = {"h100-sxm5": "hopper", "h200-sxm": "hopper", "b200": "blackwell",
-                       "amd-mi300x": "cdna3", "amd-mi325x": "cdna3", "amd-mi355x": "cdna4"}
+                       "gb200": "blackwell", "amd-mi300x": "cdna3", "amd-mi325x": "cdna3",
+                       "amd-mi355x": "cdna4"}

@@ -49,10 +49,11 @@ _NDR_NIC_BYTES_S: Final = 400e9 / 8  # infiniband.yaml ib-ndr port_rate 400 Gb/s
 
 
 def _node(peak_bf16: float, hbm: float, hbm_bw: float, nvlink_bidir: float,
-          arch: str) -> ClusterSpec:
-    """An 8-GPU NVLink node with one NDR NIC per GPU and the model's default efficiencies."""
+          arch: str, domain: int = 8) -> ClusterSpec:
+    """An NVLink domain of `domain` GPUs (an 8-GPU node; a 72-GPU rack) with one NDR NIC per
+    GPU and the model's default efficiencies."""
     return ClusterSpec(
-        peak_flops=peak_bf16, hbm_bytes=hbm, hbm_bw=hbm_bw, domain_gpus=8,
+        peak_flops=peak_bf16, hbm_bytes=hbm, hbm_bw=hbm_bw, domain_gpus=domain,
         scaleup_bw=nvlink_bidir / 2, scaleout_bw=_NDR_NIC_BYTES_S,
         scaleup_efficiency=c2c_calibration.SCALEUP_EFFICIENCY,
         scaleout_efficiency=c2c_calibration.SCALEOUT_EFFICIENCY,
@@ -72,6 +73,9 @@ def _node(peak_bf16: float, hbm: float, hbm_bw: float, nvlink_bidir: float,
 #   4,500, peak_dense_fp4 9,000 TFLOP/s, hbm_capacity 180 GB, hbm_bandwidth 8 TB/s; gpus.yaml
 #   family Blackwell; gpu_compute.yaml dgx-b200 gpus_per_system 8; NVLink 5, nvlink.yaml
 #   nvlink-5 scaleup_bw_per_gpu_bidir 1.8 TB/s.
+# - GB200: gpu_compute.yaml gb200 (nvidia-gb200-nvl72-page): peak_dense_bf16 2,500, peak_dense_fp8
+#   5,000, peak_dense_fp4 10,000 TFLOP/s, hbm_capacity 186 GB, hbm_bandwidth 8 TB/s; gpus.yaml
+#   family Blackwell; nvlink.yaml gb200-nvl72 gpus_per_system 72 on NVLink 5 (1.8 TB/s a GPU).
 # The ledger's packs hold no HBM or peak figures for the AMD Instinct GPUs (gpus.yaml lists the
 # items, gpu_compute.yaml only their TDP), so these are AMD's product-page figures, dense (no
 # structured sparsity), on an 8-GPU OAM platform whose GPUs each reach the other seven over
@@ -89,6 +93,7 @@ HARDWARE: Final[dict[str, ClusterSpec]] = {
     "amd-mi300x": _node(1307.4e12, 192e9, 5.3e12, 896e9, "cdna3"),
     "amd-mi325x": _node(1307.4e12, 256e9, 6.0e12, 896e9, "cdna3"),
     "amd-mi355x": _node(2.5e15, 288e9, 8e12, 1075.2e9, "cdna4"),
+    "gb200": _node(2500e12, 186e9, 8e12, 1.8e12, "blackwell", domain=72),
 }
 # Dense peak of the weights' precision (the GEMMs run in it): the metric the ledger resolves.
 # FP4 weights on Hopper (no FP4 peak) run at its FP8 peak, as a serving scenario resolves them
@@ -100,6 +105,8 @@ PEAKS: Final[dict[tuple[str, str], float]] = {
     ("h200-sxm", "fp4"): 1979e12,
     ("b200", "fp8"): 4500e12,
     ("b200", "fp4"): 9000e12,
+    ("gb200", "fp8"): 5000e12,
+    ("gb200", "fp4"): 10000e12,
     ("amd-mi300x", "fp8"): 2614.9e12,
     ("amd-mi325x", "fp8"): 2614.9e12,
     ("amd-mi355x", "fp8"): 5.0e15,

