@@ -72,7 +72,7 @@ def main(argv: Sequence[str] = ()) -> int:
     for arch, k in report.constants.items():
         print(f"  {arch:10s} decode_hbm_efficiency {k.decode_hbm_efficiency:.4g}  "
               f"prefill_efficiency {k.prefill_efficiency:.4g}  "
-              f"decode_compute_efficiency {k.decode_compute_efficiency:.2f}  "
+              f"decode_compute_efficiency {k.decode_compute_efficiency:.4g}  "
               f"layer_overhead_s {k.layer_overhead_s * 1e6:.1f}e-6  "
               f"kernel_share {k.kernel_share:.3f}  "
               f"token_overhead_s {k.token_overhead_s * 1e6:.4g}e-6  "
@@ -139,7 +139,7 @@ def main(argv: Sequence[str] = ()) -> int:
         k = report.pooled
         print(f"  pooled constants (every architecture's points): decode_hbm_efficiency "
               f"{k.decode_hbm_efficiency:.4g}  prefill_efficiency {k.prefill_efficiency:.4g}  "
-              f"decode_compute_efficiency {k.decode_compute_efficiency:.2f}  "
+              f"decode_compute_efficiency {k.decode_compute_efficiency:.4g}  "
               f"layer_overhead_s {k.layer_overhead_s * 1e6:.1f}e-6  "
               f"kernel_share {k.kernel_share:.3f}  "
               f"token_overhead_s {k.token_overhead_s * 1e6:.4g}e-6  "

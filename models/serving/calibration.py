@@ -83,7 +83,7 @@ _FIT: Final = "fitted by bench/serving_fit.py on"
 _POINTS: Final = "(data/measurements/serving_points.yaml)"
 CONSTANTS: Final[dict[str, ServingConstants]] = {
     "hopper": ServingConstants(decode_hbm_efficiency=0.75, prefill_efficiency=0.3875,
-                               layer_overhead_s=72.5e-6, decode_compute_efficiency=0.68,
+                               layer_overhead_s=72.5e-6, decode_compute_efficiency=0.675,
                                token_overhead_s=0.3e-6, kernel_share=0.0,
                                expert_gemm_scale=0.225),
     "blackwell": ServingConstants(decode_hbm_efficiency=0.85, prefill_efficiency=0.15,
@@ -91,7 +91,7 @@ CONSTANTS: Final[dict[str, ServingConstants]] = {
                                   token_overhead_s=0.125e-6, kernel_share=0.675,
                                   expert_gemm_scale=0.725),
     "cdna3": ServingConstants(decode_hbm_efficiency=0.35, prefill_efficiency=0.25,
-                              layer_overhead_s=30e-6, decode_compute_efficiency=0.38,
+                              layer_overhead_s=30e-6, decode_compute_efficiency=0.375,
                               token_overhead_s=0.625e-6, kernel_share=1.0,
                               expert_gemm_scale=0.1),
     "cdna4": ServingConstants(decode_hbm_efficiency=0.85, prefill_efficiency=0.0625,
