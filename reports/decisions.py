@@ -411,10 +411,7 @@ def short_families(line: ServingLine) -> str:
     number per family short of the calibration targets (on configurations left out of the
     fit; page 1's note gives the targets): "model 27.4 % off on Hopper, 62.7 % off on
     Blackwell"; "" for a verdict."""
-    if not line.short_of_targets:
-        return ""
-    return "model " + ", ".join(f"{figure} on {family}"
-                                for family, figure, _ in line.short_of_targets)
+    return calibration.short_text(line.short_of_targets)
 
 
 def serving_dates(line: ServingLine) -> str:

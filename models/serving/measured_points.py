@@ -69,20 +69,16 @@ class MeasuredPoint:
     def gpus(self) -> int:
         return self.tp
 
-    @property
-    def offline(self) -> bool:
-        """Throughput alone was measured: no per-user rate to read the curve at."""
-        return self.scenario == "offline"
-
 
 SCENARIOS: Final = ("concurrency", "offline", "server")
 
 
 @dataclass(frozen=True)
 class LeftOut:
-    """Published rows of a cited set that the table does not hold, with why: a GPU the model
-    has no figures for, a layout the source does not state, an engine it does not know
-    (`specledger validate` counts and names them)."""
+    """Published rows the model is not scored on, with why: those a cited set holds that the
+    table does not (a GPU the model has no figures for, a layout the source does not state, an
+    engine it does not know), or configurations whose weights the model's HBM budget does not
+    hold (`specledger validate` counts and names them)."""
 
     why: str
     rows: int

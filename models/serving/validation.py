@@ -41,7 +41,7 @@ from models.serving.arrivals import load_at_limit
 from models.serving.calibration import EngineConstants, ServingConstants
 from models.serving.cost import Point, at_target
 from models.serving.curve import CurveWork, curve_points, curve_work
-from models.serving.measured_points import ARCH_OF_ITEM, MeasuredPoint, ServingPoints
+from models.serving.measured_points import ARCH_OF_ITEM, LeftOut, MeasuredPoint, ServingPoints
 from models.serving.presets import PRESETS
 from models.serving.spec import Deployment, RequestShape, ServingLLM, WeightFormat
 
@@ -464,24 +464,13 @@ def paired_ratios(errors: Iterable[PointError], within: float = PAIR_WITHIN
     return dict(out)
 
 
-@dataclass(frozen=True)
-class Unexpressed:
-    """Published rows the model is not scored on, counted and named (`specledger validate`):
-    the rows a table leaves out (a GPU without figures, a layout the source does not state,
-    an engine the model does not know) and the points of configurations whose weights the
-    model says do not fit in HBM."""
-
-    why: str
-    rows: int
-    what: tuple[str, ...]
-
-
-def unexpressed(table: ServingPoints) -> tuple[Unexpressed, ...]:
-    """What of `table`'s published sets the model cannot express, largest first."""
-    found = [Unexpressed(entry.why, entry.rows, entry.what) for entry in table.left_out]
+def unexpressed(table: ServingPoints) -> tuple[LeftOut, ...]:
+    """What of `table`'s published sets the model cannot express, largest first: the rows the
+    table leaves out, and the points of configurations whose weights do not fit in HBM."""
+    found = list(table.left_out)
     misses = memory_misses(configurations(table.points))
     if misses:
-        found.append(Unexpressed(
+        found.append(LeftOut(
             "the weights do not fit the model's HBM budget at the measured tensor parallelism",
             sum(len(c.points) for c in misses), tuple(c.name for c in misses)))
     return tuple(sorted(found, key=lambda u: (-u.rows, u.why)))

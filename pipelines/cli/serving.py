@@ -96,11 +96,10 @@ def print_result(result: dict[str, Any]) -> None:
     verdict = f"{cheaper} (80 % band {band['p10']:+.1%} to {band['p90']:+.1%})"
     if result["call"] == "too close to call":
         verdict = f"too close to call: {verdict}"
-    short = result.get("short_of_targets") or []
-    if result["call"] == NO_VERDICT and short:
+    misses = calibration.short_text(result.get("short_of_targets") or [])
+    if result["call"] == NO_VERDICT and misses:
         # As page 1 says it: the margin, and the one number per family that withholds a band.
-        misses = ", ".join(f"{figure} on {family}" for family, figure, _ in short)
-        verdict = f"no verdict: {cheaper} (no band: model {misses})"
+        verdict = f"no verdict: {cheaper} (no band: {misses})"
     estimated = any(o["source"] == "model" for o in result["options"])
     if estimated and not band.get("model_measured", True):
         verdict += f"; {calibration.unmeasured_model(result['model'])}"
