@@ -9,7 +9,8 @@ modified).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -94,8 +95,8 @@ def checked_offers(offers: pd.DataFrame) -> pd.DataFrame:
             raise ValueError(f"offers frame has a missing {column}")
     # One provider, one spelling (issue 43): ingest writes identities lower case, but a
     # ledger ingested before that may hold "Lambda" beside "lambda", which would count twice.
-    frame[PROVIDER] = frame[PROVIDER].map(lambda name: identity(str(name)))
-    frame[REGION] = frame[REGION].map(lambda name: None if name is None else identity(str(name)))
+    frame[PROVIDER] = _each_distinct(frame[PROVIDER], lambda name: identity(str(name)))
+    frame[REGION] = _each_distinct(frame[REGION], lambda name: identity(str(name)))
     if frame[VERSION_DATE].isna().any():
         raise ValueError(f"offers frame has a missing {VERSION_DATE}")
     dates_per_version = frame.groupby(VERSION)[VERSION_DATE].nunique()
@@ -104,6 +105,14 @@ def checked_offers(offers: pd.DataFrame) -> pd.DataFrame:
         raise ValueError(f"offers frame gives dataset version(s) {versions} more than one "
                          f"{VERSION_DATE}")
     return frame
+
+
+def _each_distinct(values: pd.Series, spelling: Callable[[Any], Any]) -> pd.Series:
+    """`spelling` of every value, worked out once per distinct value (a price list's 100,000
+    offers name a few providers and a few hundred regions); None stays None."""
+    codes, distinct = pd.factorize(values.to_numpy(dtype=object), use_na_sentinel=True)
+    spelt = np.array([*map(spelling, distinct), None], dtype=object)
+    return pd.Series(spelt[codes], index=values.index, dtype=object)
 
 
 def checked_quotes(quotes: pd.DataFrame) -> pd.DataFrame:
