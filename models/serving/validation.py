@@ -76,6 +76,12 @@ def _node(peak_bf16: float, hbm: float, hbm_bw: float, nvlink_bidir: float,
 # - GB200: gpu_compute.yaml gb200 (nvidia-gb200-nvl72-page): peak_dense_bf16 2,500, peak_dense_fp8
 #   5,000, peak_dense_fp4 10,000 TFLOP/s, hbm_capacity 186 GB, hbm_bandwidth 8 TB/s; gpus.yaml
 #   family Blackwell; nvlink.yaml gb200-nvl72 gpus_per_system 72 on NVLink 5 (1.8 TB/s a GPU).
+# - B300: gpu_compute.yaml b300 (glennklockwood-b300, HGX B300 per GPU): peak_dense_bf16 2,250,
+#   peak_dense_fp8 4,500, peak_dense_fp4 13,125 TFLOP/s, hbm_capacity 288 GB, hbm_bandwidth
+#   8 TB/s; gpus.yaml family Blackwell Ultra; 8 GPUs a node on NVLink 5 (1.8 TB/s a GPU).
+# - GB300: gpu_compute.yaml gb300 (nvidia-gb300-nvl72-page): peak_dense_bf16 2,500,
+#   peak_dense_fp8 5,000, peak_dense_fp4 15,000 TFLOP/s, hbm_capacity 279 GB, hbm_bandwidth
+#   8 TB/s; gpus.yaml family Blackwell Ultra; 72 GPUs an NVLink 5 domain, as GB200's.
 # The ledger's packs hold no HBM or peak figures for the AMD Instinct GPUs (gpus.yaml lists the
 # items, gpu_compute.yaml only their TDP), so these are AMD's product-page figures, dense (no
 # structured sparsity), on an 8-GPU OAM platform whose GPUs each reach the other seven over
@@ -94,6 +100,8 @@ HARDWARE: Final[dict[str, ClusterSpec]] = {
     "amd-mi325x": _node(1307.4e12, 256e9, 6.0e12, 896e9, "cdna3"),
     "amd-mi355x": _node(2.5e15, 288e9, 8e12, 1075.2e9, "cdna4"),
     "gb200": _node(2500e12, 186e9, 8e12, 1.8e12, "blackwell", domain=72),
+    "b300": _node(2250e12, 288e9, 8e12, 1.8e12, "blackwell_ultra"),
+    "gb300": _node(2500e12, 279e9, 8e12, 1.8e12, "blackwell_ultra", domain=72),
 }
 # Dense peak of the weights' precision (the GEMMs run in it): the metric the ledger resolves.
 # FP4 weights on Hopper (no FP4 peak) run at its FP8 peak, as a serving scenario resolves them
@@ -107,6 +115,10 @@ PEAKS: Final[dict[tuple[str, str], float]] = {
     ("b200", "fp4"): 9000e12,
     ("gb200", "fp8"): 5000e12,
     ("gb200", "fp4"): 10000e12,
+    ("b300", "fp8"): 4500e12,
+    ("b300", "fp4"): 13125e12,
+    ("gb300", "fp8"): 5000e12,
+    ("gb300", "fp4"): 15000e12,
     ("amd-mi300x", "fp8"): 2614.9e12,
     ("amd-mi325x", "fp8"): 2614.9e12,
     ("amd-mi355x", "fp8"): 5.0e15,
@@ -324,7 +336,7 @@ def serving_fidelity(points: tuple[MeasuredPoint, ...]) -> tuple[FamilyFidelity,
     for family in FAMILIES:
         errors = by_family.get(family, [])
         low, high, basis = calibration.band(family)
-        left_out = calibration.LEFT_OUT.get(family)
+        left_out = calibration.LEFT_OUT.get(family) or calibration.UNFITTED.get(family)
         absolute = [abs(e.error) for e in errors]
         rows.append(FamilyFidelity(
             family=family, models=tuple(sorted({e.point.model for e in errors})),
@@ -343,6 +355,12 @@ def serving_fidelity(points: tuple[MeasuredPoint, ...]) -> tuple[FamilyFidelity,
 def left_out_summary(family: str) -> str:
     """What a fitted family's band holds on points the fit did not see (calibration.LEFT_OUT),
     as a clause of its set's title; "" for a family without a fit of its own."""
+    found = calibration.UNFITTED.get(family)
+    if found is not None:
+        return (f"; not fitted (its points are one set), they check the constants fitted on the "
+                f"other families: mean |error| {found.mean_abs_error:.1f} %, max "
+                f"{found.max_abs_error:.1f} %; the band holds {found.held} of its "
+                f"{found.points} points")
     found = calibration.LEFT_OUT.get(family)
     if found is None:
         return ""

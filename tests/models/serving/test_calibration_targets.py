@@ -3,10 +3,13 @@ the fit, a mean |error| of at most 20 %, and a band holding 80 % of them within 
 
 from __future__ import annotations
 
+from statistics import mean
+
 import pytest
 
-from models.serving import calibration
+from models.serving import calibration, validation
 from models.serving.calibration import LeftOut, short_of_targets
+from pipelines.inputs.measurements import shipped_serving_points
 
 
 @pytest.fixture
@@ -46,3 +49,21 @@ def test_the_shipped_families_say_where_they_stand():
     # Hopper's band meets its own two targets (82 % held, 1.97x), its mean does not (22.7 %).
     assert stood["hopper"] == ("Hopper", "22.7 % off", "≤ 20 %")
     assert all(s is not None and s[2] == "≤ 20 %" for s in stood.values())
+
+
+def test_a_family_of_one_set_is_checked_on_constants_that_never_saw_it():
+    """Blackwell Ultra's points (one model on one engine) are not fitted: predicted with the
+    pooled constants they are the family's left-out error, recomputed here as stored, and its
+    band stays the uncalibrated one, too wide to decide on whatever the mean says."""
+    points = [p for p in shipped_serving_points().points if p.arch == "blackwell_ultra"]
+    errors = validation.point_errors(validation.configurations(points))
+    low, high, _ = calibration.UNCALIBRATED_BAND
+    stored = calibration.UNFITTED["blackwell_ultra"]
+    assert len(errors) == stored.points == len(points)
+    assert mean(abs(e.error) for e in errors) == pytest.approx(stored.mean_abs_error, abs=0.05)
+    assert max(abs(e.error) for e in errors) == pytest.approx(stored.max_abs_error, abs=0.05)
+    assert sum(low <= e.ratio <= high for e in errors) == stored.held
+    assert calibration.constants("blackwell_ultra")[0] == calibration.POOLED
+    assert "blackwell_ultra" not in calibration.CONSTANTS
+    assert short_of_targets("blackwell_ultra") == (
+        "Blackwell Ultra", f"a band of {high / low:.1f}x", "≤ 2.5x")

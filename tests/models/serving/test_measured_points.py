@@ -29,7 +29,8 @@ RUN = re.compile(r"^https://github\.com/(SemiAnalysisAI/InferenceX/actions/runs/
                  r"ROCm/vllm/blob/[0-9a-f]{7,40}/docs/dev-docker/README\.md|"
                  r"(mlcommons|ntuhpc|gbeezybez)/(mlperf_)?inference_results_v\d\.\d/blob/"
                  r"[0-9a-f]{7,40}/closed/[^/]+/results/[^/]+/(llama2-70b-99(\.9)?|gpt-oss-120b)/"
-                 r"(Offline|Server|Interactive)/performance/run_1/mlperf_log_summary\.txt)$")
+                 r"(Offline|Server|Interactive|offline|server)/performance/run_1/"
+                 r"mlperf_log_summary\.txt)$")  # Nebius's nebius_b300_n1 tree: lower case
 AT_A_CONCURRENCY = [p for p in POINTS if p.scenario == "concurrency"]
 
 
@@ -42,11 +43,11 @@ def test_enough_points_of_the_shipped_presets_on_each_fitted_family():
     per_family = defaultdict(set)
     for p in POINTS:
         per_family[p.arch].add((p.model, p.hardware))
-    assert set(per_family) == {"hopper", "blackwell", "cdna3", "cdna4"}
+    assert set(per_family) == {"hopper", "blackwell", "blackwell_ultra", "cdna3", "cdna4"}
     assert {p.model for p in POINTS} == {"deepseek-r1", "gpt-oss-120b", "llama-2-70b",
                                          "llama-3.1-70b"} <= set(PRESETS)
-    assert {p.hardware for p in POINTS} == {"h100-sxm5", "h200-sxm", "b200", "gb200",
-                                            "amd-mi300x", "amd-mi325x", "amd-mi355x"}
+    assert {p.hardware for p in POINTS} == {"h100-sxm5", "h200-sxm", "b200", "gb200", "b300",
+                                            "gb300", "amd-mi300x", "amd-mi325x", "amd-mi355x"}
     for family in ("hopper", "blackwell", "cdna4"):   # two models, a hundred points or more
         assert sum(p.arch == family for p in POINTS) >= 100
         assert {"deepseek-r1", "gpt-oss-120b"} <= {m for m, _ in per_family[family]}
@@ -113,12 +114,14 @@ def test_an_mlperf_systems_server_run_is_no_faster_than_its_offline_run():
     runs = defaultdict(dict)
     for p in POINTS:
         if p.source.startswith("mlperf-"):
-            runs[re.sub(r"/(Offline|Server)/", "/", p.run)][p.scenario] = p.tok_s_per_gpu
+            runs[re.sub(r"/(Offline|Server|offline|server)/", "/", p.run)][p.scenario] = (
+                p.tok_s_per_gpu)
     pairs = [r for r in runs.values() if len(r) == 2]
     assert len(pairs) >= 25
     # Two runs of one system differ by a little: NVIDIA's GB200 NVL72 gpt-oss-120b Server run
-    # gives 12,489 output tokens/s per GPU against its Offline run's 12,216 (2.2 % more).
-    assert all(r["server"] <= 1.03 * r["offline"] for r in pairs)
+    # gives 12,489 output tokens/s per GPU against its Offline run's 12,216 (2.2 % more),
+    # CoreWeave's 64 GB300 14,946 against 14,226 (5.1 % more).
+    assert all(r["server"] <= 1.06 * r["offline"] for r in pairs)
     assert min(r["server"] / r["offline"] for r in pairs) > 0.75
 
 

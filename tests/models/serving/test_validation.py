@@ -155,6 +155,15 @@ def test_serving_fidelity_gives_a_row_per_family_with_its_error_and_band():
             left_out = calibration.LEFT_OUT[family]
             assert row.left_out_mean_abs_error == left_out.mean_abs_error > row.mean_abs_error
             assert (row.left_out_held, row.left_out_points) == (left_out.held, row.points)
+        elif family in calibration.UNFITTED:
+            # Measured, not fitted: its points check the pooled constants, its band is the
+            # uncalibrated one, its left-out record is those points.
+            unfitted = calibration.UNFITTED[family]
+            assert (row.points, row.models) == (unfitted.points, ("gpt-oss-120b",))
+            assert row.mean_abs_error == pytest.approx(unfitted.mean_abs_error, abs=0.05)
+            assert (row.left_out_held, row.left_out_points) == (unfitted.held, unfitted.points)
+            assert (row.band_low, row.band_high, row.basis) == calibration.UNCALIBRATED_BAND
+            assert row.constants == calibration.UNFITTED_SOURCE
         else:
             assert (row.points, row.unreached, row.models, row.sources) == (0, 0, (), ())
             assert row.mean_abs_error is None and row.max_abs_error is None
@@ -184,6 +193,12 @@ def test_the_stored_constants_give_the_errors_they_were_fitted_to():
 def test_each_sets_title_says_what_its_band_holds_left_out():
     for report in fidelity_report(TABLE):
         family = report.published.key.removeprefix("inferencex-serving-")
+        if family in calibration.UNFITTED:   # its points check constants fitted without them
+            found = calibration.UNFITTED[family]
+            assert "not fitted (its points are one set)" in report.published.title
+            assert f"mean |error| {found.mean_abs_error:.1f} %" in report.published.title
+            assert f"holds {found.held} of its {found.points} points" in report.published.title
+            continue
         found = calibration.LEFT_OUT[family]
         assert f"holds {found.held} of its {found.points} points" in report.published.title
         assert f"left out, mean |error| {found.mean_abs_error:.1f} %" in report.published.title
@@ -193,6 +208,7 @@ def test_fidelity_report_keeps_the_c2c_set_shape():
     reports = fidelity_report(TABLE)
     assert all(isinstance(r, SetReport) for r in reports)
     assert [r.published.key for r in reports] == ["inferencex-serving-blackwell",
+                                                  "inferencex-serving-blackwell_ultra",
                                                   "inferencex-serving-cdna3",
                                                   "inferencex-serving-cdna4",
                                                   "inferencex-serving-hopper"]

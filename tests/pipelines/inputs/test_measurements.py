@@ -26,17 +26,17 @@ def test_the_shipped_tables_hold_every_run_and_point_with_its_source():
     assert {r.source for r in training.runs} == {s.key for s in training.sources}
     assert all(s.url.startswith("https://github.com/") for s in training.sources)
     serving = load_serving_points()
-    assert len(serving.points) == 562 and len(serving.sources) == 14
+    assert len(serving.points) == 584 and len(serving.sources) == 14
     for point in serving.points:
         assert point.url == serving.source(point.source).url
-        assert point.arch in ("hopper", "blackwell", "cdna3", "cdna4")
+        assert point.arch in ("hopper", "blackwell", "blackwell_ultra", "cdna3", "cdna4")
     # 454 InferenceX / InferenceMAX points, 68 MLPerf Llama-2-70B runs (Offline and Server),
-    # 24 MLPerf gpt-oss-120b runs, 16 of AMD's static batches; and the published rows left
-    # out, each with why.
-    assert sum(p.source.startswith("mlperf-") for p in serving.points) == 92
+    # 46 MLPerf gpt-oss-120b runs (22 of them on B300 / GB300), 16 of AMD's static batches;
+    # and the published rows left out, each with why.
+    assert sum(p.source.startswith("mlperf-") for p in serving.points) == 114
     assert {p.scenario for p in serving.points if p.source.startswith("mlperf-")} == {
         "offline", "server"}
-    assert sum(entry.rows for entry in serving.left_out) == 272
+    assert sum(entry.rows for entry in serving.left_out) == 250
 
 
 def test_values_are_kept_as_written():
@@ -113,7 +113,7 @@ def test_a_bad_serving_point_names_the_file_line_and_field(tmp_path):
 
 
 @pytest.mark.parametrize(("old", "new", "field", "reason"), [
-    ("hardware: b200", "hardware: b300", "points[1].hardware", "a GPU item"),
+    ("hardware: b200", "hardware: l40s", "points[1].hardware", "a GPU item"),
     ("source: inferencex-dsr1-latest, hardware", "source: inferencex-dsr1-lately, hardware",
      "points[1].source", "not a key of `sources`"),
     ("concurrency: 8,", "concurrency: 8, concurrency: 9,", "points[1].concurrency",
