@@ -147,8 +147,8 @@ POOLED_SOURCE: Final = (f"{_FIT} every measured family's points together (562 In
                         "MLPerf and AMD points of H100, H200, B200, MI300X, MI325X and MI355X) "
                         f"{_POINTS}: this family has none")
 UNFITTED_SOURCE: Final = (f"{_FIT} every fitted family's points together (562 InferenceX, "
-                          f"MLPerf and AMD points) {_POINTS}: this family's points are one set "
-                          "(one model on one engine), so they are not fitted but check these")
+                          f"MLPerf and AMD points) {_POINTS}: this family's points are of one "
+                          "model on one engine, so they are not fitted but check these")
 
 # The model's error: measured / predicted tokens/s per GPU at a matched interactivity, banded per
 # family from its left-out points (each model x GPU x engine set left out of the fit in turn). A
@@ -345,13 +345,14 @@ LEFT_OUT: Final[dict[str, LeftOut]] = {
     ), 35.2),
 }
 
-# A family whose measured points are all one set (one model on one engine: Blackwell Ultra's
-# MLPerf Inference v6.0 gpt-oss-120b runs, TensorRT-LLM on B300 nodes and GB300 racks) has no
-# set its own fit could be checked on, so it is not fitted (tests/support/serving_fit.py fits a
-# family of two sets or more): it runs on POOLED, which never saw its points, and those points
-# are its left-out error. Its band stays the uncalibrated one: one set says nothing of how far
-# another model or engine on it would be off. Here `sets` holds the set and how many of its
-# points UNCALIBRATED_BAND holds; tests/models/serving/test_calibration_targets.py recomputes it.
+# A family whose measured points are all of one model on one engine (Blackwell Ultra's MLPerf
+# Inference v6.0 gpt-oss-120b runs, TensorRT-LLM on B300 nodes and GB300 racks) has no other
+# model or engine of its own to check a fit on, so it is not fitted (tests/support/
+# serving_fit.py fits a family of two models or engines or more): it runs on POOLED, which
+# never saw its points, and those points are its left-out error. Its band stays the
+# uncalibrated one: one model on one engine says nothing of how far another would be off.
+# Here `sets` holds its points (one group) and how many UNCALIBRATED_BAND holds;
+# tests/models/serving/test_calibration_targets.py recomputes it.
 UNFITTED: Final[dict[str, LeftOut]] = {
     "blackwell_ultra": LeftOut(22, 7.6, 62.8, (("gpt-oss-120b B300 / GB300 trt", 22, 22),)),
 }

@@ -101,8 +101,8 @@ class ServingPoints:
 # SXM are Hopper, B200 and GB200 are Blackwell, B300 and GB300 Blackwell Ultra;
 # models.c2c.calibration.ARCH_OF_FAMILY). The AMD Instinct items (gpus.yaml family Instinct) by
 # their compute architecture: MI300X and MI325X are CDNA 3, MI355X is CDNA 4 (AMD's product
-# pages); the serving model fits each apart (Blackwell Ultra, one set, is not fitted:
-# models.serving.calibration.UNFITTED).
+# pages); the serving model fits each apart (Blackwell Ultra, one model on one engine, is not
+# fitted: models.serving.calibration.UNFITTED).
 ARCH_OF_ITEM: Final = {"h100-sxm5": "hopper", "h200-sxm": "hopper", "b200": "blackwell",
                        "gb200": "blackwell", "b300": "blackwell_ultra",
                        "gb300": "blackwell_ultra", "amd-mi300x": "cdna3", "amd-mi325x": "cdna3",

@@ -357,8 +357,8 @@ def left_out_summary(family: str) -> str:
     as a clause of its set's title; "" for a family without a fit of its own."""
     found = calibration.UNFITTED.get(family)
     if found is not None:
-        return (f"; not fitted (its points are one set), they check the constants fitted on the "
-                f"other families: mean |error| {found.mean_abs_error:.1f} %, max "
+        return (f"; not fitted (one model on one engine): its points check the constants "
+                f"fitted on the other families: mean |error| {found.mean_abs_error:.1f} %, max "
                 f"{found.max_abs_error:.1f} %; the band holds {found.held} of its "
                 f"{found.points} points")
     found = calibration.LEFT_OUT.get(family)

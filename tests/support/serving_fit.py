@@ -1,8 +1,9 @@
 """Fit the serving model's constants per GPU architecture on the measured serving points, and
 measure its error.
 
-For each architecture with at least MIN_POINTS points in two sets or more
-(data/measurements/serving_points.yaml: one set, calibration.UNFITTED, is not fitted), the
+For each architecture with at least MIN_POINTS points of two models or engines or more
+(data/measurements/serving_points.yaml; one model on one engine, calibration.UNFITTED, is not
+fitted), the
 ServingConstants, and for each engine its EngineConstants (SGLang, the reference, only its
 expert-parallel cost), are chosen together by coordinate descent within BOUNDS and
 ENGINE_BOUNDS (a coarse grid, then a fine one around its best; from the prior and neutral
@@ -376,11 +377,12 @@ def fit_all(jobs: int = 1, whole_families: bool = True) -> FitReport:
             by_arch[config.arch].append(config)
         else:  # the weights do not fit the model's HBM budget (the same with any constants)
             skipped.append(config.name)
-    # A family of one set (one model on one engine) is not fitted: no set of its own could
-    # check its fit (calibration.UNFITTED), and its points stay out of the pooled fit too.
+    # A family whose points are all of one model on one engine is not fitted: no other model
+    # or engine of its own could check its fit (calibration.UNFITTED), and its points stay out
+    # of the pooled fit too.
     fitted = sorted(a for a, configs in by_arch.items()
                     if sum(len(c.points) for c in configs) >= MIN_POINTS
-                    and len({fold(c) for c in configs}) >= 2)
+                    and len({(c.points[0].model, c.engine) for c in configs}) >= 2)
     every = [c for a in fitted for c in by_arch[a]]
     sets = sorted({fold(c) for c in every})
     # Every fit to run, by what it is for: ("all", "") every family's, ("set", name) all but

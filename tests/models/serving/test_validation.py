@@ -195,7 +195,7 @@ def test_each_sets_title_says_what_its_band_holds_left_out():
         family = report.published.key.removeprefix("inferencex-serving-")
         if family in calibration.UNFITTED:   # its points check constants fitted without them
             found = calibration.UNFITTED[family]
-            assert "not fitted (its points are one set)" in report.published.title
+            assert "not fitted (one model on one engine)" in report.published.title
             assert f"mean |error| {found.mean_abs_error:.1f} %" in report.published.title
             assert f"holds {found.held} of its {found.points} points" in report.published.title
             continue
