@@ -33,6 +33,8 @@ from tests.support.serving_fit import (
     Choice,
     basis,
     common_shape,
+    engine_basis,
+    engines_of,
     fit_all,
     outward,
     paired_basis,
@@ -160,6 +162,19 @@ def main(argv: Sequence[str] = ()) -> int:
             print(f"        ({name!r}, {n}, {h}),")
         print(f"    ), {family_mean}),   # held {held} of {len(errs)} "
               f"({100 * held / len(errs):.0f} %)")
+    print("\nENGINE_BAND_SHAPE, ENGINE_BAND and ENGINE_LEFT_OUT (models/serving/calibration.py): "
+          "an engine's band on a family, over its sets (two or more) left out")
+    for key, choice in report.engine_shapes.items():
+        print(f"    {key!r}: {choice.shape},")
+    for (arch, engine), choice in report.engine_shapes.items():
+        low, high = outward(*choice.band)
+        print(f"    {(arch, engine)!r}: ({low:.3f}, {high:.3f}, "
+              f"{engine_basis(report, arch, engine)!r}),")
+    for (arch, engine), choice in report.engine_shapes.items():
+        errs = engines_of(report.left_out[arch])[engine]
+        pct = [abs(e.error) for e in errs]
+        print(f"    {(arch, engine)!r}: LeftOut({len(errs)}, {np.mean(pct):.1f}, "
+              f"{np.max(pct):.1f}, {tuple(choice.rows)!r}),")
     print("\nPAIRED_BAND (models/serving/calibration.py): one configuration's left-out error "
           "against another's of the same model, precision, engine and shape")
     for arch in report.paired:

@@ -240,13 +240,17 @@ TARGET_COVERAGE: Final = 0.8
 TARGET_SPAN: Final = 2.5
 
 
-def short_of_targets(arch: str) -> tuple[str, str, str] | None:
-    """None when `arch`'s estimates meet the targets above; else the one number that says
-    why not, as (family, figure, target): ("Blackwell", "62.7 % off", "≤ 20 %") on the
-    configurations left out of its fit. A family without a fit of its own has no left-out
-    figure: ("Ampere", "not fitted", "a fit of its own")."""
+def short_of_targets(arch: str, engine: str | None = None) -> tuple[str, str, str] | None:
+    """None when `arch`'s estimates (on `engine`, where that engine has a band of its own on
+    the family: ENGINE_BAND) meet the targets above; else the one number that says why not, as
+    (family, figure, target): ("Blackwell", "62.7 % off", "≤ 20 %"), ("Hopper with
+    TensorRT-LLM", "22.3 % off", "≤ 20 %") on the configurations left out of its fit. A family
+    without a fit of its own has no left-out figure: ("Ampere", "not fitted", "a fit of its
+    own")."""
     name = FAMILY_NAMES.get(arch, arch)
-    found = LEFT_OUT.get(arch) or UNFITTED.get(arch)
+    if engine is not None and (arch, engine) in ENGINE_LEFT_OUT:
+        name = f"{name} with {ENGINE_NAMES.get(engine, engine)}"
+    found = left_out_of(arch, engine)
     if found is None:
         return name, "not fitted", "a fit of its own"
     if found.mean_abs_error > TARGET_MEAN_ABS_ERROR:
@@ -254,7 +258,7 @@ def short_of_targets(arch: str) -> tuple[str, str, str] | None:
     if found.coverage < TARGET_COVERAGE:
         return (name, f"a band holding {100 * found.coverage:.0f} %",
                 f"≥ {100 * TARGET_COVERAGE:.0f} %")
-    low, high, _ = band(arch)
+    low, high, _ = band(arch, engine)
     if high / low > TARGET_SPAN:
         return name, f"a band of {high / low:.1f}x", f"≤ {TARGET_SPAN}x"
     return None
@@ -273,11 +277,14 @@ def target_standing() -> list[dict[str, Any]]:
     fit (`specledger validate`): mean |error|, band coverage and span, and short_of_targets'
     one number when it is short."""
     rows = []
-    for arch, left_out in sorted({**LEFT_OUT, **UNFITTED}.items()):
-        low, high, _ = band(arch)
-        short = short_of_targets(arch)
+    standing = [((arch, None), record) for arch, record in {**LEFT_OUT, **UNFITTED}.items()]
+    standing += list(ENGINE_LEFT_OUT.items())
+    for (arch, engine), left_out in sorted(standing, key=lambda row: (row[0][0],
+                                                                      row[0][1] or "")):
+        low, high, _ = band(arch, engine)
+        short = short_of_targets(arch, engine)
         rows.append({
-            "family": arch, "left_out_points": left_out.points,
+            "family": arch, "engine": engine, "left_out_points": left_out.points,
             "left_out_mean_abs_error": left_out.mean_abs_error,
             "band_coverage": left_out.coverage, "band_span": high / low,
             "targets": {"mean_abs_error": TARGET_MEAN_ABS_ERROR,
@@ -301,9 +308,21 @@ def constants(arch: str) -> tuple[ServingConstants, str]:
     return POOLED, POOLED_SOURCE
 
 
-def band(arch: str) -> tuple[float, float, str]:
-    """(low, high, basis) of measured / predicted throughput for `arch`."""
+def band(arch: str, engine: str | None = None) -> tuple[float, float, str]:
+    """(low, high, basis) of measured / predicted throughput for `arch`: on `engine`, that
+    engine's band where its points on the family span two sets (ENGINE_BAND), else the
+    family's."""
+    if engine is not None and (arch, engine) in ENGINE_BAND:
+        return ENGINE_BAND[(arch, engine)]
     return BAND.get(arch, UNCALIBRATED_BAND)
+
+
+def left_out_of(arch: str, engine: str | None = None) -> LeftOut | None:
+    """The left-out record a band rests on: the engine's on the family (ENGINE_LEFT_OUT), else
+    the family's (LEFT_OUT, or UNFITTED for a family measured but not fitted), else None."""
+    if engine is not None and (arch, engine) in ENGINE_LEFT_OUT:
+        return ENGINE_LEFT_OUT[(arch, engine)]
+    return LEFT_OUT.get(arch) or UNFITTED.get(arch)
 
 
 # Each fitted family's error on the points of the sets left out (bench/serving_fit.py prints
@@ -384,6 +403,63 @@ POOLED_ENGINES: Final[dict[str, EngineConstants]] = {
     "atom": EngineConstants(overhead_scale=1.25, ep_layer_s=0e-6),
 }
 
+
+# The engine is an input (a deployment's `engine`): one engine's band on a family, where its
+# left-out points there span two sets or more (one set cannot be left out against others),
+# chosen as the family's is (the narrowest of the grid whose band, built without each of the
+# engine's sets, holds 80 % of its left-out points) from the same left-out errors
+# (bench/serving_fit.py prints them). An engine with one set on a family (SGLang on Hopper and
+# on Blackwell, vLLM on Blackwell and on CDNA 4) or none, or whose sets no shape on the grid
+# holds 80 % of (vLLM on CDNA 3: Llama-2-70B and Llama 3.1 70B), carries the family's band.
+# An engine's band may be wider than its family's (vLLM on Hopper: its gpt-oss-120b sets lie
+# apart from TensorRT-LLM's), or narrower (TensorRT-LLM on Hopper): it is that engine's.
+ENGINE_NAMES: Final = {"sglang": "SGLang", "trt": "TensorRT-LLM", "vllm": "vLLM",
+                       "atom": "ATOM"}
+ENGINE_BAND_SHAPE: Final[dict[tuple[str, str], Shape]] = {
+    ("blackwell", "trt"): ((5.0, 95.0), 1.75),
+    ("cdna3", "sglang"): ((10.0, 90.0), 1.0),
+    ("cdna4", "atom"): ((5.0, 95.0), 4.0),
+    ("hopper", "trt"): ((10.0, 90.0), 1.25),
+    ("hopper", "vllm"): ((0.0, 100.0), 2.5),
+}
+ENGINE_BAND: Final[dict[tuple[str, str], tuple[float, float, str]]] = {
+    ("blackwell", "trt"): (0.053, 28.718,
+        "114 InferenceX / MLPerf B200 / GB200 DeepSeek-R1, gpt-oss-120b, Llama-2-70B points on "
+        "trt (aggregated, no speculative decoding), each model x GPU x engine set left out of "
+        "the fit in turn; P5-P95 widened x1.75 about the median, wider than 0.2-10 (measured "
+        "/ predicted): what holding 80 % of a set left out takes"),
+    ("cdna3", "sglang"): (0.235, 1.309,
+        "30 InferenceX MI300X / MI325X DeepSeek-R1 points on sglang (aggregated, no "
+        "speculative decoding), each model x GPU x engine set left out of the fit in turn; "
+        "P10-P90"),
+    ("cdna4", "atom"): (0.039, 116940.029,
+        "65 InferenceX MI355X DeepSeek-R1, gpt-oss-120b points on atom (aggregated, no "
+        "speculative decoding), each model x GPU x engine set left out of the fit in turn; "
+        "P5-P95 widened x4 about the median, wider than 0.2-10 (measured / predicted): what "
+        "holding 80 % of a set left out takes"),
+    ("hopper", "trt"): (0.731, 1.346,
+        "72 InferenceX / MLPerf H100 / H200 DeepSeek-R1, Llama-2-70B points on trt (aggregated,"
+        " no speculative decoding), each model x GPU x engine set left out of the fit in turn; "
+        "P10-P90 widened x1.25 about the median"),
+    ("hopper", "vllm"): (0.268, 3.421,
+        "96 InferenceX / MLPerf H100 / H200 gpt-oss-120b points on vllm (aggregated, no "
+        "speculative decoding), each model x GPU x engine set left out of the fit in turn; "
+        "P0-P100 widened x2.5 about the median"),
+}
+ENGINE_LEFT_OUT: Final[dict[tuple[str, str], LeftOut]] = {
+    ("blackwell", "trt"): LeftOut(114, 90.8, 641.1, (
+        ("deepseek-r1 B200 trt", 40, 30), ("gpt-oss-120b B200 trt", 63, 52),
+        ("gpt-oss-120b GB200 trt", 5, 5), ("llama-2-70b B200 trt", 6, 6))),
+    ("cdna3", "sglang"): LeftOut(30, 102.3, 420.7, (
+        ("deepseek-r1 MI300X sglang", 15, 15), ("deepseek-r1 MI325X sglang", 15, 11))),
+    ("cdna4", "atom"): LeftOut(65, 55.6, 128.5, (
+        ("deepseek-r1 MI355X atom", 39, 35), ("gpt-oss-120b MI355X atom", 26, 17))),
+    ("hopper", "trt"): LeftOut(72, 22.3, 232.6, (
+        ("deepseek-r1 H200 trt", 20, 15), ("llama-2-70b H100 trt", 32, 32),
+        ("llama-2-70b H200 trt", 20, 11))),
+    ("hopper", "vllm"): LeftOut(96, 24.0, 83.2, (
+        ("gpt-oss-120b H100 vllm", 43, 33), ("gpt-oss-120b H200 vllm", 53, 48))),
+}
 
 # Two options estimated with one engine are not wrong independently: two configurations of one
 # family share its constants and most of its error with them, two of different families each

@@ -230,7 +230,9 @@ def validate(home: HomeOption = None, as_json: JsonOption = False,
                            no_wrap=True)
     for row in report["serving_targets"]:
         short = row["short"]
-        targets.add_row(row["family"], str(row["left_out_points"]),
+        label = row["family"] if row.get("engine") is None else (
+            f"{row['family']} {row['engine']}")   # an engine's band on the family
+        targets.add_row(label, str(row["left_out_points"]),
                         f"{row['left_out_mean_abs_error']:.1f}%",
                         f"{100 * row['band_coverage']:.0f}%", _span(row["band_span"]),
                         "none" if short is None else short["figure"])

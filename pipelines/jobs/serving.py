@@ -164,8 +164,8 @@ def short_of_targets(options: list[dict[str, Any]], margin: ServingMargin | None
         return []
     compared = [o for o in options if o["name"] in (margin.cheaper, margin.dearer)
                 and o["source"] != "measured"]
-    found = (calibration.short_of_targets(arch)
-             for arch in dict.fromkeys(o["arch"] for o in compared))
+    found = (calibration.short_of_targets(arch, engine) for arch, engine in dict.fromkeys(
+        (o["arch"], o["deployment"]["engine"]) for o in compared))
     return [short for short in found if short]
 
 
@@ -520,10 +520,11 @@ def shipped_coverage() -> layouts.Coverage:
 
 
 def deployment_band(arch: str, deployment: Deployment) -> tuple[float, float, str]:
-    """The family's band, widened by the data-parallel-attention band when the deployment
-    replicates attention (the model's least certain layout); a deployment no measurement ran
-    (shipped_coverage) carries the band of a family the fit never saw as well: the widest."""
-    low, high, basis = calibration.band(arch)
+    """The family's band (its engine's, where that engine has one on it: calibration.band),
+    widened by the data-parallel-attention band when the deployment replicates attention (the
+    model's least certain layout); a deployment no measurement ran (shipped_coverage) carries
+    the band of a family the fit never saw as well: the widest."""
+    low, high, basis = calibration.band(arch, deployment.engine)
     coverage = shipped_coverage()
     if not coverage.covers(deployment):
         far_low, far_high, _ = calibration.UNCALIBRATED_BAND

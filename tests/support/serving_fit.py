@@ -363,6 +363,9 @@ class FitReport:
     paired_coverage: dict[tuple[str, str], list[tuple[str, int, int]]] = field(
         default_factory=dict)
     paired_shapes: dict[tuple[str, str], Choice] = field(default_factory=dict)
+    # (arch, engine) -> the band of that engine's left-out points on that family, where they
+    # span two sets or more, in the shape chosen as the family's is (over the engine's sets)
+    engine_shapes: dict[tuple[str, str], Choice] = field(default_factory=dict)
 
 
 def fit_all(jobs: int = 1, whole_families: bool = True) -> FitReport:
@@ -449,6 +452,12 @@ def add_bands(report: FitReport) -> None:
             report.paired_shapes[families] = choice
             report.paired[families] = (*choice.band, len(ratios))
             report.paired_coverage[families] = list(choice.rows)
+    report.engine_shapes = {}
+    for arch, left_out in report.left_out.items():
+        for engine, errors in sorted(engines_of(left_out).items()):
+            choice = choose_shape(sets_of(errors)) if len(sets_of(errors)) >= 2 else None
+            if choice is not None and choice.met:   # else the family's band stands
+                report.engine_shapes[(arch, engine)] = choice
     report.uncalibrated = report.uncalibrated_choice = None
     if report.family_out:
         choice = choose_shape({arch: [e.ratio for e in errs]
@@ -463,6 +472,14 @@ def set_coverage(left_out: Sequence[PointError], shape: Shape = P10_P90
     points and how many of them fall in the band (in `shape`) built from the other sets' errors
     alone: what the band holds on a set it has not seen, the case of a new configuration."""
     return held_without(sets_of(left_out), shape)
+
+
+def engines_of(left_out: Sequence[PointError]) -> dict[str, list[PointError]]:
+    """`left_out` by the engine each point ran on."""
+    found: dict[str, list[PointError]] = defaultdict(list)
+    for e in left_out:
+        found[e.point.engine].append(e)
+    return dict(found)
 
 
 def sets_of(left_out: Sequence[PointError]) -> dict[str, list[float]]:
@@ -516,6 +533,16 @@ def basis(report: FitReport, arch: str) -> str:
             "speculative decoding), "
             "each model x GPU x engine set left out of the fit in turn; "
             f"{shape_note(report.shapes[arch])}")
+
+
+def engine_basis(report: FitReport, arch: str, engine: str) -> str:
+    """The ENGINE_BAND basis string calibration.py stores."""
+    errors = engines_of(report.left_out[arch])[engine]
+    gpus = " / ".join(GPU_NAMES.get(g, g) for g in sorted({e.point.hardware for e in errors}))
+    models = ", ".join(MODEL_NAMES.get(m, m) for m in sorted({e.point.model for e in errors}))
+    return (f"{len(errors)} {publishers(errors)} {gpus} {models} points on {engine} "
+            "(aggregated, no speculative decoding), each model x GPU x engine set left out of "
+            f"the fit in turn; {shape_note(report.engine_shapes[(arch, engine)])}")
 
 
 def paired_basis(report: FitReport, families: tuple[str, str]) -> str:

@@ -67,3 +67,21 @@ def test_a_family_of_one_set_is_checked_on_constants_that_never_saw_it():
     assert "blackwell_ultra" not in calibration.CONSTANTS
     assert short_of_targets("blackwell_ultra") == (
         "Blackwell Ultra", f"a band of {high / low:.1f}x", "≤ 2.5x")
+
+
+def test_an_engine_with_a_band_of_its_own_on_a_family_is_judged_on_it():
+    """The engine is an input: on Hopper, TensorRT-LLM's left-out points (three sets) give it
+    a band and a standing of its own; an engine with one set there (SGLang) or none (ATOM)
+    stands with the family."""
+    trt = calibration.ENGINE_LEFT_OUT[("hopper", "trt")]
+    assert short_of_targets("hopper", "trt") == (
+        "Hopper with TensorRT-LLM", f"{trt.mean_abs_error:.1f} % off", "≤ 20 %")
+    assert calibration.band("hopper", "trt") == calibration.ENGINE_BAND[("hopper", "trt")]
+    for engine in ("sglang", "atom", None):
+        assert short_of_targets("hopper", engine) == short_of_targets("hopper")
+        assert calibration.band("hopper", engine) == calibration.BAND["hopper"]
+    standing = {(row["family"], row["engine"]): row for row in calibration.target_standing()}
+    assert set(standing) == ({(arch, None) for arch in calibration.LEFT_OUT}
+                             | {(arch, None) for arch in calibration.UNFITTED}
+                             | set(calibration.ENGINE_LEFT_OUT))
+    assert standing[("hopper", "trt")]["left_out_points"] == trt.points

@@ -33,6 +33,7 @@ from tests.support.serving_fit import (
     band,
     basis,
     choose_shape,
+    engine_basis,
     fit,
     fit_all,
     fold,
@@ -162,6 +163,25 @@ def test_a_paired_band_rests_on_enough_comparisons_and_says_what_it_holds_left_o
     assert ("cdna4", "cdna4") not in calibration.PAIRED_BAND     # 14 comparisons, too few
 
 
+def test_an_engines_band_rests_on_its_sets_of_a_family_left_out():
+    """Each engine band (what bench/serving_fit.py printed; the refit in `./dev trials` checks
+    them): two sets or more of one engine on one fitted family, their points among the
+    family's left-out ones, held at 80 % by the band built without each set, its shape named."""
+    assert set(calibration.ENGINE_BAND_SHAPE) == set(calibration.ENGINE_BAND) == set(
+        calibration.ENGINE_LEFT_OUT)
+    for (arch, engine), found in calibration.ENGINE_LEFT_OUT.items():
+        family = calibration.LEFT_OUT[arch]
+        assert len(found.sets) >= 2 and found.points < family.points, (arch, engine)
+        assert {name for name, _, _ in found.sets} <= {name for name, _, _ in family.sets}
+        assert all(name.endswith(f" {engine}") for name, _, _ in found.sets)
+        assert found.held >= COVERAGE_TARGET * found.points, (arch, engine)
+        low, high, text = calibration.ENGINE_BAND[(arch, engine)]
+        assert text.startswith(f"{found.points} ") and f" on {engine} " in text
+        shape = calibration.ENGINE_BAND_SHAPE[(arch, engine)]
+        assert shape in shapes() and f"in turn; {shape_name(shape)}" in text
+        assert 0 < low < 1 < high, (arch, engine)
+
+
 def test_every_fitted_family_says_what_its_band_holds_left_out():
     assert set(calibration.LEFT_OUT) == set(calibration.CONSTANTS)
     for arch, found in calibration.LEFT_OUT.items():
@@ -253,6 +273,13 @@ def test_refitting_the_measured_points_gives_the_stored_constants_and_bands():
         assert (stored_low, stored_high) == pytest.approx((low, high), abs=0.002), arch
         assert stored_low <= low and stored_high >= high   # rounded outward
         assert stored_basis == paired_basis(report, arch)
+    assert set(report.engine_shapes) == set(calibration.ENGINE_BAND)
+    for key, choice in report.engine_shapes.items():
+        assert calibration.ENGINE_BAND_SHAPE[key] == choice.shape, key
+        assert calibration.ENGINE_LEFT_OUT[key].sets == choice.rows, key
+        stored_low, stored_high, stored_basis = calibration.ENGINE_BAND[key]
+        assert (stored_low, stored_high) == pytest.approx(choice.band, abs=0.002), key
+        assert stored_basis == engine_basis(report, *key)
     low, high, n = report.uncalibrated
     assert report.uncalibrated_choice is not None
     assert calibration.UNCALIBRATED_SHAPE == report.uncalibrated_choice.shape

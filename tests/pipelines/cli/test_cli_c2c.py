@@ -220,8 +220,14 @@ def test_validate_prints_every_calibration_set_with_its_points_and_errors(cli):
         assert coverage["inside"] >= 0.8 * coverage["points"]
     assert "band holds" in summary.stdout and "left out" in summary.stdout
     # Issue 41: each fitted serving family against the targets, with the one number it misses.
-    families = {row["family"]: row for row in brief["serving_targets"]}
-    assert families == {row["family"]: row for row in report["serving_targets"]}
+    # A family's row, and an engine's on it where that engine has a band of its own.
+    families = {(row["family"], row["engine"]): row for row in brief["serving_targets"]}
+    assert families == {(row["family"], row["engine"]): row
+                        for row in report["serving_targets"]}
+    assert ("hopper", None) in families and ("hopper", "trt") in families
+
+    def label(row: dict) -> list[str]:
+        return [row["family"]] + ([row["engine"]] if row["engine"] else [])
     for row in families.values():
         meets = (row["left_out_mean_abs_error"] <= row["targets"]["mean_abs_error"]
                  and row["band_coverage"] >= row["targets"]["band_coverage"]
@@ -229,13 +235,15 @@ def test_validate_prints_every_calibration_set_with_its_points_and_errors(cli):
         assert row["decision_grade"] == meets and (row["short"] is None) == meets
     short = next(row for row in families.values() if row["short"])
     shown = next(line for line in summary.stdout.splitlines()
-                 if line.split()[:1] == [short["family"]])
+                 if line.split()[:len(label(short))] == label(short)
+                 and line.split()[len(label(short))].isdigit())
     assert f"{short['left_out_mean_abs_error']:.1f}%" in shown
     assert shown.split()[-len(short["short"]["figure"].split()):] == short["short"][
         "figure"].split()   # the one number it misses, whole, in the last column
     for row in families.values():   # a span past 0.2-10 is said to be absurd, not printed
         shown = next(line for line in summary.stdout.splitlines()
-                     if line.split()[:1] == [row["family"]])
+                     if line.split()[:len(label(row))] == label(row)
+                     and line.split()[len(label(row))].isdigit())
         assert ("absurd" in shown) == (row["band_span"] > 50)
     # The published rows the serving model is not scored on: counted, each reason named.
     unexpressed = report["serving_unexpressed"]

@@ -127,6 +127,24 @@ def test_a_data_parallel_attention_deployment_carries_the_wider_band(tmp_path):
     assert "data-parallel-attention" in fast["band"]["basis"]
 
 
+def test_an_option_carries_its_engines_band_where_that_engine_has_one(tmp_path):
+    """TensorRT-LLM on Hopper has a band of its own (its three sets left out); SGLang, one
+    set on Hopper, carries the family's; and the verdict's miss names the engine's."""
+    from models.serving.calibration import BAND, ENGINE_BAND
+
+    hopper = (INLINE + SECOND).replace("gpu_specs: {", "gpu_specs: {arch: hopper, ")
+    on_trt = hopper.replace("deployment: {tp: 8}", "deployment: {tp: 8, engine: trt}")
+    result = answer(tmp_path, on_trt)
+    for option in result["options"]:
+        assert option["deployment"]["engine"] == "trt"
+        assert (option["band"]["low"], option["band"]["high"]) == ENGINE_BAND[
+            ("hopper", "trt")][:2]
+    assert ["Hopper with TensorRT-LLM", "22.3 % off", "≤ 20 %"] in result["short_of_targets"]
+    on_sglang = answer(tmp_path, hopper)["options"][0]
+    assert on_sglang["deployment"]["engine"] == "sglang"
+    assert (on_sglang["band"]["low"], on_sglang["band"]["high"]) == BAND["hopper"][:2]
+
+
 def test_two_estimates_on_one_familys_fit_carry_the_paired_band(tmp_path):
     """Both options on Hopper's constants and one engine: the margin's band is the paired
     one (one configuration's error against the other's), not the widest combination."""
