@@ -201,11 +201,11 @@ BAND: Final[dict[str, tuple[float, float, str]]] = {
 # constants).
 UNCALIBRATED_SHAPE: Final[Shape] = ((10.0, 90.0), 1.5)
 UNCALIBRATED_BAND: Final = (0.218, 3.437,
-                            "no fit of this family's own (no or too few measured points): the "
-                            "band of 562 InferenceX / MLPerf / AMD points of the measured "
-                            "families, each family left out of the fit whole, P10-P90 widened "
-                            "x1.5 about the median; a band built without a family holds 467 of "
-                            "them (83 %)")
+                            "no fit of this family's own (no or too few measured points, or all "
+                            "of one model on one engine): the band of 562 InferenceX / MLPerf / "
+                            "AMD points of the measured families, each family left out of the "
+                            "fit whole, P10-P90 widened x1.5 about the median; a band built "
+                            "without a family holds 467 of them (83 %)")
 @dataclass(frozen=True)
 class LeftOut:
     """A fitted family's error on points its fit did not see (bench/serving_fit.py prints it).

@@ -566,7 +566,8 @@ def uncalibrated_basis(report: FitReport) -> str:
     choice = report.uncalibrated_choice
     assert choice is not None
     every = [e for errs in report.family_out.values() for e in errs]
-    return (f"no fit of this family's own (no or too few measured points): the band of "
+    return (f"no fit of this family's own (no or too few measured points, or all of one "
+            f"model on one engine): the band of "
             f"{choice.points} {publishers(every)} points of the measured families, each family "
             "left out "
             f"of the fit whole, {shape_note(choice, 'family')}; a band built without a family "
