@@ -336,7 +336,7 @@ def serving_fidelity(points: tuple[MeasuredPoint, ...]) -> tuple[FamilyFidelity,
     for family in FAMILIES:
         errors = by_family.get(family, [])
         low, high, basis = calibration.band(family)
-        left_out = calibration.LEFT_OUT.get(family) or calibration.UNFITTED.get(family)
+        left_out = calibration.left_out_of(family)
         absolute = [abs(e.error) for e in errors]
         rows.append(FamilyFidelity(
             family=family, models=tuple(sorted({e.point.model for e in errors})),

@@ -455,7 +455,8 @@ def add_bands(report: FitReport) -> None:
     report.engine_shapes = {}
     for arch, left_out in report.left_out.items():
         for engine, errors in sorted(engines_of(left_out).items()):
-            choice = choose_shape(sets_of(errors)) if len(sets_of(errors)) >= 2 else None
+            sets = sets_of(errors)
+            choice = choose_shape(sets) if len(sets) >= 2 else None
             if choice is not None and choice.met:   # else the family's band stands
                 report.engine_shapes[(arch, engine)] = choice
     report.uncalibrated = report.uncalibrated_choice = None
