@@ -2,8 +2,10 @@
 
 Every file the project ships (tracked by git, or new and not ignored) must cite docs/ rather
 than notes that live outside the repository; every relative link in README.md and docs/*.md
-must reach a file; and every `docs/<page>.md#<anchor>` a file cites must name a heading that
-exists, so code can cite a section and the citation cannot silently rot.
+must reach a file (and a heading, when it names an anchor on a docs page); every
+`docs/<page>.md#<anchor>` a file cites must name a heading that exists, so code can cite a
+section and the citation cannot silently rot. README.md is an entry, not a manual: at most
+250 lines, the two commands, a picture of page 1, links into docs/.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
+README = ROOT / "README.md"
 THIS_FILE = Path(__file__).resolve()
+README_MAX_LINES = 250
 
 # Notes outside the repository that shipped files used to cite.
 OUTSIDE = ("shared/reference", "../shared")
@@ -64,13 +68,21 @@ def anchors(page: Path) -> frozenset[str]:
 
 
 def markdown_pages() -> list[Path]:
-    return [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+    return [README, *sorted(DOCS.glob("*.md"))]
+
+
+# Every page of the site: the home page (MkDocs's index.md; a docs/README.md would be a second
+# index), the pages for users, those on how it works, and development.
+PAGES = ("index.md", "getting-started.md", "cli.md", "scenarios.md", "briefing.md",
+         "source-packs.md", "files-you-have.md", "analysts.md", "deploy.md", "configuration.md",
+         "architecture.md", "clocks.md", "c2c-method.md", "tco-method.md", "serving-method.md",
+         "warehouse.md", "warehouse-reference.md", "development.md")
 
 
 def test_the_documentation_pages_exist():
-    for name in ("README.md", "architecture.md", "clocks.md", "c2c-method.md",
-                 "tco-method.md", "warehouse.md"):
+    for name in PAGES:
         assert (DOCS / name).is_file(), f"docs/{name} is missing"
+    assert not (DOCS / "README.md").exists(), "docs/README.md would be a second MkDocs index"
 
 
 def test_no_shipped_file_points_outside_the_repository():
@@ -125,3 +137,21 @@ def test_the_slug_matches_githubs():
         "the-analyst-warehouse-warehouseduckdb"
     assert slug("Calibration and error") == "calibration-and-error"
     assert slug('"Valid on D, as known at T"') == "valid-on-d-as-known-at-t"
+
+
+def test_the_readme_is_an_entry():
+    """An entry, not a manual: short, the two commands, a picture of page 1, links into docs/."""
+    text = text_of(README)
+    lines = text.count("\n") + (not text.endswith("\n"))
+    assert lines <= README_MAX_LINES, f"README.md has {lines} lines (at most {README_MAX_LINES})"
+    commands = "\n".join(re.findall(r"^```sh\n(.*?)^```", text, re.S | re.M))
+    for command in ("./dev run", "./dev test"):
+        assert re.search(rf"^{re.escape(command)}\b", commands, re.M), \
+            f"README.md shows `{command}` in a sh block"
+    images = re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", text)
+    assert "docs/images/page1.png" in images, "README.md shows page 1 (docs/images/page1.png)"
+    assert (ROOT / "docs" / "images" / "page1.png").is_file()
+    linked = {target.partition("#")[0] for target in LINK.findall(FENCE.sub("", text))}
+    pages = {f"docs/{p.name}" for p in DOCS.glob("*.md")}
+    assert pages <= linked, f"README.md links every docs page; missing: {sorted(pages - linked)}"
+
