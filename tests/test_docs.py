@@ -5,13 +5,16 @@ than notes that live outside the repository; every relative link in README.md an
 must reach a file (and a heading, when it names an anchor on a docs page); every
 `docs/<page>.md#<anchor>` a file cites must name a heading that exists, so code can cite a
 section and the citation cannot silently rot. README.md is an entry, not a manual: at most
-250 lines, the two commands, a picture of page 1, links into docs/.
+250 lines, the two commands, a picture of page 1, links into docs/. And docs/ builds as a
+strict MkDocs site (mkdocs.yml), so a link MkDocs cannot resolve fails here too.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
+import sys
 from functools import cache
 from pathlib import Path
 
@@ -85,6 +88,12 @@ def test_the_documentation_pages_exist():
     assert not (DOCS / "README.md").exists(), "docs/README.md would be a second MkDocs index"
 
 
+def test_every_page_is_in_the_sites_nav():
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    listed = set(re.findall(r":\s*([\w-]+\.md)\s*$", nav, re.M))
+    assert listed == {p.name for p in DOCS.glob("*.md")}, "mkdocs.yml's nav lists every page"
+
+
 def test_no_shipped_file_points_outside_the_repository():
     found = []
     for path in shipped_files():
@@ -155,3 +164,15 @@ def test_the_readme_is_an_entry():
     pages = {f"docs/{p.name}" for p in DOCS.glob("*.md")}
     assert pages <= linked, f"README.md links every docs page; missing: {sorted(pages - linked)}"
 
+
+def test_the_docs_build_as_a_strict_site(tmp_path):
+    """`mkdocs build --strict` fails on a link or anchor MkDocs cannot resolve, a page missing
+    from the nav, or a link out of docs/ (a file elsewhere is named as code, not linked)."""
+    mkdocs = Path(sys.executable).parent / "mkdocs"
+    if not mkdocs.exists():
+        pytest.skip(f"no mkdocs beside {sys.executable}")
+    # Not --quiet: it drops the warnings that --strict counts, and the build then passes.
+    done = subprocess.run([str(mkdocs), "build", "--strict", "--site-dir", str(tmp_path / "site")],
+                          cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert done.returncode == 0, f"mkdocs build --strict failed:\n{done.stdout}{done.stderr}"
