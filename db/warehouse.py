@@ -154,7 +154,14 @@ _NUMPY_TYPES: dict[str, type[np.generic]] = {"DOUBLE": np.float64, "BIGINT": np.
                                              "INTEGER": np.int64}
 # Views whose columns take the comments of a table's columns of the same name.
 _COMMENTED_LIKE = {"c2c_latest": "c2c_result", "tco_latest": "tco_result",
-                   "current_value": "resolved_span", "changes": "observation"}
+                   "serving_latest": "serving_result", "flag_latest": "flag",
+                   "current_value": "resolved_span", "observation_changes": "observation"}
+
+
+# The *_latest views' own column.
+_CURRENT_VERSION = ("Whether these rows are of this file''s dataset version "
+                    "(meta.dataset_version): false after an ingest whose recompute has not "
+                    "run yet")
 
 
 @dataclass(frozen=True)
@@ -401,13 +408,60 @@ def _build(engine: Engine, path: Path, meta: WarehouseMeta,
         _insert(con, "price_index", price_index)
         for name in MART_FILES:
             con.execute((SQL_DIR / name).read_text(encoding="utf-8"))
+        _fill_changes(con)
         for mart in MARTS:
             con.execute(mart.sql.read_text(encoding="utf-8"))
         for view, table in _COMMENTED_LIKE.items():
             _copy_column_comments(con, table, view)
+            if view.endswith("_latest"):
+                con.execute(f"comment on column {view}.current_version is "
+                            f"'{_CURRENT_VERSION}'")
         con.execute("checkpoint")
     finally:
         con.close()
+
+
+# One version's changes: value_as_of at its cut-off against value_as_of at the previous one's
+# (an empty answer for the first), both valid on the cut-off's UTC date, as current_value
+# showed them then.
+_CHANGES = """
+insert into changes
+with old as (
+    select * from value_as_of(timezone('UTC', $previous_at::timestamptz)::date,
+                              $previous_at::timestamptz)
+    where $previous_at is not null
+),
+new as (
+    select * from value_as_of(timezone('UTC', $cutoff_at::timestamptz)::date,
+                              $cutoff_at::timestamptz)
+),
+final as (
+    select $version as dataset_version, $previous as previous_version,
+        coalesce(n.item, o.item) as item, coalesce(n.metric, o.metric) as metric,
+        case when o.item is null then 'added' when n.item is null then 'removed'
+             else 'changed' end as change,
+        o.value, n.value, o.low, o.high, n.low, n.high, coalesce(n.unit, o.unit),
+        o.source, n.source, o.as_of, n.as_of, o.observation_id, n.observation_id,
+        $cutoff_at::timestamptz
+    from old o full join new n on n.item = o.item and n.metric = o.metric
+    where o.item is null or n.item is null or o.low <> n.low or o.high <> n.high
+       or o.source <> n.source
+)
+select * from final
+"""
+
+
+def _fill_changes(con: duckdb.DuckDBPyConnection) -> None:
+    """The changes table: each dataset version's resolved values against the previous
+    version's, old -> new, one value_as_of per version (so a version costs what one
+    spec_known_at costs)."""
+    versions = con.execute("select id, cutoff_at from dataset_version "
+                           "order by cutoff_at, id").fetchall()
+    previous: tuple[int | None, datetime | None] = (None, None)
+    for version, cutoff_at in versions:
+        con.execute(_CHANGES, {"version": version, "cutoff_at": cutoff_at,
+                               "previous": previous[0], "previous_at": previous[1]})
+        previous = (version, cutoff_at)
 
 
 def _load(ledger: Connection, con: duckdb.DuckDBPyConnection, table: str, query: str,

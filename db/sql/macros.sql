@@ -86,23 +86,39 @@ comment on macro table spec_known_at is 'spec_known_at(t TIMESTAMP): the resolve
 create view current_value as select * from spec_as_of(timezone('UTC', now())::date);
 comment on view current_value is 'The resolved value of every (item, metric): valid today (UTC), as known now (this file knows up to meta.cutoff_at). One row per (item, metric); the other live sources are counted in alternatives.';
 
--- Each scenario name's latest row of a result table: the newest dataset version, then the
--- newest result. results: the table's name ('c2c_result' or 'tco_result').
+-- The newest dataset version's rows of a result or flag table: the newest version that has
+-- any (after an `ingest` without a recompute that is the version before the file's, and
+-- current_version says so). results: the table's name.
+create macro newest_version_rows(results) as table
+with final as (
+    select *, dataset_version_id = (select dataset_version from meta) as current_version
+    from query_table(results)
+    where dataset_version_id = (select max(dataset_version_id) from query_table(results))
+)
+select * from final;
+comment on macro table newest_version_rows is 'newest_version_rows(results VARCHAR): the rows of the table named (c2c_result, tco_result, serving_result, flag) of the newest dataset version that has any, with current_version = whether that is this file''s version (meta.dataset_version): false after an ingest whose recompute has not run yet.';
+
+-- Each scenario's row of the newest version's results: a scenario redefined within one
+-- dataset version has two results there, and the newer wins.
 create macro latest_result(results) as table
 with ranked as (
-    -- A scenario redefined within one dataset version has two results there: the newer wins.
-    select *, row_number() over (partition by scenario
-                                 order by dataset_version_id desc, id desc) as pick
-    from query_table(results)
+    select *, row_number() over (partition by scenario order by id desc) as pick
+    from newest_version_rows(results)
 ),
 final as (
     select * exclude (pick) from ranked where pick = 1
 )
 select * from final;
-comment on macro table latest_result is 'latest_result(results VARCHAR): each scenario''s latest row of the result table named (c2c_result or tco_result): the newest dataset version, then the newest result.';
+comment on macro table latest_result is 'latest_result(results VARCHAR): each scenario''s result on the newest dataset version with results in the table named (c2c_result, tco_result or serving_result), the newest result where a scenario has two; current_version as in newest_version_rows.';
 
 create view c2c_latest as select * from latest_result('c2c_result');
-comment on view c2c_latest is 'The latest C2C result of each scenario name: the newest dataset version, then the newest result.';
+comment on view c2c_latest is 'The C2C results of the newest dataset version that has any, one per scenario (the newest where a scenario was redefined within it). current_version = false: the data moved on since (an ingest); specledger run recomputes them.';
 
 create view tco_latest as select * from latest_result('tco_result');
-comment on view tco_latest is 'The latest TCO result of each scenario name: the newest dataset version, then the newest result.';
+comment on view tco_latest is 'The TCO results of the newest dataset version that has any, one per scenario (the newest where a scenario was redefined within it). current_version = false: the data moved on since (an ingest); specledger run recomputes them.';
+
+create view serving_latest as select * from latest_result('serving_result');
+comment on view serving_latest is 'The serving results of the newest dataset version that has any, one per scenario (the newest where a scenario was redefined within it). current_version = false: the data moved on since (an ingest); specledger run recomputes them.';
+
+create view flag_latest as select * from newest_version_rows('flag');
+comment on view flag_latest is 'The flags of the newest dataset version that has any. current_version = false: the data moved on since (an ingest); specledger run raises the new version''s flags.';

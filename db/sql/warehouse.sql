@@ -134,10 +134,55 @@ create table dataset_version (
 );
 comment on table dataset_version is 'Knowledge-time cut-offs with the content hash of the live observations at each.';
 
--- What changed from one dataset version to the next, read from the two clocks: a row per
+-- What each dataset version changed in the resolved values (what current_value showed at its
+-- cut-off against what it showed at the version before's): filled after the loads, one
+-- value_as_of per version (db/warehouse.py).
+create table changes (
+    dataset_version integer not null,
+    previous_version integer,
+    item varchar not null,
+    metric varchar not null,
+    change varchar not null,
+    old_value double,
+    new_value double,
+    old_low double,
+    old_high double,
+    new_low double,
+    new_high double,
+    unit varchar not null,
+    old_source varchar,
+    new_source varchar,
+    old_as_of date,
+    new_as_of date,
+    old_observation_id bigint,
+    new_observation_id bigint,
+    changed_at timestamptz not null
+);
+comment on table changes is 'What each dataset version changed in the resolved values: one row per (item, metric) whose answer (the value current_value showed, valid on the cut-off''s date, as known at the cut-off) differs from the version before''s, old -> new with unit and source. change = added (no value before), changed (another value or another winning source) or removed (no value now). The first version adds everything it holds. E.g. select item, metric, old_value, new_value, unit, old_source, new_source from changes where dataset_version = (select max(dataset_version) from changes).';
+comment on column changes.dataset_version is 'The dataset version the change is part of (dataset_version.id)';
+comment on column changes.previous_version is 'The dataset version it is compared with, the one before it by cut-off (NULL for the first)';
+comment on column changes.item is 'Item key (item.key)';
+comment on column changes.metric is 'Metric key (metric.key)';
+comment on column changes.change is 'added (no value at the previous version), changed (another value, or the same value from another winning source) or removed (no value at this version)';
+comment on column changes.old_value is 'The resolved value at the previous version, in unit (NULL when added)';
+comment on column changes.new_value is 'The resolved value at this version, in unit (NULL when removed)';
+comment on column changes.old_low is 'Low end of the old range (= old_value for a point)';
+comment on column changes.old_high is 'High end of the old range (= old_value for a point)';
+comment on column changes.new_low is 'Low end of the new range (= new_value for a point)';
+comment on column changes.new_high is 'High end of the new range (= new_value for a point)';
+comment on column changes.unit is 'The metric''s canonical unit (old and new are in it)';
+comment on column changes.old_source is 'Source key of the old winning figure (source.key)';
+comment on column changes.new_source is 'Source key of the new winning figure (source.key)';
+comment on column changes.old_as_of is 'Valid time: the date of the old winning figure';
+comment on column changes.new_as_of is 'Valid time: the date of the new winning figure';
+comment on column changes.old_observation_id is 'The old winning observation (observation.observation_id)';
+comment on column changes.new_observation_id is 'The new winning observation (observation.observation_id)';
+comment on column changes.changed_at is 'The cut-off of the dataset version (UTC): when the change became known';
+
+-- The observations each dataset version recorded or superseded, read from the two clocks: a row per
 -- observation recorded after the version before's cut-off and by this one's (recorded), and
 -- per observation a later one replaced in that window (superseded).
-create view changes as
+create view observation_changes as
 with versions as (
     select id as dataset_version, cutoff_at,
            lag(id) over (order by cutoff_at, id) as previous_version,
@@ -157,11 +202,11 @@ select v.dataset_version, v.previous_version, 'superseded' as change, o.item, o.
 from versions v join observation o
   on o.superseded_at <= v.cutoff_at
  and (v.previous_cutoff_at is null or o.superseded_at > v.previous_cutoff_at);
-comment on column changes.dataset_version is 'The dataset version the change is part of (dataset_version.id)';
-comment on column changes.previous_version is 'The dataset version before it (by cut-off); NULL for the first';
-comment on column changes.change is 'recorded (the ledger learned the observation in between) or superseded (a later observation of the same source replaced it in between)';
-comment on column changes.changed_at is 'When it changed (UTC): recorded_at for recorded, superseded_at for superseded';
-comment on view changes is 'What changed between a dataset version and the one before it (previous_version; NULL for the first): change = recorded (an observation the ledger learned in between) or superseded (one a later observation of the same source replaced in between). E.g. select * from changes where dataset_version = 7 order by item, metric.';
+comment on column observation_changes.dataset_version is 'The dataset version the change is part of (dataset_version.id)';
+comment on column observation_changes.previous_version is 'The dataset version before it (by cut-off); NULL for the first';
+comment on column observation_changes.change is 'recorded (the ledger learned the observation in between) or superseded (a later observation of the same source replaced it in between)';
+comment on column observation_changes.changed_at is 'When it changed (UTC): recorded_at for recorded, superseded_at for superseded';
+comment on view observation_changes is 'The observations behind each dataset version''s changes (changes has the values they moved, old and new): a row per observation the version recorded or superseded since the one before it (previous_version; NULL for the first): change = recorded (an observation the ledger learned in between) or superseded (one a later observation of the same source replaced in between). E.g. select * from observation_changes where dataset_version = 7 order by item, metric.';
 
 create table rejected_row (
     ingest_run_id integer not null,
@@ -495,26 +540,38 @@ comment on column rejected_row.reason is 'Why it was rejected';
 comment on column rejected_row.raw_text is 'The row as read';
 
 create table model_error (
+    checks varchar not null,
+    set_key varchar not null,
     calibration_set varchar not null,
     url varchar not null,
     published_on date not null,
     quantity varchar not null,
     error_unit varchar not null,
     point varchar not null,
+    model varchar,
+    gpu varchar,
+    engine varchar,
+    layout varchar,
     measured double not null,
     predicted double not null,
     error double not null
 );
-comment on table model_error is 'The C2C model (training runs) and the serving model (measured serving points) against every published measurement they are calibrated on (specledger validate): one row per point, with the models of this build.';
+comment on table model_error is 'The C2C model (training runs) and the serving model (measured serving points) against every published measurement they are calibrated on (specledger validate): one row per point, with the models of this build. Sign convention: error > 0 means the model predicts more than was measured (a longer iteration time for iteration-time sets, a higher MFU or throughput for the others). E.g. select checks, gpu, engine, avg(abs(error)) from model_error group by all.';
+comment on column model_error.checks is 'Which of specledger''s models the point checks: c2c (training) or serving';
+comment on column model_error.set_key is 'Short key of the calibration set (one published table, or one serving GPU family): group by it';
 comment on column model_error.calibration_set is 'Title of the published set of measurements';
 comment on column model_error.url is 'Where the set was published (pinned to a commit where it is a repository file)';
 comment on column model_error.published_on is 'When the set was published';
 comment on column model_error.quantity is 'What measured and predicted are: iteration time (s), MFU (%) or throughput (tokens/s/GPU)';
 comment on column model_error.error_unit is '% (error relative to measured) or points (MFU difference)';
 comment on column model_error.point is 'The measured run: model, GPUs, system, precision';
+comment on column model_error.model is 'The model measured (a preset key for serving, the table''s model name for training)';
+comment on column model_error.gpu is 'The GPU (serving: the ledger''s item key) or system (training: DGX-H100, a100, ...) it ran on';
+comment on column model_error.engine is 'The serving engine (sglang, trt, vllm, atom) or training stack (megatron, pytorch)';
+comment on column model_error.layout is 'The parallel layout: tp/ep (+ dp-attention) for serving, tp pp dp cp ep vp for training';
 comment on column model_error.measured is 'The published value, in quantity';
 comment on column model_error.predicted is 'The model''s value for the same run, in quantity';
-comment on column model_error.error is 'Signed error, in error_unit (positive: the model predicts more)';
+comment on column model_error.error is 'Signed error, in error_unit: positive when the model predicts more than was measured, negative when less';
 
 create table price_index (
     dataset_version bigint not null,

@@ -233,19 +233,38 @@ def test_results_are_published_with_their_scenarios_as_of_the_version(published_
         (8, "gpt-175b")]
 
 
-def test_c2c_latest_gives_each_scenario_its_newest_result(published_results):
+def test_c2c_latest_holds_the_newest_versions_result_of_each_scenario(published_results):
     path = published_results / "v2" / "warehouse.duckdb"
     assert query(path, "select scenario, count(*) from c2c_result group by all order by 1") == [
         ("gpt-175b-nvl72", 3), ("hgx-8", 1)]  # the ad-hoc estimate is not published
-    latest = query(path, "select scenario, dataset_version_id, gpus, c2c, reused_from_id "
-                         "from c2c_latest order by scenario")
-    # The redefined scenario's result on version 2 beats the reused copy recorded before it.
-    assert latest == [("gpt-175b-nvl72", 2, 144, 0.7, None), ("hgx-8", 1, 8, 0.1875, None)]
+    latest = query(path, "select scenario, dataset_version_id, gpus, c2c, reused_from_id, "
+                         "current_version from c2c_latest order by scenario")
+    # The redefined scenario's result on version 2 beats the reused copy recorded before it;
+    # hgx-8's only result is of version 1, older than the newest version's results.
+    assert latest == [("gpt-175b-nvl72", 2, 144, 0.7, None, True)]
     assert query(path, "select count(*) from c2c_result where reused_from_id is not null") == [
         (1,)]
     assert "later" not in {name for name, in query(path, "select name from scenario")}
     assert duckdb_cli(path, "select scenario, c2c from c2c_latest order by 1") == [
-        {"scenario": "gpt-175b-nvl72", "c2c": 0.7}, {"scenario": "hgx-8", "c2c": 0.1875}]
+        {"scenario": "gpt-175b-nvl72", "c2c": 0.7}]
+
+
+def test_results_of_a_version_the_data_moved_on_from_are_marked_not_current(
+        ledger, ingest, write_pack, clock, tmp_path):
+    first = ingest(write_pack("v1.yaml", NVLINK_PACK)).dataset_version
+    with write_session(ledger) as session:
+        add(session, scenario(session, at=clock.tick()), first, figures=estimate(c2c=0.25))
+    clock.tick()
+    # An ingest makes a new version; nothing recomputed the scenario on it yet.
+    second = ingest(write_pack("v2.yaml", NVLINK_PACK.replace("value: 1.8,", "value: 1.9,")))
+    with Session(ledger) as session:
+        version = dataset_version(session, second.dataset_version)
+        meta = WarehouseMeta(version.id, version.content_hash, version.cutoff_at,
+                             date(2026, 11, 22), clock.tick(), "test")
+    path = publish_warehouse(ledger, tmp_path / "w.duckdb", meta, SOURCE_KIND_RANK)
+    assert query(path, "select dataset_version_id, c2c, current_version from c2c_latest") == [
+        (first, 0.25, False)]
+    assert query(path, "select count(*) from tco_latest") == [(0,)]
 
 
 @pytest.fixture(scope="module")
@@ -312,11 +331,12 @@ def test_tco_latest_gives_each_scenario_its_newest_result(published_tco):
 
 
 def test_the_result_tables_and_latest_views_comment_every_column(published):
-    names = "('tco_result', 'tco_option_result', 'tco_latest', 'c2c_latest')"
+    names = ("('tco_result', 'tco_option_result', 'tco_latest', 'c2c_latest', "
+             "'serving_latest', 'flag_latest')")
     assert query(published, f"select table_name, column_name from duckdb_columns() "
                             f"where table_name in {names} and comment is null") == []
     assert query(published, f"select count(distinct table_name) from duckdb_columns() "
-                            f"where table_name in {names}") == [(4,)]
+                            f"where table_name in {names}") == [(6,)]
     assert query(published, "select comment from duckdb_columns() where table_name = "
                             "'tco_latest' and column_name = 'total_cost_usd'") == query(
         published, "select comment from duckdb_columns() where table_name = 'tco_result' "
@@ -339,5 +359,17 @@ def test_the_models_calibration_errors_are_a_table_analysts_can_group(ledger, tm
                        "group by all order by min(published_on)")
     assert sum(n for _, n, _ in sets) == len(rows) > 50
     assert "Korthikanti" in sets[0][0]
-    korthikanti = [abs(r[-1]) for r in rows if r[0] == sets[0][0]]
+    korthikanti = [abs(r[-1]) for r in rows if r[2] == sets[0][0]]
     assert sets[0][2] == pytest.approx(sum(korthikanti) / len(korthikanti))
+    # Every point says what it measured, on what, with which engine and layout: an analyst
+    # groups by those columns, not by the set's prose title.
+    assert query(path, "select count(*) from model_error where model is null or gpu is null "
+                       "or engine is null or layout is null") == [(0,)]
+    by_engine = dict(query(path, "select engine, count(*) from model_error "
+                                 "where checks = 'serving' group by all"))
+    assert {"sglang", "trt", "vllm"} <= set(by_engine)
+    assert query(path, "select distinct checks from model_error order by 1") == [
+        ("c2c",), ("serving",)]
+    # The sign convention the table's comment states: positive when the model predicts more.
+    assert query(path, "select count(*) from model_error where error_unit = '%' and "
+                       "sign(error) <> sign(predicted - measured)") == [(0,)]
