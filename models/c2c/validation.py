@@ -123,6 +123,7 @@ class PublishedSet:
     quantity: str        # what `Point.measured` is
     error_unit: str      # "%" (relative error) or "points" (MFU difference)
     key: str = ""        # a short name to cite it by
+    checks: str = "c2c"  # the model its points check: "c2c" (training) or "serving"
 
 
 KORTHIKANTI_SET = PublishedSet(
@@ -136,12 +137,30 @@ MCORE_SET = PublishedSet(
 
 
 @dataclass(frozen=True)
+class Facets:
+    """What a measured point is of, as columns an analyst groups by (model_error): the model,
+    the GPU (or system), the engine or training stack, and the layout."""
+
+    model: str | None = None
+    gpu: str | None = None
+    engine: str | None = None
+    layout: str | None = None
+
+
+def layout_name(layout: Layout) -> str:
+    """A training layout as `tp8 pp4 dp2 cp1 ep1 vp1`: the parallel sizes, in a fixed order."""
+    return (f"tp{layout.tp} pp{layout.pp} dp{layout.dp} cp{layout.cp} ep{layout.ep} "
+            f"vp{layout.interleave}")
+
+
+@dataclass(frozen=True)
 class ValidationResult:
     published: PublishedSet
     point: str
     measured: float      # in the set's quantity (seconds, or MFU as a percentage)
     predicted: float
     error: float         # signed: percent of measured, or MFU points
+    facets: Facets = Facets()
 
     @property
     def abs_error(self) -> float:
@@ -155,14 +174,17 @@ def validation_results() -> list[ValidationResult]:
         estimate = evaluate(point.model, A100_SELENE, KORTHIKANTI_FRAMEWORK,
                             Layouts.of([point.layout]))
         predicted = float(estimate.t_iter[0])
-        results.append(ValidationResult(KORTHIKANTI_SET, point.name, point.measured, predicted,
-                                        100 * (predicted - point.measured) / point.measured))
+        results.append(ValidationResult(
+            KORTHIKANTI_SET, point.name, point.measured, predicted,
+            100 * (predicted - point.measured) / point.measured,
+            Facets(point.name.split()[0], "a100", "megatron", layout_name(point.layout))))
     for point in megatron_core_h100():
         estimate = evaluate(point.model, H100_EOS, MCORE_FRAMEWORK, Layouts.of([point.layout]))
         predicted = 100 * float(estimate.mfu[0])
         measured = 100 * point.measured
-        results.append(ValidationResult(MCORE_SET, point.name, measured, predicted,
-                                        predicted - measured))
+        results.append(ValidationResult(
+            MCORE_SET, point.name, measured, predicted, predicted - measured,
+            Facets(point.name, "h100", "megatron", layout_name(point.layout))))
     return results
 
 
@@ -276,8 +298,11 @@ def run_results(cases: list[RunCase]) -> list[ValidationResult]:
         estimate = evaluate(case.model, case.hw, case.framework, Layouts.of([case.layout]))
         predicted = case.tokens_per_s_per_gpu(float(estimate.t_iter[0]))
         measured = case.run.tokens_per_s_per_gpu
-        results.append(ValidationResult(case.published, case.name, measured, predicted,
-                                        100 * (predicted - measured) / measured))
+        run = case.run
+        results.append(ValidationResult(
+            case.published, case.name, measured, predicted,
+            100 * (predicted - measured) / measured,
+            Facets(run.model, run.system, run.framework, layout_name(case.layout))))
     return results
 
 

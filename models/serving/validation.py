@@ -35,7 +35,7 @@ import numpy as np
 
 from models.c2c import calibration as c2c_calibration
 from models.c2c.spec import ClusterSpec
-from models.c2c.validation import PublishedSet, SetReport, ValidationResult
+from models.c2c.validation import Facets, PublishedSet, SetReport, ValidationResult
 from models.serving import calibration
 from models.serving.arrivals import load_at_limit
 from models.serving.calibration import EngineConstants, ServingConstants
@@ -394,12 +394,20 @@ def fidelity_report(table: ServingPoints) -> tuple[SetReport, ...]:
             f"speculative decoding; {len(errors)} points; the family's band "
             f"{low:.2f}-{high:.2f} (measured / predicted) rests on {basis}"
             f"{left_out_summary(family)}",
-            latest.url, latest.published_on, QUANTITY, "%", f"inferencex-serving-{family}")
+            latest.url, latest.published_on, QUANTITY, "%", f"inferencex-serving-{family}",
+            checks="serving")
         reports.append(SetReport(published, tuple(
             ValidationResult(published, f"{e.configuration} {load_name(e.point)}",
-                             e.point.tok_s_per_gpu, e.predicted, e.error)
+                             e.point.tok_s_per_gpu, e.predicted, e.error, _facets(e.point))
             for e in errors)))
     return tuple(sorted(reports, key=lambda r: r.published.key))
+
+
+def _facets(p: MeasuredPoint) -> Facets:
+    """A serving point's model, GPU, engine and layout (tensor x expert parallel, with
+    DP-attention where used), as model_error's columns."""
+    layout = f"tp{p.tp} ep{p.ep}" + (" dp-attention" if p.dp_attention else "")
+    return Facets(p.model, p.hardware, p.engine, layout)
 
 
 def load_name(p: MeasuredPoint) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -374,8 +375,9 @@ def fidelity_json() -> dict[str, Any]:
         "quantity": report.published.quantity, "error_unit": report.published.error_unit,
         "mean_abs_error": report.mean_abs_error, "max_abs_error": report.max_abs_error,
         "band_coverage": _band_coverage(report.published.key),
+        "key": report.published.key, "checks": report.published.checks,
         "points": [{"point": r.point, "measured": r.measured, "predicted": r.predicted,
-                    "error": r.error} for r in report.results]}
+                    "error": r.error, **asdict(r.facets)} for r in report.results]}
         for report in reports], "serving_targets": serving_calibration.target_standing(),
         "serving_unexpressed": [{"why": u.why, "rows": u.rows, "what": list(u.what)}
                                 for u in unexpressed(shipped_serving_points())]}
@@ -393,8 +395,11 @@ def _band_coverage(key: str) -> dict[str, Any] | None:
 
 
 def fidelity_rows() -> list[tuple[object, ...]]:
-    """The same as warehouse rows: set, url, published_on, quantity, error unit, point,
-    measured, predicted, error."""
-    return [(s["title"], s["url"], s["published_on"], s["quantity"], s["error_unit"],
-             p["point"], p["measured"], p["predicted"], p["error"])
+    """The same as warehouse rows (model_error's columns, in order): which model the set checks,
+    the set's key, title, url, published_on, quantity, error unit, the point, its model, GPU,
+    engine and layout, measured, predicted, error."""
+    return [(s["checks"], s["key"], s["title"],
+             s["url"], s["published_on"], s["quantity"], s["error_unit"], p["point"],
+             p["model"], p["gpu"], p["engine"], p["layout"], p["measured"], p["predicted"],
+             p["error"])
             for s in fidelity_json()["sets"] for p in s["points"]]
