@@ -391,8 +391,7 @@ def _build(engine: Engine, path: Path, meta: WarehouseMeta,
     try:
         # Ledger times arrive as naive UTC text from SQLite: the casts must read them as UTC.
         con.execute("set TimeZone = 'UTC'")
-        for name in SQL_FILES:
-            con.execute((SQL_DIR / name).read_text(encoding="utf-8"))
+        create_objects(con)
         con.executemany("insert into source_kind_rank values (?, ?)",
                         sorted(source_kind_rank.items()))
         con.execute("insert into meta values (?, ?, ?, ?, ?, ?, ?)",
@@ -406,19 +405,30 @@ def _build(engine: Engine, path: Path, meta: WarehouseMeta,
         _insert(con, "serving_curve", _curve_rows(con))
         _insert(con, "model_error", model_errors)
         _insert(con, "price_index", price_index)
-        for name in MART_FILES:
-            con.execute((SQL_DIR / name).read_text(encoding="utf-8"))
-        _fill_changes(con)
-        for mart in MARTS:
-            con.execute(mart.sql.read_text(encoding="utf-8"))
-        for view, table in _COMMENTED_LIKE.items():
-            _copy_column_comments(con, table, view)
-            if view.endswith("_latest"):
-                con.execute(f"comment on column {view}.current_version is "
-                            f"'{_CURRENT_VERSION}'")
+        derive_objects(con)
         con.execute("checkpoint")
     finally:
         con.close()
+
+
+def create_objects(con: duckdb.DuckDBPyConnection) -> None:
+    """The tables, macros and views, empty, with their comments (SQL_FILES)."""
+    for name in SQL_FILES:
+        con.execute((SQL_DIR / name).read_text(encoding="utf-8"))
+
+
+def derive_objects(con: duckdb.DuckDBPyConnection) -> None:
+    """Once the ledger's rows are loaded: the derived tables, changes and the marts, and the
+    views' column comments (from the tables they select from)."""
+    for name in MART_FILES:
+        con.execute((SQL_DIR / name).read_text(encoding="utf-8"))
+    _fill_changes(con)
+    for mart in MARTS:
+        con.execute(mart.sql.read_text(encoding="utf-8"))
+    for view, table in _COMMENTED_LIKE.items():
+        _copy_column_comments(con, table, view)
+        if view.endswith("_latest"):
+            con.execute(f"comment on column {view}.current_version is '{_CURRENT_VERSION}'")
 
 
 # One version's changes: value_as_of at its cut-off against value_as_of at the previous one's
