@@ -25,6 +25,7 @@ from pipelines.cli import export as cli_export
 from pipelines.cli import ledger as cli_ledger
 from pipelines.cli import serving as cli_serving
 from pipelines.cli import tco as cli_tco
+from pipelines.cli.options import HomeOption, JsonOption
 from pipelines.cli.terminal import label, plain_console, plain_help, write_json
 from pipelines.flows.serve_checks import (
     NO_SERVER_HELP,
@@ -78,12 +79,6 @@ def _root(shown: Annotated[bool, typer.Option(
     """specledger: a dated, source-tagged ledger of AI-infrastructure specs."""
 
 
-HomeOption = Annotated[Path | None, typer.Option(
-    "--home", envvar="SPECLEDGER_HOME",
-    help="Folder for the SQLite ledger, warehouse.duckdb and briefings/ [default: ./var]")]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object instead.")]
-
-
 def _settings(home: Path | None) -> Settings:
     return cli_ledger.settings_for(home)
 
@@ -120,7 +115,7 @@ def _parse_moment(text: str | None) -> datetime | None:
 @app.command()
 def run(home: HomeOption = None,
         as_of: Annotated[str | None, typer.Option(
-            "--as-of", help="Briefing date YYYY-MM-DD [default: today, UTC]")] = None,
+            "--as-of", show_default="today, UTC", help="Briefing date YYYY-MM-DD")] = None,
         offline: Annotated[bool, typer.Option(
             "--offline", help="Fetch no remote source (gpuhunt's catalogs, Azure's prices): "
                               "their last good copies stand")] = False) -> None:
@@ -173,14 +168,15 @@ def run(home: HomeOption = None,
 @app.command()
 def report(home: HomeOption = None,
            as_of: Annotated[str | None, typer.Option(
-               "--as-of", help="Briefing date YYYY-MM-DD [default: today, UTC]")] = None,
+               "--as-of", show_default="today, UTC", help="Briefing date YYYY-MM-DD")]
+           = None,
            output: Annotated[Path | None, typer.Option(
-               "--output", help="Where to write the PDF [default: the name that briefing "
-                                "got under briefings/ in --home]")] = None,
+               "--output", show_default="the name that briefing got under briefings/ in "
+                                        "--home",
+               help="Where to write the PDF")] = None,
            version: Annotated[int | None, typer.Option(
-               "--version", min=1, max=MAX_LEDGER_ID,
-               help="Which of the date's briefings: its dataset version "
-                    "[default: the date's first]")] = None) -> None:
+               "--version", min=1, max=MAX_LEDGER_ID, show_default="the date's first",
+               help="Which of the date's briefings: its dataset version")] = None) -> None:
     """Re-render a briefing of a past date from the ledger (same dataset version, same
     bytes as the briefing of that date and version when the code version is the same)."""
     from pipelines.jobs import steps as jobs
@@ -213,10 +209,12 @@ def ingest(paths: Annotated[list[Path], typer.Argument(
                     "InferenceX results, or folders of them.")],
            home: HomeOption = None, as_json: JsonOption = False,
            item: Annotated[str | None, typer.Option(
-               "--item", help="Ledger item a measurement is of, when the file cannot say "
+               "--item", show_default="the file's own",
+               help="Ledger item a measurement is of, when the file cannot say "
                               "(e.g. ib-ndr for a multi-node nccl-tests run).")] = None,
            as_of: Annotated[str | None, typer.Option(
-               "--as-of", help="Date of the file's facts when the file has none: an "
+               "--as-of", show_default="the file's own dates",
+               help="Date of the file's facts when the file has none: an "
                                "nccl-tests text log, an MLPerf round, an InferenceX "
                                "artifact's run, an Epoch snapshot.")]
            = None,
@@ -394,9 +392,10 @@ def _note(report: FileReport) -> str:
 @app.command()
 def value(item: str, metric: str, home: HomeOption = None,
           as_of: Annotated[str | None, typer.Option(
-              "--as-of", help="Valid on this date [default: today]")] = None,
+              "--as-of", show_default="today, UTC", help="Valid on this date")] = None,
           known_at: Annotated[str | None, typer.Option(
-              "--known-at", help="As the ledger knew it at this ISO timestamp [default: now]")]
+              "--known-at", show_default="now",
+              help="As the ledger knew it at this ISO timestamp")]
           = None,
           as_json: JsonOption = False) -> None:
     """The resolved value of ITEM METRIC, with the rule that chose it. Exit 3 if none."""
@@ -489,7 +488,8 @@ def list_command(
         what: Annotated[str, typer.Argument(metavar="items|metrics",
                                             help="What to list: items or metrics.")],
         item: Annotated[str | None, typer.Option(
-            "--item", help="Only the metrics this item has values of.")] = None,
+            "--item", show_default="every item",
+            help="Only the metrics this item has values of.")] = None,
         home: HomeOption = None, as_json: JsonOption = False) -> None:
     """The ledger's items (key, name, kind, how many metrics and values) or its metrics
     (key, unit, how many items have a value), as known now."""

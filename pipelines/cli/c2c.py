@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -10,17 +9,14 @@ from rich import box
 from rich.table import Table
 
 from pipelines.cli import ledger as cli_ledger
+from pipelines.cli.options import JsonOption, ScenarioArgument
+from pipelines.cli.options import LedgerHomeOption as HomeOption
 from pipelines.cli.terminal import label, plain_console, write_json
 
 EXIT_BAD_SCENARIO = 2
 # Markup off: scenario names, units and messages print as written (pipelines/cli/terminal.py).
 console = plain_console()
 errors = plain_console(stderr=True)
-ScenarioArgument = Annotated[Path, typer.Argument(help="A scenario YAML file.",
-                                                  exists=True, dir_okay=False)]
-HomeOption = Annotated[Path | None, typer.Option(
-    "--home", envvar="SPECLEDGER_HOME", help="Folder holding the SQLite ledger [default: ./var]")]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object instead.")]
 
 
 def run_reporting_errors(action: Any) -> Any:

@@ -13,6 +13,7 @@ from rich.table import Table
 
 from db.warehouse_export import FORMATS, ExportExists, export_warehouse
 from pipelines.cli.ledger import settings_for
+from pipelines.cli.options import JsonOption, home_option
 from pipelines.cli.terminal import label, plain_console, write_json
 
 console = plain_console()
@@ -23,13 +24,10 @@ def export_command(
         folder: Annotated[Path, typer.Argument(help="Folder to write the files to.")],
         file_format: Annotated[str, typer.Option(
             "--format", help=f"One of {', '.join(FORMATS)}.")] = "parquet",
-        home: Annotated[Path | None, typer.Option(
-            "--home", envvar="SPECLEDGER_HOME",
-            help="Folder holding warehouse.duckdb [default: ./var]")] = None,
+        home: home_option("warehouse.duckdb") = None,
         force: Annotated[bool, typer.Option(
             "--force", help="Replace files of the same names already in DIR.")] = False,
-        as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead.")]
-        = False) -> None:
+        as_json: JsonOption = False) -> None:
     """Write every table, mart and view of warehouse.duckdb to DIR, a file each (Parquet or
     CSV), each written whole or not at all."""
     if file_format not in FORMATS:

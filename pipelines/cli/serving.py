@@ -11,13 +11,9 @@ from rich.table import Table
 from models.serving import calibration
 from models.tco.decision import NO_VERDICT
 from pipelines.cli import ledger as cli_ledger
-from pipelines.cli.c2c import (
-    HomeOption,
-    JsonOption,
-    ScenarioArgument,
-    console,
-    run_reporting_errors,
-)
+from pipelines.cli.c2c import console, run_reporting_errors
+from pipelines.cli.options import JsonOption, ScenarioArgument
+from pipelines.cli.options import LedgerHomeOption as HomeOption
 from pipelines.cli.terminal import write_json
 
 

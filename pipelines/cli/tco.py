@@ -9,13 +9,9 @@ from rich import box
 from rich.table import Table
 
 from pipelines.cli import ledger as cli_ledger
-from pipelines.cli.c2c import (
-    HomeOption,
-    JsonOption,
-    ScenarioArgument,
-    console,
-    run_reporting_errors,
-)
+from pipelines.cli.c2c import console, run_reporting_errors
+from pipelines.cli.options import JsonOption, ScenarioArgument
+from pipelines.cli.options import LedgerHomeOption as HomeOption
 from pipelines.cli.terminal import write_json
 
 _FIGURES = (("annual_capex_usd", "capex/yr", 1e6), ("annual_opex_usd", "opex/yr", 1e6),

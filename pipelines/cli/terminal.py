@@ -36,9 +36,10 @@ def plain_console(*, stderr: bool = False) -> Console:
 def plain_help() -> None:
     """Typer's help as people read it: an option's value as click names it (`--home PATH`,
     `--as-of TEXT`), nothing for a flag (typer prints `<bool>`, `<list[Path]>`), an argument
-    in the usage line as `PATHS...` (typer prints `{paths}...`), and a command's summary in the
-    command list as one paragraph (typer keeps the docstring's line breaks there, so the
-    list wrapped mid-sentence)."""
+    in the usage line as `PATHS...` (typer prints `{paths}...`), a default given as text
+    as written (`[default: ./var]`, typer prints `[default: (./var)]`), and a command's
+    summary in the command list as one paragraph (typer keeps the docstring's line breaks
+    there, so the list wrapped mid-sentence)."""
     from typer import core, rich_utils
 
     def option_value(self: Any, ctx: Any) -> str | None:
@@ -55,6 +56,14 @@ def plain_help() -> None:
         name = (self.metavar or self.name or "").upper() + ("..." if self.nargs != 1 else "")
         return name if self.required else f"[{name}]"
 
+    default_text = core.TyperOption._get_default_string
+
+    def default_as_written(self: Any, *, ctx: Any, show_default_is_str: bool,
+                           default_value: Any) -> str:
+        text = default_text(self, ctx=ctx, show_default_is_str=show_default_is_str,
+                            default_value=default_value)
+        return text[1:-1] if show_default_is_str else text
+
     summary = rich_utils._make_command_help
 
     def one_paragraph(*, help_text: str, markup_mode: Any) -> Any:
@@ -62,6 +71,7 @@ def plain_help() -> None:
         return summary(help_text=" ".join(first.split()) + gap + rest, markup_mode=markup_mode)
 
     core.TyperOption.display_type_rich = option_value  # type: ignore[method-assign]
+    core.TyperOption._get_default_string = default_as_written  # type: ignore[method-assign]
     core.TyperArgument.display_type_rich = lambda self, ctx: None  # type: ignore[method-assign]
     core.TyperArgument._usage_display_name = usage_name  # type: ignore[method-assign]
     rich_utils._make_command_help = one_paragraph  # type: ignore[assignment]

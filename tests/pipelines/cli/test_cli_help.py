@@ -49,3 +49,35 @@ def test_output_to_a_pipe_is_laid_out_wide(monkeypatch):
     assert not console.is_terminal and console.width == PIPED_WIDTH
     monkeypatch.setenv("COLUMNS", "90")
     assert plain_console().width == 90  # asked for: as asked
+
+
+def _options_of(command: str) -> list:
+    import typer.main
+
+    group = typer.main.get_command(app)
+    return [p for p in group.commands[command].params
+            if p.param_type_name == "option" and not p.is_flag and p.name != "help"]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_option_that_takes_a_value_says_its_default(command):
+    """Issue 42: a default written into the help text as `[default: ...]` was read as rich
+    markup and vanished; each option now gives it as show_default, and help prints it."""
+    silent = [o.name for o in _options_of(command)
+              if o.default is None and not isinstance(o.show_default, str)]
+    assert silent == []
+    shown = " ".join(help_of(command, columns=200).split())
+    assert shown.count("[default: ") >= len(_options_of(command))
+
+
+def test_home_shows_its_default_and_what_specledger_home_makes_it():
+    import os
+    import subprocess
+    import sys
+
+    assert "[default: ./var]" in help_of("list")
+    env = {**os.environ, "SPECLEDGER_HOME": "/srv/ledger", "COLUMNS": "200"}
+    shown = subprocess.run([sys.executable, "-c", "from pipelines.cli.app import main; main()",
+                            "value", "--help"], env=env, capture_output=True, text=True,
+                           check=True).stdout
+    assert "[default: /srv/ledger, from SPECLEDGER_HOME]" in shown
