@@ -23,6 +23,7 @@ from models.resolve import CONFLICT_TOLERANCE
 from pipelines.cli import c2c as cli_c2c
 from pipelines.cli import export as cli_export
 from pipelines.cli import ledger as cli_ledger
+from pipelines.cli import listing as cli_listing
 from pipelines.cli import serving as cli_serving
 from pipelines.cli import tco as cli_tco
 from pipelines.cli.options import HomeOption, JsonOption
@@ -483,50 +484,6 @@ def value_json(resolved: ResolvedValue) -> dict[str, Any]:
             "alternatives": [_observation_json(a) for a in resolved.alternatives]}
 
 
-@app.command(name="list")
-def list_command(
-        what: Annotated[str, typer.Argument(metavar="items|metrics",
-                                            help="What to list: items or metrics.")],
-        item: Annotated[str | None, typer.Option(
-            "--item", show_default="every item",
-            help="Only the metrics this item has values of.")] = None,
-        home: HomeOption = None, as_json: JsonOption = False) -> None:
-    """The ledger's items (key, name, kind, how many metrics and values) or its metrics
-    (key, unit, how many items have a value), as known now."""
-    from db import queries
-    from db.engine import Session
-    from pipelines.ledger.connection import open_ledger, utc_now
-
-    if what not in ("items", "metrics"):
-        raise typer.BadParameter(f"{what!r}: expected items or metrics", param_hint="WHAT")
-    settings = _settings(home)
-    engine = open_ledger(settings)
-    with Session(engine) as session:
-        frame = queries.observations_frame(session, known=utc_now(), item=item)
-    engine.dispose()
-    if what == "items":
-        grouped = frame.groupby("item", sort=True)
-        rows = [{"item": key, "name": group["item_name"].iloc[0],
-                 "kind": group["item_kind"].iloc[0], "metrics": int(group["metric"].nunique()),
-                 "values": len(group)} for key, group in grouped]
-    else:
-        grouped = frame.groupby("metric", sort=True)
-        rows = [{"metric": key, "unit": group["unit"].iloc[0],
-                 "items": int(group["item"].nunique()), "values": len(group)}
-                for key, group in grouped]
-    if as_json:
-        write_json(rows)
-        return
-    table = Table(box=box.SIMPLE, title_justify="left",
-                  title=f"{len(rows)} {what}" + (f" of {item}" if item else ""))
-    for column in (rows[0] if rows else {"(none)": ""}):
-        table.add_column(column, justify="right" if column in ("metrics", "items",
-                                                               "values") else "left")
-    for row in rows:
-        table.add_row(*(f"{v:,}" if isinstance(v, int) else str(v) for v in row.values()))
-    console.print(table)
-
-
 def _a_number(value: float) -> float:
     """A float option that is a number: click's ranges let NaN through (it compares false)."""
     if value != value:
@@ -635,6 +592,7 @@ cli_c2c.register(app)
 cli_tco.register(app)
 cli_serving.register(app)
 cli_export.register(app)
+cli_listing.register(app)
 
 
 # --- failures: one paragraph that says what failed and why, credentials masked --------------

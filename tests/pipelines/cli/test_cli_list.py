@@ -1,0 +1,83 @@
+"""`specledger list`: the keys the other commands take, whole at any width; an unknown item
+exits 2."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from typer.testing import CliRunner
+
+from pipelines.cli import listing
+from pipelines.cli.app import app
+from tests.conftest import NVLINK_PACK
+
+LONG_KEY = "lambda-gpu-8x-a100-80gb-sxm4-australia-southeast-1-on-demand"  # 60, as shipped
+LONG_PACK = f"""
+source: {{key: a-price-list, title: A price list, kind: dataset, published_on: 2026-01-05}}
+items:
+  - {{key: {LONG_KEY}, kind: cloud_offer,
+     name: "gpu_8x_a100_80gb_sxm4 australia-southeast-1 on_demand (lambda), a name to wrap"}}
+observations:
+  - {{item: {LONG_KEY}, metric: tdp, value: 400, unit: W, as_of: 2026-01-05, status: S}}
+"""
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    """One ledger for the module: the NVLink pack and an item with a 60-character key."""
+    folder = tmp_path_factory.mktemp("list")
+    packs = folder / "packs"
+    packs.mkdir()
+    for name, text in (("nvlink.yaml", NVLINK_PACK), ("long.yaml", LONG_PACK)):
+        (packs / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    result = CliRunner().invoke(app, ["ingest", str(packs), "--no-publish", "--home",
+                                      str(folder / "home")])
+    assert result.exit_code == 0, result.output
+    return folder / "home"
+
+
+@pytest.fixture
+def specledger(home, monkeypatch):
+    """`specledger ... --home <the module's ledger>`, its tables `columns` wide."""
+    monkeypatch.delenv("SPECLEDGER_DATABASE_URL", raising=False)
+
+    def invoke(*args: str, columns: int = 200):
+        monkeypatch.setattr(listing.console, "width", columns)
+        return CliRunner().invoke(app, [*args, "--home", str(home)])
+
+    return invoke
+
+
+def lines_with(text: str, word: str) -> list[str]:
+    return [line for line in text.splitlines() if word in line]
+
+
+@pytest.mark.parametrize("columns", [200, 80, 40])
+def test_list_items_prints_every_key_whole_at_any_width(specledger, columns):
+    shown = specledger("list", "items", columns=columns)
+    assert shown.exit_code == 0, shown.output
+    for key in (LONG_KEY, "gb200-nvl72", "nvlink-5"):
+        assert lines_with(shown.stdout, key), (key, shown.stdout)
+    assert "…" not in shown.stdout
+    if columns == 200:   # room for everything: the name wraps, nothing is left out
+        assert "GB200 NVL72" in shown.stdout and "left out" not in shown.stdout
+    else:                # the name goes first, and the table says so
+        assert "name, kind left out at" in " ".join(shown.stdout.split())
+        assert max(map(len, shown.stdout.splitlines())) <= max(columns, len(LONG_KEY) + 20)
+
+
+def test_list_metrics_keeps_metric_and_unit_whole_at_40_columns(specledger):
+    shown = specledger("list", "metrics", columns=40)
+    assert shown.exit_code == 0, shown.output
+    [line] = lines_with(shown.stdout, "scaleup_bw_per_gpu_bidir")
+    assert line.split()[:2] == ["scaleup_bw_per_gpu_bidir", "GB/s"]
+
+
+@pytest.mark.parametrize("what", ["items", "metrics"])
+def test_an_item_the_ledger_does_not_have_exits_2_naming_list_items(specledger, what):
+    result = specledger("list", what, "--item", "h100")
+    assert result.exit_code == 2
+    assert ("no item 'h100' in the ledger (`specledger list items` lists them)"
+            in " ".join(result.stderr.split()))
+    assert result.stdout == ""
