@@ -45,6 +45,7 @@ def main() -> None:
             "specledger --version": ["--version"],
             "specledger value": ["value", "nvlink-5", "scaleup_bw_per_gpu_bidir", "--home",
                                  home],
+            "specledger list scenarios": ["list", "scenarios"],
         }
         print(f"{'command':<24}{'median s':>10}{'max s':>8}   target")
         verdicts = []

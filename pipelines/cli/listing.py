@@ -1,8 +1,9 @@
-"""`specledger list items|metrics`: what there is to ask about, by the keys the other commands
-take."""
+"""`specledger list items|metrics|scenarios`: what there is to ask about, by the keys the other
+commands take."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -12,8 +13,8 @@ from pipelines.cli.options import HomeOption, JsonOption
 from pipelines.cli.tables import Column, print_table
 from pipelines.cli.terminal import label, plain_console, write_json
 
-WHAT = ("items", "metrics")
-EXIT_UNKNOWN = 2  # an item the ledger does not have
+WHAT = ("items", "metrics", "scenarios")
+EXIT_UNKNOWN = 2  # an item, metric, scenario or version the ledger does not have
 console = plain_console()
 errors = plain_console(stderr=True)
 
@@ -32,18 +33,22 @@ def refuse_unknown(message: str) -> None:
 
 
 def list_command(
-        what: Annotated[str, typer.Argument(metavar="items|metrics",
-                                            help="What to list: items or metrics.")],
+        what: Annotated[str, typer.Argument(metavar="items|metrics|scenarios",
+                                            help="What to list: items, metrics or scenarios.")],
         item: Annotated[str | None, typer.Option(
             "--item", show_default="every item",
             help="Only the metrics this item has values of.")] = None,
         home: HomeOption = None, as_json: JsonOption = False) -> None:
     """The ledger's items (key, name, kind, how many metrics and values) or its metrics
-    (key, unit, how many items have a value), as known now."""
+    (key, unit, how many items have a value), as known now; or the scenario files of the
+    scenarios folder (name, kind, description), which needs no ledger."""
     if what not in WHAT:
         raise typer.BadParameter(f"{what!r}: expected one of {', '.join(WHAT)}",
                                  param_hint="WHAT")
     settings = cli_ledger.settings_for(home)
+    if what == "scenarios":
+        _list_scenarios(settings.scenarios_dir, settings.input_limits, as_json)
+        return
     rows = _ledger_rows(settings, what, item)
     if as_json:
         write_json(rows)
@@ -76,6 +81,39 @@ def _ledger_rows(settings: Any, what: str, item: str | None) -> list[dict[str, A
     return [{"metric": key, "unit": group["unit"].iloc[0],
              "items": int(group["item"].nunique()), "values": len(group)}
             for key, group in frame.groupby("metric", sort=True)]
+
+
+def _list_scenarios(folder: Path, limits: Any, as_json: bool) -> None:
+    """The scenario files of `folder`: each one's name, kind, file and description."""
+    from pipelines.cli.scenario_files import scenario_files
+
+    if not folder.is_dir():
+        refuse_unknown(f"no scenarios folder {folder} (SPECLEDGER_SCENARIOS_DIR names it)")
+    found = scenario_files(folder, limits)
+    rows = [{"scenario": f.name, "kind": f.kind, "file": str(f.path),
+             "description": f.problem or f.description} for f in found]
+    if as_json:
+        write_json(rows)
+        return
+    # The file is the name with .yaml in the shipped folder: a column only for those that
+    # are not, so the names (what --scenario takes) and the kinds fit 80 columns.
+    other = [f.path.name if f.name is None or f.path.stem != f.name else "" for f in found]
+    columns = [Column("scenario", whole=True), Column("kind", whole=True),
+               *([Column("file", whole=True, drop=1)] if any(other) else []),
+               Column("description", drop=2)]
+    cells = [[f.name or "(no name)", f.kind or "?", *([named] if any(other) else []),
+              f.problem or f.description] for f, named in zip(found, other, strict=True)]
+    where = ("" if not any(other) else " unless the file column names another")
+    print_table(console, f"{len(rows)} scenarios in {_shown(folder)}, each in "
+                         f"<scenario>.yaml{where}", columns, cells)
+
+
+def _shown(folder: Path) -> str:
+    """A folder relative to the working folder when it lies below it."""
+    try:
+        return str(folder.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(folder)
 
 
 def register(app: typer.Typer) -> None:
