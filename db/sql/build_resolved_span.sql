@@ -19,7 +19,7 @@ spans as (
 candidates as (
     -- Every live observation valid at the start of each span.
     select s.valid_from, s.valid_until, l.item, l.metric, l.source, l.as_of, l.recorded_at,
-        l.observation_id,
+        l.observation_id, l.value, l.low, l.high,
         -- recency, as value_as_of compares it: an undated figure is older than any dated one
         case when l.as_of_precision = 'none' then date '0001-01-01' else l.as_of end as recency
     from spans s
@@ -35,7 +35,10 @@ latest_per_source as (
         max(struct_pack(as_of := c.recency,
                         published_on := coalesce(s.published_on, date '0001-01-01'),
                         recorded_at := c.recorded_at, observation_id := c.observation_id,
-                        source := c.source)) as latest
+                        source := c.source,
+                        -- carried, not compared: observation_id already decides
+                        value := c.value, low := c.low, high := c.high,
+                        written_as_of := c.as_of)) as latest
     from candidates c
     join source s on s.key = c.source
     group by c.item, c.metric, c.valid_from, series
@@ -46,7 +49,12 @@ ranked as (
                 (-r.rank, p.latest.as_of, s.published_on is not null,
                  coalesce(s.published_on, date '0001-01-01'), p.latest.recorded_at,
                  p.latest.observation_id)) as winner,
-        count(*) - 1 as alternatives
+        count(*) - 1 as alternatives,
+        list(struct_pack(source := p.latest.source, value := p.latest.value,
+                         low := p.latest.low, high := p.latest.high,
+                         as_of := p.latest.written_as_of,
+                         observation_id := p.latest.observation_id)
+             order by p.latest.source, p.latest.observation_id) as candidates
     from latest_per_source p
     join source s on s.key = p.latest.source
     join source_kind_rank r on r.kind = s.kind
@@ -55,7 +63,9 @@ ranked as (
 final as (
     select r.item, r.metric, r.valid_from, r.valid_until, o.value, o.low, o.high, o.unit,
         o.as_of, o.source, r.winner.source_kind, o.status, o.value_kind, o.quote,
-        o.recorded_at, r.alternatives, o.observation_id
+        o.recorded_at, r.alternatives, o.observation_id,
+        list_filter(r.candidates, lambda x: x.observation_id <> o.observation_id)
+            as alternative_values
     from ranked r
     join observation o on o.observation_id = r.winner.observation_id
 )

@@ -20,7 +20,7 @@ create macro value_as_of(d, t) as table
 with live as (
     -- recency: the as_of a conflict compares; an undated figure (precision none, its as_of
     -- only where its valid time starts) is older than any dated one (models/resolve.py).
-    select item, metric, source, as_of, recorded_at, observation_id,
+    select item, metric, source, as_of, recorded_at, observation_id, value, low, high,
         case when as_of_precision = 'none' then date '0001-01-01' else as_of end as recency
     from observation
     -- t read as spec_known_at and `specledger value --known-at` read it: UTC when zone-less.
@@ -35,7 +35,10 @@ latest_per_source as (
         max(struct_pack(as_of := l.recency,
                         published_on := coalesce(s.published_on, date '0001-01-01'),
                         recorded_at := l.recorded_at, observation_id := l.observation_id,
-                        source := l.source)) as latest
+                        source := l.source,
+                        -- carried, not compared: observation_id already decides
+                        value := l.value, low := l.low, high := l.high,
+                        written_as_of := l.as_of)) as latest
     from live l
     join source s on s.key = l.source
     group by l.item, l.metric, series
@@ -46,7 +49,12 @@ ranked as (
                 (-r.rank, p.latest.as_of, s.published_on is not null,
                  coalesce(s.published_on, date '0001-01-01'), p.latest.recorded_at,
                  p.latest.observation_id)) as winner,
-        count(*) - 1 as alternatives
+        count(*) - 1 as alternatives,
+        list(struct_pack(source := p.latest.source, value := p.latest.value,
+                         low := p.latest.low, high := p.latest.high,
+                         as_of := p.latest.written_as_of,
+                         observation_id := p.latest.observation_id)
+             order by p.latest.source, p.latest.observation_id) as candidates
     from latest_per_source p
     join source s on s.key = p.latest.source
     join source_kind_rank r on r.kind = s.kind
@@ -55,7 +63,9 @@ ranked as (
 final as (
     select r.item, r.metric, o.value, o.low, o.high, o.unit, o.as_of, o.source,
         r.winner.source_kind, o.status, o.value_kind, o.quote, o.recorded_at, r.alternatives,
-        o.observation_id
+        o.observation_id,
+        list_filter(r.candidates, lambda x: x.observation_id <> o.observation_id)
+            as alternative_values
     from ranked r
     join observation o on o.observation_id = r.winner.observation_id
 )
@@ -67,7 +77,7 @@ comment on macro table value_as_of is 'value_as_of(d DATE, t TIMESTAMPTZ; a TIME
 create macro spec_as_of(d) as table
 with final as (
     select item, metric, value, low, high, unit, as_of, source, source_kind, status,
-        value_kind, quote, recorded_at, alternatives, observation_id
+        value_kind, quote, recorded_at, alternatives, observation_id, alternative_values
     from resolved_span
     where valid_from <= d::date and (valid_until is null or valid_until > d::date)
 )
@@ -84,7 +94,7 @@ comment on macro table spec_known_at is 'spec_known_at(t TIMESTAMP): the resolve
 
 -- The file knows nothing after its cut-off, so what is known now is what was known then.
 create view current_value as select * from spec_as_of(timezone('UTC', now())::date);
-comment on view current_value is 'The resolved value of every (item, metric): valid today (UTC), as known now (this file knows up to meta.cutoff_at). One row per (item, metric); the other live sources are counted in alternatives.';
+comment on view current_value is 'The resolved value of every (item, metric): valid today (UTC), as known now (this file knows up to meta.cutoff_at). One row per (item, metric); the other live series are counted in alternatives and listed, with their values, in alternative_values.';
 
 -- The newest dataset version's rows of a result or flag table: the newest version that has
 -- any (after an `ingest` without a recompute that is the version before the file's, and

@@ -18,7 +18,9 @@ create table resolved_span (
     quote varchar,
     recorded_at timestamptz not null,
     alternatives bigint not null,
-    observation_id bigint not null
+    observation_id bigint not null,
+    alternative_values struct(source varchar, value double, low double, high double,
+                              as_of date, observation_id bigint)[] not null
 );
 comment on table resolved_span is 'The resolved value of every (item, metric) over valid time, as known at this file''s cut-off (meta.cutoff_at): one row per interval [valid_from, valid_until) in which the resolution rule picks the same answer. Dates with no row have no valid value. spec_as_of(d) is the row whose interval holds d; chart a resolved history by valid_from.';
 comment on column resolved_span.item is 'Item key (item.key)';
@@ -37,4 +39,5 @@ comment on column resolved_span.value_kind is 'reported, estimate, derived or me
 comment on column resolved_span.quote is 'The source''s own words for the winning figure, when recorded';
 comment on column resolved_span.recorded_at is 'Knowledge time: when the ledger learned the winning figure (UTC)';
 comment on column resolved_span.alternatives is 'How many other sources had a live value in the interval (see observation for them)';
+comment on column resolved_span.alternative_values is 'The other live series'' figures the resolution rule set aside, one struct each (source, value, low, high in unit, as_of, observation_id), by source: a conflict''s values without a join to observation. E.g. select item, metric, value, unnest(alternative_values, recursive := true) from current_value where alternatives > 0';
 comment on column resolved_span.observation_id is 'The winning observation (observation.observation_id)';

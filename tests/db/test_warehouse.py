@@ -183,6 +183,12 @@ def test_current_value_follows_each_source_series(ledger, ingest, write_pack, cl
     path = publish_warehouse(ledger, tmp_path / "w.duckdb", meta, SOURCE_KIND_RANK)
     assert query(path, "select value, source, alternatives from current_value") == [
         (0.0826, "eia", 1)]
+    # The value set aside is there too, without a join to observation.
+    assert query(path, "select a.source, a.value, a.as_of from current_value, "
+                       "unnest(alternative_values) as t(a)") == [("blog", 0.09, date(2025, 6, 1))]
+    known_at = "(select cutoff_at from meta)"
+    assert query(path, "select alternative_values from current_value") == query(
+        path, f"select alternative_values from spec_known_at({known_at})")
 
 
 @pytest.fixture(scope="module")
