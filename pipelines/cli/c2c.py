@@ -11,6 +11,7 @@ from rich.table import Table
 from pipelines.cli import ledger as cli_ledger
 from pipelines.cli.options import JsonOption, ScenarioArgument
 from pipelines.cli.options import LedgerHomeOption as HomeOption
+from pipelines.cli.scenario_files import refuse_other_kind
 from pipelines.cli.terminal import label, plain_console, write_json
 
 EXIT_BAD_SCENARIO = 2
@@ -51,6 +52,7 @@ def estimate(scenario_file: ScenarioArgument, home: HomeOption = None,
         from pipelines.ledger.view import scenario_specs
 
         limits = cli_ledger.settings_for(home).input_limits  # also the ledger, for messages
+        refuse_other_kind(scenario_file, "c2c", limits)
         scenario = load_scenario(scenario_file, limits)
         hw, used, version = scenario_specs(scenario, home)
         if as_written:
@@ -91,6 +93,7 @@ def sweep(scenario_file: ScenarioArgument, home: HomeOption = None,
         from pipelines.ledger.view import scenario_specs
 
         limits = cli_ledger.settings_for(home).input_limits  # also the ledger, for messages
+        refuse_other_kind(scenario_file, "c2c", limits)
         scenario = load_scenario(scenario_file, limits)
         hw, used, version = scenario_specs(scenario, home)
         if scenario.layout_mode == "search" and not as_written:

@@ -1,5 +1,7 @@
-"""What kind of scenario a file is, read from its `kind:` (none: C2C), and which commands
-read that kind: `specledger list scenarios` lists the folder with it.
+"""What kind of scenario a file is, read from its `kind:` (none: C2C), and which command
+reads that kind: `specledger list scenarios` lists the folder with it, and a command given
+another kind's file names the command to use instead of failing on the first key it does not
+know.
 
 Only the file's top-level mapping is read here, with the YAML reader every scenario loader
 uses; each command's own loader still validates the file it reads.
@@ -14,6 +16,10 @@ from typing import Any
 # A scenario's kind (`kind:` in the file, C2C when it has none) -> the commands that read it.
 COMMANDS = {"c2c": ("estimate", "sweep"), "tco": ("tco",), "serving": ("serving",)}
 DEFAULT_KIND = "c2c"
+
+
+class WrongKind(ValueError):
+    """A scenario file given to a command that reads another kind (the CLI exits 2)."""
 
 
 @dataclass(frozen=True)
@@ -61,3 +67,18 @@ def scenario_files(folder: Path, limits: Any = None) -> list[ScenarioFile]:
     """Every YAML file of `folder`, by file name (the files the recompute graph reads)."""
     paths = sorted(p for p in folder.glob("*.y*ml") if p.suffix in (".yaml", ".yml"))
     return [read_head(path, limits) for path in paths]
+
+
+def refuse_other_kind(path: Path, kind: str, limits: Any = None) -> None:
+    """Raise WrongKind, naming the command to use, when `path` is a scenario of another kind
+    than `kind`; a file that cannot be read is left to the command's loader to explain."""
+    found = read_head(path, limits).kind
+    if found is None or found == kind:
+        return
+    if found not in COMMANDS:
+        kinds = ", ".join(f"{k} ({' or '.join(c)})" for k, c in COMMANDS.items())
+        raise WrongKind(f"{path} says `kind: {found}`: a scenario's kind is one of {kinds}; "
+                        f"a file without `kind:` is {DEFAULT_KIND}")
+    commands = " or ".join(f"`specledger {c} {path}`" for c in COMMANDS[found])
+    said = f"`kind: {found}`" if found != DEFAULT_KIND else "C2C"
+    raise WrongKind(f"{path} is a {said} scenario: use {commands}")

@@ -14,6 +14,7 @@ from pipelines.cli import ledger as cli_ledger
 from pipelines.cli.c2c import console, run_reporting_errors
 from pipelines.cli.options import JsonOption, ScenarioArgument
 from pipelines.cli.options import LedgerHomeOption as HomeOption
+from pipelines.cli.scenario_files import refuse_other_kind
 from pipelines.cli.terminal import write_json
 
 
@@ -31,6 +32,7 @@ def serving_command(scenario_file: ScenarioArgument, home: HomeOption = None,
         from pipelines.ledger.view import newest_version
 
         settings = cli_ledger.settings_for(home)
+        refuse_other_kind(scenario_file, "serving", settings.input_limits)
         scenario = load_serving_scenario(scenario_file, settings.input_limits)
         with newest_version(settings, needed=True) as view:
             if view.session is not None and view.dataset_version is not None:

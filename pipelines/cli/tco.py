@@ -12,6 +12,7 @@ from pipelines.cli import ledger as cli_ledger
 from pipelines.cli.c2c import console, run_reporting_errors
 from pipelines.cli.options import JsonOption, ScenarioArgument
 from pipelines.cli.options import LedgerHomeOption as HomeOption
+from pipelines.cli.scenario_files import refuse_other_kind
 from pipelines.cli.terminal import write_json
 
 _FIGURES = (("annual_capex_usd", "capex/yr", 1e6), ("annual_opex_usd", "opex/yr", 1e6),
@@ -31,6 +32,7 @@ def tco_command(scenario_file: ScenarioArgument, home: HomeOption = None,
         from pipelines.ledger.view import newest_version
 
         settings = cli_ledger.settings_for(home)
+        refuse_other_kind(scenario_file, "tco", settings.input_limits)
         scenario = load_tco_scenario(scenario_file, settings.input_limits)
         needs_ledger = (any(s.ref is not None for s in scenario.inputs.values())
                         or bool(scenario.c2c_links))
