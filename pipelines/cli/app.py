@@ -22,11 +22,12 @@ from models.dates import out_of_range
 from models.resolve import CONFLICT_TOLERANCE
 from pipelines.cli import c2c as cli_c2c
 from pipelines.cli import export as cli_export
+from pipelines.cli import flags as cli_flags
 from pipelines.cli import ledger as cli_ledger
 from pipelines.cli import listing as cli_listing
 from pipelines.cli import serving as cli_serving
 from pipelines.cli import tco as cli_tco
-from pipelines.cli.options import HomeOption, JsonOption
+from pipelines.cli.options import MAX_LEDGER_ID, HomeOption, JsonOption
 from pipelines.cli.terminal import label, plain_console, plain_help, write_json
 from pipelines.flows.serve_checks import (
     NO_SERVER_HELP,
@@ -49,9 +50,6 @@ if TYPE_CHECKING:
 
 EXIT_REJECTED, EXIT_NO_VALUE = 1, 3
 
-# The largest id the ledger's id columns hold (INTEGER on PostgreSQL): an option naming a
-# ledger row is bounded to it before any query, so 2^63 is a usage error, not a crash.
-MAX_LEDGER_ID = 2**31 - 1
 
 app = typer.Typer(help="specledger: a dated, source-tagged ledger of AI-infrastructure specs.",
                   no_args_is_help=True, add_completion=False)
@@ -593,6 +591,7 @@ cli_tco.register(app)
 cli_serving.register(app)
 cli_export.register(app)
 cli_listing.register(app)
+cli_flags.register(app)
 
 
 # --- failures: one paragraph that says what failed and why, credentials masked --------------

@@ -14,6 +14,9 @@ from typing import Annotated, Any
 import typer
 
 HOME_DEFAULT = "./var"
+# The largest id the ledger's id columns hold (INTEGER on PostgreSQL): an option naming a
+# ledger row is bounded to it before any query, so 2^63 is a usage error, not a crash.
+MAX_LEDGER_ID = 2**31 - 1
 
 
 def home_shown() -> str:

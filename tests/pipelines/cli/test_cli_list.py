@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 from pipelines.cli import listing
 from pipelines.cli.app import app
 from tests.conftest import NVLINK_PACK
+from tests.pipelines.cli.conftest import LONG_KEY
 from tests.pipelines.conftest import SHIPPED_SCENARIOS
 
-LONG_KEY = "lambda-gpu-8x-a100-80gb-sxm4-australia-southeast-1-on-demand"  # 60, as shipped
 LONG_PACK = f"""
 source: {{key: a-price-list, title: A price list, kind: dataset, published_on: 2026-01-05}}
 items:
@@ -43,15 +43,9 @@ def home(tmp_path_factory):
 
 
 @pytest.fixture
-def specledger(home, monkeypatch):
+def specledger(home, specledger_in):
     """`specledger ... --home <the module's ledger>`, its tables `columns` wide."""
-    monkeypatch.delenv("SPECLEDGER_DATABASE_URL", raising=False)
-
-    def invoke(*args: str, columns: int = 200):
-        monkeypatch.setattr(listing.console, "width", columns)
-        return CliRunner().invoke(app, [*args, "--home", str(home)])
-
-    return invoke
+    return specledger_in(home)
 
 
 def lines_with(text: str, word: str) -> list[str]:
