@@ -21,6 +21,7 @@ from rich.text import Text
 from models.dates import out_of_range
 from models.resolve import CONFLICT_TOLERANCE
 from pipelines.cli import c2c as cli_c2c
+from pipelines.cli import changes as cli_changes
 from pipelines.cli import export as cli_export
 from pipelines.cli import flags as cli_flags
 from pipelines.cli import ledger as cli_ledger
@@ -592,6 +593,7 @@ cli_serving.register(app)
 cli_export.register(app)
 cli_listing.register(app)
 cli_flags.register(app)
+cli_changes.register(app)
 
 
 # --- failures: one paragraph that says what failed and why, credentials masked --------------

@@ -17,8 +17,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-# The narrowest a wrapped text column gets before a droppable column makes room for it.
-TEXT_MIN = 12
+# A wrapped text column is kept as wide as its longest word up to this, so that a name or a
+# unit is not folded mid-word; a droppable column makes room for it first.
+WORD_MAX = 20
 _PADDING = 2  # a space either side of a cell (but the outer side of the first and last)
 
 
@@ -36,8 +37,7 @@ class Column:
 def print_table(console: Console, title: str, columns: Sequence[Column],
                 rows: Sequence[Sequence[str]]) -> None:
     """Print `rows` under `title`, fitted to the console's width with every key whole."""
-    widths = [max([len(c.header), *(len(row[n]) for row in rows)])
-              for n, c in enumerate(columns)]
+    widths = [_least_width(c, [row[n] for row in rows]) for n, c in enumerate(columns)]
     kept = _fitting(columns, widths, console.width)
     left_out = [c.header for n, c in enumerate(columns) if n not in kept]
     caption = (f"{', '.join(left_out)} left out at {console.width} columns; --json gives "
@@ -52,8 +52,7 @@ def print_table(console: Console, title: str, columns: Sequence[Column],
     for n in kept:
         column = columns[n]
         table.add_column(column.header, justify="right" if column.right else "left",
-                         no_wrap=column.whole, overflow="fold",
-                         min_width=widths[n] if column.whole else None)
+                         no_wrap=column.whole, overflow="fold", min_width=widths[n])
     for row in cells:
         table.add_row(*map(Text, row))
     console.print(table)
@@ -62,9 +61,15 @@ def print_table(console: Console, title: str, columns: Sequence[Column],
 def _needed(columns: Sequence[Column], widths: Sequence[int], kept: Sequence[int]) -> int:
     """The narrowest the kept columns print in with their keys and numbers whole."""
     total = len(kept) - 1 - _PADDING  # the separators; no edge, no padding at the edges
-    for n in kept:
-        total += _PADDING + (widths[n] if columns[n].whole else min(widths[n], TEXT_MIN))
-    return total
+    return total + sum(_PADDING + widths[n] for n in kept)
+
+
+def _least_width(column: Column, cells: Sequence[str]) -> int:
+    """A whole column's longest cell; a text column's longest word, up to WORD_MAX."""
+    if column.whole:
+        return max([len(column.header), *map(len, cells)])
+    words = [len(word) for text in (column.header, *cells) for word in text.split()]
+    return min(max(words, default=1), WORD_MAX)
 
 
 def _fitting(columns: Sequence[Column], widths: Sequence[int], width: int) -> list[int]:
