@@ -29,6 +29,7 @@ from pipelines.cli import listing as cli_listing
 from pipelines.cli import serving as cli_serving
 from pipelines.cli import tco as cli_tco
 from pipelines.cli.options import MAX_LEDGER_ID, HomeOption, JsonOption
+from pipelines.cli.progress import Unwatched, stages, watched
 from pipelines.cli.terminal import label, plain_console, plain_help, write_json
 from pipelines.flows.serve_checks import (
     NO_SERVER_HELP,
@@ -133,12 +134,13 @@ def run(home: HomeOption = None,
     # would fail: one migrates it, the other waits for that.
     migrate_prefect_home(settings.lock_timeout_seconds)
 
-    with console.status(Text(f"weekly-briefing {day}: ingest, publish, render (Prefect "
-                             "flow)…")):
+    with stages(f"run {day}") as stage:
+        stage("start Prefect")   # its temporary server: seconds before the first stage
         result = weekly_briefing(as_of=day, home=settings.home,
                                  sources_dir=settings.sources_dir,
                                  scenarios_dir=settings.scenarios_dir,
-                                 offline=True if offline else None)
+                                 offline=True if offline else None,
+                                 on_stage=None if isinstance(stage, Unwatched) else stage)
     _print_wait(result.lock_wait)
     console.print(f"{'remote':<10} {result.remote.summary()}", highlight=False)
     _print_ingest(result.ingest)
@@ -238,23 +240,22 @@ def ingest(paths: Annotated[list[Path], typer.Argument(
         raise typer.Exit(2)
     files = expand_paths(paths)
     waits: list[LockWait] = []
-    try:
-        with _file_progress(len(files), enabled=not as_json) as advance:
-            report = jobs.ingest(settings, paths, today=jobs.utc_now().date(), on_file=advance,
-                                 item=item, as_of=day, on_wait=waits.append)
-    except LedgerBusyError as exc:
-        errors.print(label("error:", "red", _busy_message(exc)), highlight=False,
-                     soft_wrap=True)
-        raise typer.Exit(4) from exc
-    if not as_json:  # what was committed shows even if the publish then fails
-        _print_wait(waits[0])
-        _print_ingest(report)
-    try:
-        warehouse = None if no_publish else _publish_ingested(settings, report)
-    except Exception as exc:
-        if as_json:  # a script must still learn what was committed, and why nothing else
-            write_json({**report.to_json(), "warehouse": _failed_publish_json(exc, settings)})
-        raise
+    with stages("ingest", quiet=as_json) as stage:
+        try:
+            stage(f"read {len(files):,} file{'s' * (len(files) != 1)}", spinner=False)
+            with _file_progress(len(files), enabled=watched(as_json)) as advance:
+                report = jobs.ingest(settings, paths, today=jobs.utc_now().date(),
+                                     on_file=advance, item=item, as_of=day,
+                                     on_wait=waits.append)
+        except LedgerBusyError as exc:
+            errors.print(label("error:", "red", _busy_message(exc)), highlight=False,
+                         soft_wrap=True)
+            raise typer.Exit(4) from exc
+        stage.close()
+        if not as_json:  # what was committed shows even if the publish then fails
+            _print_wait(waits[0])
+            _print_ingest(report)
+        warehouse = _staged_publish(settings, report, stage, skip=no_publish, as_json=as_json)
     if as_json:
         write_json({**report.to_json(), "warehouse": _warehouse_json(warehouse, settings)})
         _print_wait(waits[0], errors)  # standard output holds the JSON alone
@@ -268,6 +269,21 @@ def ingest(paths: Annotated[list[Path], typer.Argument(
                           highlight=False, soft_wrap=True)
     if report.total("rejected") and not allow_rejects:
         raise typer.Exit(EXIT_REJECTED)
+
+
+def _staged_publish(settings: Settings, report: IngestReport, stage: Any, *, skip: bool,
+                    as_json: bool) -> Published | None:
+    """The ingest's publish as a stage of its progress (None with --no-publish); a failure
+    with --json still prints what was committed, and why nothing else was."""
+    if skip:
+        return None
+    try:
+        stage("publish warehouse.duckdb")
+        return _publish_ingested(settings, report)
+    except Exception as exc:
+        if as_json:  # a script must still learn what was committed, and why nothing else
+            write_json({**report.to_json(), "warehouse": _failed_publish_json(exc, settings)})
+        raise
 
 
 def _publish_ingested(settings: Settings, report: IngestReport) -> Published:

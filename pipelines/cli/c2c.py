@@ -11,6 +11,7 @@ from rich.table import Table
 from pipelines.cli import ledger as cli_ledger
 from pipelines.cli.options import JsonOption, ScenarioArgument
 from pipelines.cli.options import LedgerHomeOption as HomeOption
+from pipelines.cli.progress import stages
 from pipelines.cli.scenario_files import refuse_other_kind
 from pipelines.cli.terminal import label, plain_console, write_json
 
@@ -88,21 +89,25 @@ def sweep(scenario_file: ScenarioArgument, home: HomeOption = None,
     first row is the one it stores); for a pinned one, or with --as-written, every valid
     layout with the file's parallel choices held."""
     def act() -> dict[str, Any]:
-        from pipelines.inputs.scenarios import load_scenario
-        from pipelines.jobs import c2c
-        from pipelines.ledger.view import scenario_specs
+        with stages("sweep", quiet=as_json) as stage:
+            stage("read the scenario")  # the model loads here: most of its time
+            from pipelines.inputs.scenarios import load_scenario
+            from pipelines.jobs import c2c
+            from pipelines.ledger.view import scenario_specs
 
-        limits = cli_ledger.settings_for(home).input_limits  # also the ledger, for messages
-        refuse_other_kind(scenario_file, "c2c", limits)
-        scenario = load_scenario(scenario_file, limits)
-        hw, used, version = scenario_specs(scenario, home)
-        if scenario.layout_mode == "search" and not as_written:
-            found = c2c.calibrated_sweep(scenario, (hw, used), top, version,
-                                         max_layouts=limits.sweep_max_layouts)
-            return {**found, "search": "calibrated"}
-        return {**c2c.sweep_scenario(scenario, (hw, used), top, version,
-                                     max_layouts=limits.sweep_max_layouts),
-                "search": "written"}
+            limits = cli_ledger.settings_for(home).input_limits  # also the ledger, for messages
+            refuse_other_kind(scenario_file, "c2c", limits)
+            scenario = load_scenario(scenario_file, limits)
+            stage("read the hardware figures")
+            hw, used, version = scenario_specs(scenario, home)
+            stage("search the layouts")
+            if scenario.layout_mode == "search" and not as_written:
+                found = c2c.calibrated_sweep(scenario, (hw, used), top, version,
+                                             max_layouts=limits.sweep_max_layouts)
+                return {**found, "search": "calibrated"}
+            return {**c2c.sweep_scenario(scenario, (hw, used), top, version,
+                                         max_layouts=limits.sweep_max_layouts),
+                    "search": "written"}
     result = run_reporting_errors(act)
     if as_json:
         write_json(result)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -14,6 +15,7 @@ from pipelines.cli import ledger as cli_ledger
 from pipelines.cli.c2c import console, run_reporting_errors
 from pipelines.cli.options import JsonOption, ScenarioArgument
 from pipelines.cli.options import LedgerHomeOption as HomeOption
+from pipelines.cli.progress import OnStage, stages
 from pipelines.cli.scenario_files import refuse_other_kind
 from pipelines.cli.terminal import write_json
 
@@ -24,36 +26,45 @@ def serving_command(scenario_file: ScenarioArgument, home: HomeOption = None,
     million output tokens, and at the target interactivity the cheaper option with its
     margin and the model's band. A measured curve in the ledger is preferred to the model's."""
     def act() -> dict[str, Any]:
-        from db.queries import inference_points
-        from db.schema import ServingResult
-        from pipelines.inputs.serving_scenarios import load_serving_scenario
-        from pipelines.jobs import serving
-        from pipelines.jobs.recompute import stored_answer
-        from pipelines.ledger.view import newest_version
-
-        settings = cli_ledger.settings_for(home)
-        refuse_other_kind(scenario_file, "serving", settings.input_limits)
-        scenario = load_serving_scenario(scenario_file, settings.input_limits)
-        with newest_version(settings, needed=True) as view:
-            if view.session is not None and view.dataset_version is not None:
-                # One question, one answer: the version's stored answer when the graph
-                # computed this scenario for it.
-                stored = stored_answer(view.session, ServingResult, scenario.name,
-                                       serving.definition_sha256(scenario),
-                                       view.dataset_version)
-                if stored is not None:
-                    return stored
-            measured = (None if view.session is None
-                        else inference_points(view.session, view.known))
-            return serving.evaluate(scenario, view.session, on=view.on, known=view.known,
-                                    dataset_version=view.dataset_version,
-                                    scenarios_dir=settings.scenarios_dir,
-                                    limits=settings.input_limits, measured=measured)
+        with stages("serving", quiet=as_json) as stage:
+            return _answer(scenario_file, home, stage)
     result = run_reporting_errors(act)
     if as_json:
         write_json(result)
         return
     print_result(result)
+
+
+def _answer(scenario_file: Path, home: Path | None, stage: OnStage) -> dict[str, Any]:
+    """The scenario's answer: the newest version's stored one when the graph computed it,
+    else evaluated on that version; each stage named to `stage` as it starts."""
+    stage("read the scenario")  # the models load here: most of its time
+    from db.queries import inference_points
+    from db.schema import ServingResult
+    from pipelines.inputs.serving_scenarios import load_serving_scenario
+    from pipelines.jobs import serving
+    from pipelines.jobs.recompute import stored_answer
+    from pipelines.ledger.view import newest_version
+
+    settings = cli_ledger.settings_for(home)
+    refuse_other_kind(scenario_file, "serving", settings.input_limits)
+    scenario = load_serving_scenario(scenario_file, settings.input_limits)
+    stage("open the ledger")
+    with newest_version(settings, needed=True) as view:
+        if view.session is not None and view.dataset_version is not None:
+            # One question, one answer: the version's stored answer when the graph
+            # computed this scenario for it.
+            stored = stored_answer(view.session, ServingResult, scenario.name,
+                                   serving.definition_sha256(scenario), view.dataset_version)
+            if stored is not None:
+                return stored
+        stage("read the measured curves")
+        measured = None if view.session is None else inference_points(view.session, view.known)
+        stage("search each option's layouts")
+        return serving.evaluate(scenario, view.session, on=view.on, known=view.known,
+                                dataset_version=view.dataset_version,
+                                scenarios_dir=settings.scenarios_dir,
+                                limits=settings.input_limits, measured=measured)
 
 
 def print_result(result: dict[str, Any]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -12,6 +13,7 @@ from pipelines.cli import ledger as cli_ledger
 from pipelines.cli.c2c import console, run_reporting_errors
 from pipelines.cli.options import JsonOption, ScenarioArgument
 from pipelines.cli.options import LedgerHomeOption as HomeOption
+from pipelines.cli.progress import OnStage, stages
 from pipelines.cli.scenario_files import refuse_other_kind
 from pipelines.cli.terminal import write_json
 
@@ -25,33 +27,8 @@ def tco_command(scenario_file: ScenarioArgument, home: HomeOption = None,
     """Cost per year, per GPU-hour and per job of each option, and the break-even speed-up
     of the scale-up option; or a training run's cost by Epoch AI's method."""
     def act() -> dict[str, Any]:
-        from db.schema import TcoResult
-        from pipelines.inputs.tco_scenarios import load_tco_scenario
-        from pipelines.jobs import tco
-        from pipelines.jobs.recompute import stored_answer
-        from pipelines.ledger.view import newest_version
-
-        settings = cli_ledger.settings_for(home)
-        refuse_other_kind(scenario_file, "tco", settings.input_limits)
-        scenario = load_tco_scenario(scenario_file, settings.input_limits)
-        needs_ledger = (any(s.ref is not None for s in scenario.inputs.values())
-                        or bool(scenario.c2c_links))
-        with newest_version(settings, needs_ledger) as view:
-            version = view.dataset_version
-            if view.session is not None and version is not None:
-                # One question, one answer: the version's stored result when the graph
-                # computed this scenario for it; a draft is computed from stored inputs.
-                stored = stored_answer(view.session, TcoResult, scenario.name,
-                                       scenario.content_sha256, version)
-                if stored is not None:
-                    return stored
-            resolved = tco.resolve_inputs(
-                scenario, view.session, on=view.on, known=view.known,
-                scenarios_dir=settings.scenarios_dir, limits=settings.input_limits,
-                dataset_version=version,
-                c2c_results=(tco.stored_c2c(view.session, version)
-                             if view.session is not None and version is not None else None))
-            return tco.evaluate(scenario, resolved, version)
+        with stages("tco", quiet=as_json) as stage:
+            return _answer(scenario_file, home, stage)
     result = run_reporting_errors(act)
     if as_json:
         write_json(result)
@@ -62,6 +39,43 @@ def tco_command(scenario_file: ScenarioArgument, home: HomeOption = None,
         _print_training_run(result)
     _print_tornado(result)
     _print_inputs(result["inputs"])
+
+
+def _answer(scenario_file: Path, home: Path | None, stage: OnStage) -> dict[str, Any]:
+    """The scenario's answer: the newest version's stored result when the graph computed it,
+    else evaluated on that version's figures; each stage named to `stage` as it starts."""
+    stage("read the scenario")  # the models load here: most of its time
+    from db.schema import TcoResult
+    from pipelines.inputs.tco_scenarios import load_tco_scenario
+    from pipelines.jobs import tco
+    from pipelines.jobs.recompute import stored_answer
+    from pipelines.ledger.view import newest_version
+
+    settings = cli_ledger.settings_for(home)
+    refuse_other_kind(scenario_file, "tco", settings.input_limits)
+    scenario = load_tco_scenario(scenario_file, settings.input_limits)
+    needs_ledger = (any(s.ref is not None for s in scenario.inputs.values())
+                    or bool(scenario.c2c_links))
+    if needs_ledger:
+        stage("open the ledger")
+    with newest_version(settings, needs_ledger) as view:
+        version = view.dataset_version
+        if view.session is not None and version is not None:
+            # One question, one answer: the version's stored result when the graph
+            # computed this scenario for it; a draft is computed from stored inputs.
+            stored = stored_answer(view.session, TcoResult, scenario.name,
+                                   scenario.content_sha256, version)
+            if stored is not None:
+                return stored
+        stage("resolve the inputs")
+        resolved = tco.resolve_inputs(
+            scenario, view.session, on=view.on, known=view.known,
+            scenarios_dir=settings.scenarios_dir, limits=settings.input_limits,
+            dataset_version=version,
+            c2c_results=(tco.stored_c2c(view.session, version)
+                         if view.session is not None and version is not None else None))
+        stage("evaluate the options")
+        return tco.evaluate(scenario, resolved, version)
 
 
 def _money(value: float | None, scale: float) -> str:

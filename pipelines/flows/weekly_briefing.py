@@ -59,8 +59,9 @@ def fetch_remote_sources(settings: Settings) -> FetchReport:
 
 
 @task(name="update-ledger", cache_policy=NO_CACHE, retry_condition_fn=retry_on_lost_connection)
-def update_ledger(settings: Settings, paths: list[Path], as_of: date) -> LedgerUpdate:
-    update = jobs.update(settings, paths, as_of=as_of, now=now)
+def update_ledger(settings: Settings, paths: list[Path], as_of: date,
+                  on_stage: Callable[[str], None] | None = None) -> LedgerUpdate:
+    update = jobs.update(settings, paths, as_of=as_of, now=now, on_stage=on_stage)
     if update.lock_wait.waited:
         get_run_logger().warning("%s", update.lock_wait.describe().capitalize())
     return update
@@ -124,25 +125,32 @@ def run_name() -> str:
 def weekly_briefing(as_of: date | None = None, home: Path | None = None,
                     sources_dir: Path | None = None,
                     scenarios_dir: Path | None = None,
-                    offline: bool | None = None) -> jobs.RunResult:
+                    offline: bool | None = None,
+                    on_stage: Callable[[str], None] | None = None) -> jobs.RunResult:
     """Ingest the source packs, recompute the C2C and TCO scenarios and compute the flags (one
     ledger transaction), render the briefing, deliver it and publish the warehouse for the
     resulting dataset version. Parameters left out come from the worker's SPECLEDGER_* environment;
-    `as_of` defaults to today (UTC)."""
+    `as_of` defaults to today (UTC). `on_stage` hears each stage's name as it starts (the CLI's
+    progress on a terminal; a deployment passes none)."""
+    stage = on_stage or (lambda name: None)
     as_of = as_of or now().date()
     given = (("home", home), ("sources_dir", sources_dir), ("scenarios_dir", scenarios_dir),
              ("offline", offline))
     settings = Settings(**{k: v for k, v in given if v is not None})
+    stage("fetch remote sources")
     fetched = fetch_remote_sources(settings)
     # The steps that read or write the ledger retry a lost connection (all are safe to repeat).
     update, render, deliver, publish = (t.with_options(
         retries=settings.ledger_retries, retry_delay_seconds=settings.ledger_retry_delay_seconds)
         for t in (update_ledger, render_briefing, deliver_briefing, publish_warehouse))
-    ledger = update(settings, [settings.sources_dir, *fetched.paths_to_ingest], as_of)
+    ledger = update(settings, [settings.sources_dir, *fetched.paths_to_ingest], as_of, on_stage)
     # Render and deliver before publishing, so the warehouse lists this briefing and its
     # deliveries too.
+    stage("render the briefing")
     briefing = render(settings, ledger.dataset_version, as_of)
+    stage("deliver the briefing")
     delivered = deliver(settings, briefing, as_of)
+    stage("publish warehouse.duckdb")
     warehouse = publish(settings, ledger.dataset_version, as_of)
     result = jobs.RunResult(ledger, warehouse, briefing.path, fetched, delivery=delivered)
     run_summary(settings, result)

@@ -52,27 +52,34 @@ class UpdateInputs:
 
 def update_ledger(engine: Engine, inputs: UpdateInputs, *, today: date, as_of: date,
                   now: Callable[[], datetime], code_version: str,
-                  lock_timeout_seconds: float = 60.0) -> LedgerUpdate:
+                  lock_timeout_seconds: float = 60.0,
+                  on_stage: Callable[[str], None] | None = None) -> LedgerUpdate:
     """Ingest `inputs.paths`, then store the resulting dataset version's C2C, TCO and serving
-    results
-    (scenarios evaluated as of `as_of`) and its flags, all in one transaction."""
+    results (scenarios evaluated as of `as_of`) and its flags, all in one transaction.
+    `on_stage` hears each step's name as it starts (the CLI's progress on a terminal)."""
+    stage = on_stage or (lambda name: None)
     with write_session(engine, lock_timeout_seconds) as session:
+        stage("ingest")
         ingest = ingest_paths(session, inputs.paths, metrics=inputs.metrics, today=today,
                               now=now, code_version=code_version, options=inputs.options,
                               market_max_age_days=inputs.market_max_age_days)
         version = ingest.dataset_version
         computed_at = now()
+        stage("recompute C2C")
         c2c_report = c2c.recompute(session, inputs.scenarios_dir, version, on=as_of,
                                    now=computed_at, code_version=code_version,
                                    limits=inputs.options.limits)
         # A TCO scenario that names a C2C scenario runs the C2C model itself on this version.
+        stage("recompute TCO")
         tco_report = tco.recompute(session, inputs.scenarios_dir, version, on=as_of,
                                    now=computed_at, code_version=code_version,
                                    limits=inputs.options.limits)
         # A serving scenario priced by a TCO option runs the TCO model itself on this version.
+        stage("recompute serving")
         serving_report = serving.recompute(session, inputs.scenarios_dir, version, on=as_of,
                                            now=computed_at, code_version=code_version,
                                            limits=inputs.options.limits)
+        stage("flags")
         flags = compute_flags(session, version, params=inputs.params,
                               code_version=code_version, now=computed_at)
         return LedgerUpdate(ingest, c2c_report, tco_report, flags, lock_wait_of(session),

@@ -111,10 +111,11 @@ def ingest(settings: Settings, paths: list[Path], *, today: date,
 
 
 def update(settings: Settings, paths: list[Path], *, as_of: date,
-           now: Callable[[], datetime] = utc_now) -> LedgerUpdate:
+           now: Callable[[], datetime] = utc_now,
+           on_stage: Callable[[str], None] | None = None) -> LedgerUpdate:
     """A run's ledger work in one transaction: ingest `paths`, recompute every C2C and TCO
     scenario of settings.scenarios_dir for the resulting version (as of `as_of`), store its
-    flags. Nothing of it is kept if any step fails."""
+    flags. Nothing of it is kept if any step fails. `on_stage` hears each step as it starts."""
     inputs = UpdateInputs(paths=paths, scenarios_dir=settings.scenarios_dir,
                           metrics=load_metrics(settings.catalog_path), params=_params(settings),
                           options=AdapterOptions(aliases=item_aliases(settings),
@@ -127,7 +128,8 @@ def update(settings: Settings, paths: list[Path], *, as_of: date,
         # "Future" means after the real today, whatever date the briefing reports on.
         updated = update_ledger(engine, inputs, today=now().date(), as_of=as_of, now=now,
                                 code_version=code_version(),
-                                lock_timeout_seconds=settings.lock_timeout_seconds)
+                                lock_timeout_seconds=settings.lock_timeout_seconds,
+                                on_stage=on_stage)
     finally:
         engine.dispose()
     return dataclasses.replace(updated, lock_wait=waited.then(updated.lock_wait))

@@ -51,6 +51,7 @@ observations:
 class History:
     home: Path
     scenarios: Path
+    stages: list[str]   # what the first run's ledger update said as each step started
 
 
 def _clock(start: datetime) -> Callable[[], datetime]:
@@ -76,10 +77,12 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> History:
         env.delenv("SPECLEDGER_DATABASE_URL", raising=False)
         settings = Settings(home=folder / "home", scenarios_dir=scenarios)
         now = _clock(datetime(2026, 1, 10, tzinfo=UTC))
-        for pack in packs[:2]:
-            jobs.update(settings, [pack], as_of=date(2026, 1, 10), now=now)
+        stages: list[str] = []
+        jobs.update(settings, packs[:1], as_of=date(2026, 1, 10), now=now,
+                    on_stage=stages.append)
+        jobs.update(settings, packs[1:2], as_of=date(2026, 1, 10), now=now)
         jobs.ingest(settings, packs[2:], today=date(2026, 1, 10), now=now)
-    return History(folder / "home", scenarios)
+    return History(folder / "home", scenarios, stages)
 
 
 @pytest.fixture
