@@ -37,7 +37,6 @@ from pipelines.flows.serve_checks import (
     prefect_api_url,
     schedule_timezone,
 )
-from pipelines.ledger.figures import figure_date
 
 # What a command needs is imported inside it: `specledger --help` must not pay for SQLAlchemy,
 # pandas, Prefect or WeasyPrint (seconds), and `value` only for SQLAlchemy.
@@ -481,6 +480,8 @@ def _shown(row: dict[str, Any]) -> str:
 
 
 def _observation_json(row: dict[str, Any]) -> dict[str, Any]:
+    from pipelines.ledger.figures import figure_date  # pint, for the units: not for --help
+
     return {"value": row["value"], "low": row["low"], "high": row["high"], "unit": row["unit"],
             "value_written": row["value_written"], "unit_written": row["unit_written"],
             # as_of is the figure's date, null when its source gives none; valid_from is

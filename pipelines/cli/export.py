@@ -11,11 +11,13 @@ import typer
 from rich import box
 from rich.table import Table
 
-from db.warehouse_export import FORMATS, ExportExists, export_warehouse
 from pipelines.cli.ledger import settings_for
 from pipelines.cli.options import JsonOption, home_option
 from pipelines.cli.terminal import label, plain_console, write_json
 
+# db.warehouse_export.FORMATS (not imported here: --help must not load DuckDB; a test holds
+# the two equal).
+FORMATS = ("parquet", "csv")
 console = plain_console()
 errors = plain_console(stderr=True)
 
@@ -34,6 +36,8 @@ def export_command(
         errors.print(label("error:", "red", f"--format {file_format!r}: expected one of "
                                              f"{', '.join(FORMATS)}"), highlight=False)
         raise typer.Exit(2)
+    from db.warehouse_export import ExportExists, export_warehouse
+
     warehouse = settings_for(home).warehouse_path
     try:
         written = export_warehouse(warehouse, folder, file_format, force=force)

@@ -9,8 +9,6 @@ import typer
 from rich import box
 from rich.table import Table
 
-from models.serving import calibration
-from models.tco.decision import NO_VERDICT
 from pipelines.cli import ledger as cli_ledger
 from pipelines.cli.c2c import console, run_reporting_errors
 from pipelines.cli.options import JsonOption, ScenarioArgument
@@ -68,6 +66,9 @@ def _answer(scenario_file: Path, home: Path | None, stage: OnStage) -> dict[str,
 
 
 def print_result(result: dict[str, Any]) -> None:
+    from models.serving import calibration  # numpy and pint: not for --help
+    from models.tco.decision import NO_VERDICT
+
     target = result["target_tok_s_per_user"]
     console.print(f"{result['scenario']}: {result['model']} {result['precision']}, "
                   f"{result['request']['input_tokens']:,} in / "

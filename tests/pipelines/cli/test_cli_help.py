@@ -4,6 +4,7 @@ command's summary one paragraph; and output to a pipe is not cut to 80 columns."
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -81,3 +82,29 @@ def test_home_shows_its_default_and_what_specledger_home_makes_it():
                             "value", "--help"], env=env, capture_output=True, text=True,
                            check=True).stdout
     assert "[default: /srv/ledger, from SPECLEDGER_HOME]" in shown
+
+
+HEAVY = ("sqlalchemy", "pandas", "numpy", "pint", "duckdb", "prefect", "weasyprint")
+
+
+@pytest.mark.parametrize("command", [["--help"], ["tco", "--help"], ["list", "scenarios"]])
+def test_help_and_list_scenarios_load_none_of_the_heavy_libraries(command):
+    """Issue 42: --help, --version and list stay under a second; each library here costs a
+    tenth of one or more to import, so only the commands that use one import it."""
+    import subprocess
+    import sys
+
+    code = ("import json, sys\nfrom pipelines.cli.app import main\nsys.argv = ['specledger', "
+            f"*{command!r}]\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    loaded = json.loads(done.stderr.strip().splitlines()[-1])   # the list printed last
+    assert [name for name in HEAVY if name in loaded] == []
+
+
+def test_the_cli_knows_the_formats_the_warehouse_exports():
+    from db.warehouse_export import FORMATS
+    from pipelines.cli.export import FORMATS as SHOWN
+
+    assert SHOWN == FORMATS
