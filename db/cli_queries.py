@@ -1,5 +1,6 @@
-"""Read-only questions only the CLI asks: a version's flags filtered by severity and kind,
-most severe first; the newest version that has flags; the scenario names the ledger knows.
+"""Read-only questions only the CLI asks: the items and metrics with live values and how many
+(counted by the database: `list` needs no pandas); a version's flags filtered by severity and
+kind, most severe first; the newest version that has flags; the scenario names the ledger knows.
 
 Flags are keyed like db.outputs.flags_of, with the dataset version they belong to.
 """
@@ -8,12 +9,51 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import case, func, select
+from sqlalchemy import Select, case, distinct, func, select
 from sqlalchemy.orm import Session
 
-from db.schema import FLAG_SEVERITIES, Flag, Scenario
+from db.queries import known_at
+from db.schema import FLAG_SEVERITIES, Flag, Item, Metric, Observation, Scenario
+
+
+def item_counts(session: Session, known: datetime, item: str | None = None
+                ) -> list[dict[str, Any]]:
+    """Each item with a value live at `known` (only `item`, when given), by key: its name,
+    kind, and how many metrics and values it has."""
+    query = (select(Item.key.label("item"), Item.name, Item.kind,
+                    func.count(distinct(Observation.metric_id)).label("metrics"),
+                    func.count().label("values"))
+             .join(Item, Observation.item_id == Item.id)
+             .group_by(Item.id, Item.key, Item.name, Item.kind))
+    return _rows(session, _of_item(known_at(query, known), item), Item.key)
+
+
+def metric_counts(session: Session, known: datetime, item: str | None = None
+                  ) -> list[dict[str, Any]]:
+    """Each metric with a value live at `known` (of `item`, when given), by key: its unit,
+    and how many items and values have it."""
+    query = (select(Metric.key.label("metric"), Metric.unit,
+                    func.count(distinct(Observation.item_id)).label("items"),
+                    func.count().label("values"))
+             .join(Metric, Observation.metric_id == Metric.id)
+             .group_by(Metric.id, Metric.key, Metric.unit))
+    if item is not None:
+        query = query.join(Item, Observation.item_id == Item.id)
+    return _rows(session, _of_item(known_at(query, known), item), Metric.key)
+
+
+def _of_item(query: Select[Any], item: str | None) -> Select[Any]:
+    return query if item is None else query.where(Item.key == item)
+
+
+def _rows(session: Session, query: Select[Any], key: Any) -> list[dict[str, Any]]:
+    """The rows by `key` in code-point order on both dialects (PostgreSQL's default collation
+    is the locale's)."""
+    order = key.collate("C") if session.get_bind().dialect.name == "postgresql" else key
+    return [dict(row._mapping) for row in session.execute(query.order_by(order))]
 
 
 def version_flags(session: Session, dataset_version: int, *,

@@ -63,24 +63,19 @@ def list_command(
 def _ledger_rows(settings: Any, what: str, item: str | None) -> list[dict[str, Any]]:
     """The rows of `list items` or `list metrics` (of `item`); an item the ledger does not
     know exits 2 naming the command that lists the ones it does."""
-    from db import queries
+    from db import cli_queries, queries
     from db.engine import Session
     from pipelines.ledger.connection import open_ledger, utc_now
 
+    counts = cli_queries.item_counts if what == "items" else cli_queries.metric_counts
     engine = open_ledger(settings)
     with Session(engine) as session:
         known = item is None or item in queries.items_by_key(session)
-        frame = queries.observations_frame(session, known=utc_now(), item=item)
+        rows = counts(session, utc_now(), item)
     engine.dispose()
     if not known:
         refuse_unknown(f"no item {item!r} in the ledger (`specledger list items` lists them)")
-    if what == "items":
-        return [{"item": key, "name": group["item_name"].iloc[0],
-                 "kind": group["item_kind"].iloc[0], "metrics": int(group["metric"].nunique()),
-                 "values": len(group)} for key, group in frame.groupby("item", sort=True)]
-    return [{"metric": key, "unit": group["unit"].iloc[0],
-             "items": int(group["item"].nunique()), "values": len(group)}
-            for key, group in frame.groupby("metric", sort=True)]
+    return rows
 
 
 def _list_scenarios(folder: Path, limits: Any, as_json: bool) -> None:
