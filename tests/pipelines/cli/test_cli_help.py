@@ -14,7 +14,7 @@ from pipelines.cli.app import app
 from pipelines.cli.terminal import PIPED_WIDTH, plain_console
 
 COMMANDS = ("run", "report", "ingest", "value", "review", "serve", "migrate", "estimate",
-            "sweep", "validate", "tco", "serving", "export", "list")
+            "sweep", "validate", "tco", "serving", "export", "list", "flags", "changes")
 
 
 def help_of(*command: str, columns: int = 100) -> str:
