@@ -110,7 +110,7 @@ def test_a_real_terminal_gets_the_stages_and_a_pipe_gets_none(tmp_path):
     assert piped.stderr == ""
 
 
-@pytest.mark.slow(seconds=20)   # Prefect's temporary server and a briefing's rendering
+@pytest.mark.slow(seconds=10)   # Prefect's temporary server and a briefing's rendering
 def test_run_on_a_terminal_names_each_stage_of_the_flow(cli, write_pack, terminal,
                                                         monkeypatch, tmp_path):
     (tmp_path / "scenarios-none").mkdir()
