@@ -3,11 +3,14 @@ new per item and metric (db.changes: added, changed, superseded), and the result
 
 The changes that matter most come first, as the briefing ranks them: those of a figure a
 stored result of the version read, then the resolved values that moved, then changed before
-superseded before added, then the larger move.
+superseded before added, then the larger move. Each row also says what the resolved value
+(what `value` and current_value show, valid on each cut-off's date) was and became, which is
+what the warehouse's `changes` table lists per (item, metric).
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any
 
 import typer
@@ -24,7 +27,7 @@ from pipelines.cli.versions import known_version, ledger_versions, version_optio
 MOVED_KINDS = ("result_moved", "price_move")
 COLUMNS = (Column("item", whole=True), Column("metric", whole=True),
            Column("kind", whole=True), Column("source", whole=True, drop=2),
-           Column("old → new"), Column("read by", drop=1))
+           Column("old → new"), Column("resolved", drop=3), Column("read by", drop=1))
 
 
 def changes_command(
@@ -71,8 +74,35 @@ def version_changes(session: Any, version_id: int, limit: int) -> dict[str, Any]
               for kind, n in changes.change_counts(session, **window).items()}
     return {**base, "previous": previous.id, "counts": counts,
             "changes": [{**row, "as_of": row["as_of"].isoformat(),
+                         "resolved_before": _resolved(session, row, previous.cutoff_at),
+                         "resolved_after": _resolved(session, row, version.cutoff_at),
                          "read_by": list(readers.get((row["item"], row["metric"]), ()))}
                         for row in rows]}
+
+
+def _resolved(session: Any, change: dict[str, Any], at: datetime) -> dict[str, Any] | None:
+    """The (item, metric)'s resolved value valid on `at`'s date as known at `at`: value, unit
+    and the source that won (None: no value)."""
+    from pipelines.ledger.resolved import resolved_value
+
+    found = resolved_value(session, change["item"], change["metric"], on=at.date(), known=at)
+    if found is None:
+        return None
+    winner = found.winner
+    return {"value": winner["value"], "unit": winner["unit"], "source": winner["source"]}
+
+
+def resolved_move(change: dict[str, Any]) -> str:
+    """`120 → 130 kW`, `unchanged 120 kW` (another source moved, the winner did not), `→ 37
+    TFLOP/s` (a first value), `130 kW → none`."""
+    before, after = change["resolved_before"], change["resolved_after"]
+    if before is not None and after is not None and before == after:
+        return f"unchanged {before['value']:,.4g} {before['unit']}"
+    shown = [f"{v['value']:,.4g}" if v else "" for v in (before, after)]
+    unit = (after or before or {"unit": ""})["unit"]
+    if after is None:
+        return f"{shown[0]} {unit} → none"
+    return f"{shown[0]} → {shown[1]} {unit}".strip()
 
 
 def old_to_new(change: dict[str, Any]) -> str:
@@ -101,7 +131,7 @@ def _print_version(version: dict[str, Any]) -> None:
         print_table(console, f"dataset version {number} against {version['previous']}: "
                              f"{said} observations{more}",
                     COLUMNS, [[c["item"], c["metric"], c["kind"], c["source"], old_to_new(c),
-                               ", ".join(c["read_by"])] for c in rows])
+                               resolved_move(c), ", ".join(c["read_by"])] for c in rows])
         if len(rows) < total:
             console.print(f"and {total - len(rows):,} more (--limit, or --json)",
                           highlight=False)

@@ -32,14 +32,20 @@ def test_changes_since_a_version_gives_old_and_new_per_item_and_metric(changes):
             added["unit"]) == ("gb200-nvl72", "added", None, 132.0, "kW")
     assert [f["subject"] for f in second["results_moved"]] == [SCENARIO]
     assert third["changes"][0]["item"] == LONG_KEY and third["flags_computed"] is False
+    # The resolved value, as `value` and the warehouse's `changes` give it: the survey's PUE
+    # is the only one, so it moves with it.
+    assert (moved["resolved_before"]["value"], moved["resolved_after"]["value"]) == (1.15, 3.0)
+    assert added["resolved_after"] == {"value": 132.0, "unit": "kW", "source": "dc-survey"}
 
 
 def test_changes_prints_the_moves_and_the_results_that_moved(changes):
     printed = said(changes("--since", "1"))
     assert "dataset version 2 against 1: 1 added, 1 changed, 0 superseded observations" \
         in printed
-    assert "test-dc pue changed dc-survey 1.15 → 3 dimensionless racks-vs-nodes" in printed
-    assert "gb200-nvl72 rack_it_power added dc-survey → 132 kW" in printed
+    # The source's figure, then the resolved value it made.
+    assert ("test-dc pue changed dc-survey 1.15 → 3 dimensionless 1.15 → 3 dimensionless "
+            "racks-vs-nodes") in printed
+    assert "gb200-nvl72 rack_it_power added dc-survey → 132 kW → 132 kW" in printed
     assert ("results that moved: 1 warning result_moved racks-vs-nodes racks-vs-nodes: "
             "break-even speed-up 1.92 → 2.08") in printed
     assert "results that moved: not known for version 3" in printed
