@@ -48,6 +48,7 @@ from pipelines.settings import Settings
 from reports.briefing import RenderedPdf, render
 from reports.context import BriefingContext
 from reports.decisions import digest as page_one_digest
+from reports.side_render import appendix_beside
 
 
 @dataclass(frozen=True)
@@ -281,9 +282,16 @@ def render_briefing(settings: Settings, dataset_version: int, *, as_of: date,
 def _render_both(context: BriefingContext, target: Path) -> tuple[RenderedPdf, bytes]:
     """The briefing and its appendix, both rendered before either is written. WeasyPrint
     copies the template's fonts to temporary files while it renders: a full disk or a file
-    size limit there is named as such, with the briefing it kept."""
+    size limit there is named as such, with the briefing it kept. The appendix is laid out
+    in a forked child meanwhile (reports.side_render), so the pair costs about the
+    appendix's time on two cores."""
     try:
-        return render(context), render(context, document="appendix").pdf
+        appendix = appendix_beside(context)
+        try:
+            main = render(context)
+        finally:
+            appendix_pdf = appendix()
+        return main, appendix_pdf
     except OSError as exc:
         kept = "; the previous file is unchanged" if target.is_file() else ""
         raise OSError(exc.errno, f"could not be rendered ({exc.strerror} while copying the "
