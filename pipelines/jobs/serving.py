@@ -106,7 +106,8 @@ def evaluate(scenario: ServingScenario, session: Session | None, *, on: date,
              measured: pd.DataFrame | None = None,
              tco_results: dict[str, dict[str, Any]] | None = None,
              stored_only: bool = False) -> dict[str, Any]:
-    """The scenario's answer as plain JSON-ready data (see the README's `serving`).
+    """The scenario's answer as plain JSON-ready data
+    (docs/scenarios.md#what-specledger-serving-prints).
     `tco_results`: TCO results by scenario name already computed for the same dataset
     version and day (options priced by one are read from it; it keeps what is computed);
     `stored_only`: they are the version's stored results, and nothing else may be run."""
