@@ -50,11 +50,7 @@ ranked as (
                  coalesce(s.published_on, date '0001-01-01'), p.latest.recorded_at,
                  p.latest.observation_id)) as winner,
         count(*) - 1 as alternatives,
-        list(struct_pack(source := p.latest.source, value := p.latest.value,
-                         low := p.latest.low, high := p.latest.high,
-                         as_of := p.latest.written_as_of,
-                         observation_id := p.latest.observation_id)
-             order by p.latest.source, p.latest.observation_id) as candidates
+        series_figures(p.latest) as candidates
     from latest_per_source p
     join source s on s.key = p.latest.source
     join source_kind_rank r on r.kind = s.kind
@@ -64,8 +60,7 @@ final as (
     select r.item, r.metric, r.valid_from, r.valid_until, o.value, o.low, o.high, o.unit,
         o.as_of, o.source, r.winner.source_kind, o.status, o.value_kind, o.quote,
         o.recorded_at, r.alternatives, o.observation_id,
-        list_filter(r.candidates, lambda x: x.observation_id <> o.observation_id)
-            as alternative_values
+        set_aside(r.candidates, o.observation_id) as alternative_values
     from ranked r
     join observation o on o.observation_id = r.winner.observation_id
 )

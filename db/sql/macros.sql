@@ -10,6 +10,19 @@ create macro utc_instant(t) as
          else timezone('UTC', t::timestamp) end;
 comment on macro utc_instant is 'utc_instant(t): t as a TIMESTAMPTZ; a TIMESTAMP (or text) without a zone is read as UTC, a TIMESTAMPTZ is kept.';
 
+-- Each series' latest figure (value_as_of's and build_resolved_span.sql's `latest`), listed
+-- by source in an aggregate over the series of one (item, metric); set_aside keeps those the
+-- rule did not pick: the alternative_values column.
+create macro series_figures(latest) as
+    list(struct_pack(source := latest.source, value := latest.value, low := latest.low,
+                     high := latest.high, as_of := latest.written_as_of,
+                     observation_id := latest.observation_id)
+         order by latest.source, latest.observation_id);
+comment on macro series_figures is 'series_figures(latest): an aggregate: the list of each series'' latest figure (source, value, low, high, as_of, observation_id), by source.';
+create macro set_aside(figures, winner) as
+    list_filter(figures, lambda x: x.observation_id <> winner);
+comment on macro set_aside is 'set_aside(figures, winner BIGINT): the figures whose observation is not the winner''s: what the resolution rule set aside.';
+
 -- The resolution rule (models/resolve.py), "valid on d, as known at t": each series' newest
 -- figure (one publisher's sources, else a source alone; newest as_of, then publication, then
 -- latest recorded), then across series the best source kind,
@@ -50,11 +63,7 @@ ranked as (
                  coalesce(s.published_on, date '0001-01-01'), p.latest.recorded_at,
                  p.latest.observation_id)) as winner,
         count(*) - 1 as alternatives,
-        list(struct_pack(source := p.latest.source, value := p.latest.value,
-                         low := p.latest.low, high := p.latest.high,
-                         as_of := p.latest.written_as_of,
-                         observation_id := p.latest.observation_id)
-             order by p.latest.source, p.latest.observation_id) as candidates
+        series_figures(p.latest) as candidates
     from latest_per_source p
     join source s on s.key = p.latest.source
     join source_kind_rank r on r.kind = s.kind
@@ -64,8 +73,7 @@ final as (
     select r.item, r.metric, o.value, o.low, o.high, o.unit, o.as_of, o.source,
         r.winner.source_kind, o.status, o.value_kind, o.quote, o.recorded_at, r.alternatives,
         o.observation_id,
-        list_filter(r.candidates, lambda x: x.observation_id <> o.observation_id)
-            as alternative_values
+        set_aside(r.candidates, o.observation_id) as alternative_values
     from ranked r
     join observation o on o.observation_id = r.winner.observation_id
 )
