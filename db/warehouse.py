@@ -431,29 +431,43 @@ def derive_objects(con: duckdb.DuckDBPyConnection) -> None:
             con.execute(f"comment on column {view}.current_version is '{_CURRENT_VERSION}'")
 
 
-# One version's changes: value_as_of at its cut-off against value_as_of at the previous one's
-# (an empty answer for the first), both valid on the cut-off's UTC date, as current_value
-# showed them then.
+# Each version's resolved values, what current_value showed at its cut-off (valid on the
+# cut-off's UTC date): one value_as_of per version, kept for the diff below.
+_VERSION_VALUES = """
+insert into version_value
+select $version, item, metric, value, low, high, unit, source, as_of, observation_id
+from value_as_of(timezone('UTC', $cutoff_at::timestamptz)::date, $cutoff_at::timestamptz)
+"""
+# Every version's values against the version before's (none for the first), in one pass:
+# a version's row meets the previous version's row of the same (item, metric).
 _CHANGES = """
 insert into changes
-with old as (
-    select * from value_as_of(timezone('UTC', $previous_at::timestamptz)::date,
-                              $previous_at::timestamptz)
-    where $previous_at is not null
+with versions as (
+    select id, cutoff_at, lag(id) over w as previous, lead(id) over w as next,
+        lead(cutoff_at) over w as next_cutoff_at
+    from dataset_version
+    window w as (order by cutoff_at, id)
 ),
 new as (
-    select * from value_as_of(timezone('UTC', $cutoff_at::timestamptz)::date,
-                              $cutoff_at::timestamptz)
+    select x.*, v.previous, v.cutoff_at
+    from version_value x join versions v on v.id = x.dataset_version
+),
+old as (
+    select x.*, v.next, v.next_cutoff_at
+    from version_value x join versions v on v.id = x.dataset_version
+    where v.next is not null
 ),
 final as (
-    select $version as dataset_version, $previous as previous_version,
+    select coalesce(n.dataset_version, o.next) as dataset_version,
+        coalesce(n.previous, o.dataset_version) as previous_version,
         coalesce(n.item, o.item) as item, coalesce(n.metric, o.metric) as metric,
         case when o.item is null then 'added' when n.item is null then 'removed'
              else 'changed' end as change,
         o.value, n.value, o.low, o.high, n.low, n.high, coalesce(n.unit, o.unit),
         o.source, n.source, o.as_of, n.as_of, o.observation_id, n.observation_id,
-        $cutoff_at::timestamptz
-    from old o full join new n on n.item = o.item and n.metric = o.metric
+        coalesce(n.cutoff_at, o.next_cutoff_at)
+    from new n full join old o
+      on o.next = n.dataset_version and o.item = n.item and o.metric = n.metric
     where o.item is null or n.item is null or o.low <> n.low or o.high <> n.high
        or o.source <> n.source
 )
@@ -463,15 +477,18 @@ select * from final
 
 def _fill_changes(con: duckdb.DuckDBPyConnection) -> None:
     """The changes table: each dataset version's resolved values against the previous
-    version's, old -> new, one value_as_of per version (so a version costs what one
-    spec_known_at costs)."""
-    versions = con.execute("select id, cutoff_at from dataset_version "
-                           "order by cutoff_at, id").fetchall()
-    previous: tuple[int | None, datetime | None] = (None, None)
-    for version, cutoff_at in versions:
-        con.execute(_CHANGES, {"version": version, "cutoff_at": cutoff_at,
-                               "previous": previous[0], "previous_at": previous[1]})
-        previous = (version, cutoff_at)
+    version's, old -> new. Each version is resolved once (what one spec_known_at costs),
+    then all are compared in one statement."""
+    con.execute("create temp table version_value (dataset_version integer, item varchar, "
+                "metric varchar, value double, low double, high double, unit varchar, "
+                "source varchar, as_of date, observation_id bigint)")
+    try:
+        for version, cutoff_at in con.execute("select id, cutoff_at from dataset_version "
+                                              "order by cutoff_at, id").fetchall():
+            con.execute(_VERSION_VALUES, {"version": version, "cutoff_at": cutoff_at})
+        con.execute(_CHANGES)
+    finally:
+        con.execute("drop table version_value")
 
 
 def _load(ledger: Connection, con: duckdb.DuckDBPyConnection, table: str, query: str,
