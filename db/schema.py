@@ -66,7 +66,7 @@ FILE_FORMATS = ("source-pack", "epoch-ml-hardware", "nccl-tests", "mlperf-system
                 "gpuhunt-catalog", "azure-pricing-radar", "gcp-pricing-yaml",
                 "aws-price-series", "neocloud-cheapest",
                 # inference serving benchmarks
-                "inferencex", "mlperf-inference")
+                "inferencex", "mlperf-inference", "mlperf-loadgen")
 MEASUREMENT_KINDS = ("nccl-tests", "mlperf-result", "inference")
 # Copies of models.trends.types' vocabularies (db/ may not import models/).
 FLAG_SEVERITIES = ("critical", "warning", "info")
@@ -376,6 +376,12 @@ class InferencePoint(Base):
     tpot_s: Mapped[float | None] = mapped_column(Float)
     scenario: Mapped[str | None] = mapped_column(Text)
     benchmark: Mapped[str] = mapped_column(Text)
+    samples_per_s: Mapped[float | None] = mapped_column(Float)
+    target_qps: Mapped[float | None] = mapped_column(Float)
+    ttft_p99_s: Mapped[float | None] = mapped_column(Float)
+    tpot_p99_s: Mapped[float | None] = mapped_column(Float)
+    ttft_limit_s: Mapped[float | None] = mapped_column(Float)
+    tpot_limit_s: Mapped[float | None] = mapped_column(Float)
 
 
 class DatasetVersion(Base):

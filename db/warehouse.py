@@ -88,7 +88,8 @@ _LOADS = {
         "p.framework, p.framework_version, p.spec_decoding, p.tp, p.ep, p.dp, p.disaggregated, "
         "p.prefill_gpus, p.decode_gpus, p.input_tokens, p.output_tokens, p.concurrency, "
         "p.tok_s_per_gpu, p.total_tok_s_per_gpu, p.tok_s_per_user, p.ttft_s, p.tpot_s, "
-        "p.scenario, p.benchmark from inference_point p "
+        "p.scenario, p.benchmark, p.samples_per_s, p.target_qps, p.ttft_p99_s, p.tpot_p99_s, "
+        "p.ttft_limit_s, p.tpot_limit_s from inference_point p "
         "join measurement_run m on m.id = p.measurement_run_id "
         "join ingest_run i on i.id = m.ingest_run_id "
         "where i.started_at <= :cutoff order by p.id"),

@@ -319,17 +319,23 @@ create table inference_point (
     ttft_s double,
     tpot_s double,
     scenario varchar,
-    benchmark varchar not null
+    benchmark varchar not null,
+    samples_per_s double,
+    target_qps double,
+    ttft_p99_s double,
+    tpot_p99_s double,
+    ttft_limit_s double,
+    tpot_limit_s double
 );
 comment on table inference_point is 'One measured serving point of an inference benchmark (InferenceX, MLPerf Inference): a model on a GPU at one configuration and load, and what it delivered. Throughput is per GPU over all the point''s GPUs; times in seconds; NULL where the file gives no figure.';
 comment on column inference_point.measurement_run_id is 'The run (the ingested file) this point belongs to.';
 comment on column inference_point.line is 'Line of the point''s row in the raw file.';
 comment on column inference_point.source_key is 'The source it is cited by (inferencex-<date>, mlperf-inference-<round>); source.key.';
-comment on column inference_point.as_of is 'Valid time: the run''s date (InferenceX) or the round''s publication date (MLPerf, given with --as-of).';
+comment on column inference_point.as_of is 'Valid time: the run''s date (InferenceX; an MLPerf loadgen detail log''s test_datetime) or the round''s publication date (MLPerf summary_results.json and mlperf_log_summary.txt, given with --as-of).';
 comment on column inference_point.hardware is 'The GPU: the ledger''s item key after data/item_aliases.yaml (h100-sxm5, b200, gb200, amd-mi355x, ...), else a slug of the written name.';
 comment on column inference_point.hardware_written is 'The GPU as the file names it (InferenceX hw / hardware, MLPerf Accelerator).';
 comment on column inference_point.system is 'The system or rack it ran in, when known: gb200-nvl72 / gb300-nvl72 for InferenceX GB200/GB300, the MLPerf system''s item (as its systems JSON gives it).';
-comment on column inference_point.gpus is 'GPUs the per-GPU figures divide by: one instance''s tp x pp x pcp (InferenceX single node), prefill + decode GPUs (disaggregated), Nodes x a# (MLPerf).';
+comment on column inference_point.gpus is 'GPUs the per-GPU figures divide by: one instance''s tp x pp x pcp (InferenceX single node), prefill + decode GPUs (disaggregated), Nodes x a# (MLPerf summary_results.json), accelerators_per_node x number_of_nodes of the systems JSON (a loadgen log).';
 comment on column inference_point.model is 'Canonical model key (deepseek-r1, llama-3.3-70b, gpt-oss-120b, llama-2-70b, ...).';
 comment on column inference_point.model_written is 'The model as the file names it (an InferenceX model path or prefix, an MLPerf benchmark model such as llama2-70b-99).';
 comment on column inference_point.precision is 'Weights'' precision as written, lowercased (fp8, fp4, int4, mxfp4, ...); NULL when not given.';
@@ -345,13 +351,19 @@ comment on column inference_point.decode_gpus is 'GPUs of the decode workers of 
 comment on column inference_point.input_tokens is 'Input sequence length, tokens (InferenceX isl; NULL for MLPerf, whose lengths are its dataset''s).';
 comment on column inference_point.output_tokens is 'Output sequence length, tokens (InferenceX osl; NULL for MLPerf).';
 comment on column inference_point.concurrency is 'Concurrent requests (InferenceX conc); NULL for MLPerf.';
-comment on column inference_point.tok_s_per_gpu is 'Output tokens/s per GPU over all the point''s GPUs (InferenceX output_tput_per_gpu, rescaled from decode GPUs to all for a disaggregated point; MLPerf Performance_Result / (Nodes x a#)).';
+comment on column inference_point.tok_s_per_gpu is 'Output tokens/s per GPU over all the point''s GPUs (InferenceX output_tput_per_gpu, rescaled from decode GPUs to all for a disaggregated point; MLPerf Performance_Result / (Nodes x a#); a loadgen log''s tokens per second / the systems JSON''s accelerators).';
 comment on column inference_point.total_tok_s_per_gpu is 'Input and output tokens/s per GPU (InferenceX tput_per_gpu).';
-comment on column inference_point.tok_s_per_user is 'Output tokens/s each user sees (InferenceX median_intvty, 1 / median TPOT).';
-comment on column inference_point.ttft_s is 'Median time to first token, seconds (InferenceX median_ttft).';
-comment on column inference_point.tpot_s is 'Median time per output token, seconds (InferenceX median_tpot).';
+comment on column inference_point.tok_s_per_user is 'Output tokens/s each user sees (InferenceX median_intvty; 1 / median TPOT of an MLPerf loadgen log).';
+comment on column inference_point.ttft_s is 'Median time to first token, seconds (InferenceX median_ttft; the 50th percentile of an MLPerf loadgen log).';
+comment on column inference_point.tpot_s is 'Median time per output token, seconds (InferenceX median_tpot; the 50th percentile of an MLPerf loadgen log).';
 comment on column inference_point.scenario is 'MLPerf scenario (Offline, Server, Interactive); NULL for InferenceX.';
 comment on column inference_point.benchmark is 'inferencex, or mlperf-inference-<round> (mlperf-inference-v5.1).';
+comment on column inference_point.samples_per_s is 'Requests completed per second by the whole system (an MLPerf loadgen log''s samples per second); NULL for other files.';
+comment on column inference_point.target_qps is 'The Poisson arrival rate the run was offered, requests/s (MLPerf Server and Interactive target_qps): not a concurrency; NULL otherwise.';
+comment on column inference_point.ttft_p99_s is 'p99 time to first token, seconds (MLPerf loadgen log, Server and Interactive).';
+comment on column inference_point.tpot_p99_s is 'p99 time per output token, seconds (MLPerf loadgen log, Server and Interactive).';
+comment on column inference_point.ttft_limit_s is 'The p99 time-to-first-token limit the run was held to, seconds (the scenario''s ttft_latency; NULL for Offline).';
+comment on column inference_point.tpot_limit_s is 'The p99 time-per-output-token limit the run was held to, seconds (the scenario''s tpot_latency; NULL for Offline).';
 
 
 create table scenario (

@@ -336,17 +336,32 @@ def _file_progress(total: int, enabled: bool) -> Iterator[Callable[[FileReport],
         yield lambda report: progress.update(task, advance=1, description=Path(report.path).name)
 
 
+def distinct_names(paths: list[str]) -> list[str]:
+    """Each path's name, with as few of its folders as make it unlike the others' (the
+    whole path when nothing shorter does)."""
+    parts = [Path(p).parts for p in paths]
+
+    def shown(path: str, own: tuple[str, ...]) -> str:
+        for depth in range(1, len(own)):
+            tail = own[-depth:]
+            if sum(other[-depth:] == tail for other in parts) == 1:
+                return "/".join(tail)
+        return path
+    return [shown(path, own) for path, own in zip(paths, parts, strict=True)]
+
+
 def _print_ingest(report: IngestReport) -> None:
     table = Table(title=f"ingest run {report.run_id}", title_justify="left", box=box.SIMPLE)
-    # File names only: the table fits 80 columns; the lines below it give full paths.
-    names = [Path(f.path).name for f in report.files]
+    # File names only (the table fits 80 columns; the lines below it give full paths), with
+    # as many of their folders as tell apart files of one name (a submission's loadgen logs).
+    names = distinct_names([f.path for f in report.files])
     table.add_column("file", overflow="fold", min_width=min(20, max(map(len, names), default=4)))
     for column in ("read", "accepted", "unchanged", "rejected"):
         table.add_column(column, justify="right", no_wrap=True)
     table.add_column("note", overflow="fold", min_width=16)
-    for f in report.files:
+    for f, name in zip(report.files, names, strict=True):
         counts = (f.read, f.accepted, f.unchanged, f.rejected)
-        table.add_row(Path(f.path).name, *map(str, counts), _note(f))
+        table.add_row(name, *map(str, counts), _note(f))
     console.print(table)
     for f in report.files:
         if f.outcome == "unchanged_file":

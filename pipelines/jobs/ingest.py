@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import gzip
+import hashlib
 import io
 import json
 import zlib
@@ -35,9 +36,11 @@ from models.observations import (
     MetricDef,
     RowError,
 )
+from pipelines.inputs.adapters import mlperf_loadgen
 from pipelines.inputs.adapters.base import (
     AdapterError,
     AdapterOptions,
+    Beside,
     MeasurementRun,
     Parsed,
     date_in_name,
@@ -249,7 +252,8 @@ def _identity(kind: str, row: dict[str, Any]) -> Hashable:
 
 
 def _ingest_file(session: Session, context: _RunContext, path: Path) -> FileReport:
-    options_json = options_identity(context.options, path.name)
+    options = with_files_beside(context.options, path)
+    options_json = options_identity(options, path.name)
     limit = context.options.limits.max_file_bytes
     size = _size(path)
     if size > limit:
@@ -266,7 +270,7 @@ def _ingest_file(session: Session, context: _RunContext, path: Path) -> FileRepo
         return _unchanged_file(session, context.run_id, raw.id, str(path), raw.sha256, previous)
     try:
         name, data = gunzipped(path, data, limit)
-        parsed = read_file(name, data, context.options)
+        parsed = read_file(name, data, options)
     except PackError as exc:  # AdapterError is one too: the file is unusable as a whole
         return _rejected_file(session, context, raw, path, exc.line, exc.reason, options_json)
     del data  # the parsed rows are what matter now; a large file's bytes need not stay
@@ -317,13 +321,43 @@ def _rejected_file(session: Session, context: _RunContext, raw: Any, path: Path,
 
 
 def options_identity(options: AdapterOptions, name: str = "") -> str:
-    """What the user said about a file, and the date in its name when --as-of gives none, as
-    canonical JSON (part of a re-ingest's identity: the same bytes named with a later date are
-    a later snapshot, read again; issue 27)."""
+    """What the user said about a file, the date in its name when --as-of gives none, and the
+    digest of the files beside it that its reader reads, as canonical JSON (part of a
+    re-ingest's identity: the same bytes named with a later date are a later snapshot, read
+    again, issue 27; a loadgen log whose systems JSON changed is read again)."""
     dated = date_in_name(name) if options.as_of is None else None
+    beside = options.beside
     said = {"item": options.item, "as_of": options.as_of and options.as_of.isoformat(),
-            "dated": dated and dated.isoformat()}
+            "dated": dated and dated.isoformat(),
+            "beside": _beside_digest(beside) if beside != Beside() else None}
     return json.dumps({k: v for k, v in said.items() if v is not None}, sort_keys=True)
+
+
+def _beside_digest(beside: Beside) -> str:
+    found = beside.system_json
+    system = hashlib.sha256(found[1]).hexdigest()[:16] if found else "-"
+    return f"{system}{'+summary' if beside.summary else ''}"
+
+
+def with_files_beside(options: AdapterOptions, path: Path) -> AdapterOptions:
+    """`options` with the files a loadgen log's reader needs from its submission tree: the
+    systems JSON of its system (<submitter>/systems/<system>.json, beside results/), and
+    whether its run folder holds the run's summary. Other files: `options` as they are."""
+    if path.name not in mlperf_loadgen.LOG_NAMES:
+        return options
+    place = mlperf_loadgen.place_of(path.as_posix())
+    summary = path.name == mlperf_loadgen.DETAIL and (path.parent
+                                                       / mlperf_loadgen.SUMMARY).is_file()
+    system_json = None
+    if place is not None:
+        results = next(p for p in path.parents if p.name == "results")
+        described = results.parent / "systems" / f"{place.system}.json"
+        try:
+            if described.is_file() and described.stat().st_size <= options.limits.max_file_bytes:
+                system_json = (f"systems/{described.name}", described.read_bytes())
+        except OSError:
+            system_json = None
+    return dataclasses.replace(options, beside=Beside(system_json, summary))
 
 
 def _unchanged_file(session: Session, run_id: int, raw_id: int, path: str, sha: str,

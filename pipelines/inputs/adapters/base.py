@@ -53,6 +53,16 @@ def date_in_name(name: str) -> date | None:
 
 
 @dataclass(frozen=True)
+class Beside:
+    """Files the ingest found beside a file that its reader needs: for an MLPerf loadgen log,
+    its submission's systems JSON (name, bytes) and whether its run folder also holds the
+    run's summary (which is then the run's record)."""
+
+    system_json: tuple[str, bytes] | None = None
+    summary: bool = False
+
+
+@dataclass(frozen=True)
 class AdapterOptions:
     """What the user said about the file (`specledger ingest --item ... --as-of ...`).
 
@@ -69,6 +79,9 @@ class AdapterOptions:
     # The day the file is read (the ingest's `today`): what a price list dated by its data
     # counts as in force. None: the reader's clock. Not part of the identity.
     today: date | None = None
+    # Files beside this one that its reader needs (a loadgen log's systems JSON): found by the
+    # ingest, part of the identity through their digest.
+    beside: Beside = field(default_factory=Beside)
 
 
 @dataclass(frozen=True)
@@ -111,8 +124,8 @@ class InferencePoint:
 
     `tok_s_per_gpu` is output tokens/s over all `gpus` (prefill and decode GPUs of a
     disaggregated point); `total_tok_s_per_gpu` counts input and output tokens; times in
-    seconds. None where the file does not give a figure (MLPerf gives no latencies, no
-    concurrency and no fixed sequence lengths)."""
+    seconds. None where the file does not give a figure (MLPerf's summary_results.json gives
+    no latencies; no MLPerf file gives a concurrency or fixed sequence lengths)."""
 
     line: int | None
     source_key: str  # the source declared for it (inferencex-<date>, mlperf-inference-v5.1)
@@ -143,6 +156,15 @@ class InferencePoint:
     tpot_s: float | None
     scenario: str | None  # MLPerf: Offline | Server | Interactive
     benchmark: str  # inferencex | mlperf-inference-v5.1 ...
+    # What an MLPerf loadgen log adds: the run's request rate (completed samples/s), the
+    # Poisson arrival rate it was offered (Server, Interactive: target_qps), its p99 times
+    # and the p99 limits it was held to (its scenario's; None for Offline).
+    samples_per_s: float | None = None
+    target_qps: float | None = None
+    ttft_p99_s: float | None = None
+    tpot_p99_s: float | None = None
+    ttft_limit_s: float | None = None
+    tpot_limit_s: float | None = None
 
 
 @dataclass(frozen=True)

@@ -54,8 +54,8 @@ _MODELS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"gpt-oss-120b|gptoss(?:120b)?", "gpt-oss-120b"),
         (r"llama-3\.3-70b|llama70b", "llama-3.3-70b"),
         (r"llama-?2-70b", "llama-2-70b"),
-        (r"llama-?3\.1-405b", "llama-3.1-405b"),
-        (r"llama-?3\.1-8b", "llama-3.1-8b"),
+        (r"llama-?3[._]1-405b", "llama-3.1-405b"),
+        (r"llama-?3[._]1-8b", "llama-3.1-8b"),
         (r"mixtral-8x7b", "mixtral-8x7b"),
         (r"gpt-?j(?:-6b)?", "gpt-j-6b"),
         (r"qwen-?3\.5(?:-397b-a17b)?", "qwen3.5-397b-a17b"),
@@ -351,6 +351,9 @@ class Collector:
                 "rejected": len(self.parsed.rejected),
                 "skipped": dict(sorted(self.skipped.items())),
                 "hardware": listed({p.hardware for p in points}),
+                # The GPUs the figures are per: a loadgen log read again with another systems
+                # JSON beside it is another run.
+                "gpus": sorted({p.gpus for p in points})[:_LISTED],
                 "models": listed({p.model for p in points}),
                 "as_of": listed({p.as_of.isoformat() for p in points}),
                 "sources": listed({p.source_key for p in points})}

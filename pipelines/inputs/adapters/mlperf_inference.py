@@ -68,7 +68,7 @@ def _read_row(row: shared.Row, options: AdapterOptions) -> shared.Reading:
     if units.lower() != TOKENS:
         return f"results in {shared.shown(units)} (not token throughput)"
     point, known = _point(row, options)
-    return point, _source(point.benchmark, point.as_of), known
+    return point, source(point.benchmark, point.as_of), known
 
 
 def gpu_key(written: str) -> str | None:
@@ -99,7 +99,7 @@ def _point(row: shared.Row, options: AdapterOptions) -> tuple[InferencePoint, bo
     result = shared.number(values, "Performance_Result", required=True, what="the throughput")
     benchmark = _benchmark(values)
     as_of = shared.as_of_of(None, "as_of", options, _NO_AS_OF)
-    framework, version = _software(values.get("Software"))
+    framework, version = software(values.get("Software"))
     precision = shared.label(values, "weight_data_types", required=False)
     system = shared.label(values, "System", required=False)
     submitter = shared.label(values, "Submitter", required=False) or "unknown"
@@ -128,16 +128,16 @@ def _benchmark(values: dict[str, Any]) -> str:
     return f"mlperf-inference-v{written.removeprefix('v')}"
 
 
-def _source(benchmark: str, as_of: date) -> SourceDecl:
+def source(benchmark: str, as_of: date, what: str = "summary_results.json") -> SourceDecl:
     round_ = benchmark.removeprefix("mlperf-inference").lstrip("-")
     url = (f"https://github.com/mlcommons/inference_results_{round_}" if round_
            else "https://mlcommons.org/benchmarks/inference-datacenter/")
-    title = " ".join(filter(None, ("MLPerf Inference", round_, "results (summary_results.json)")))
+    title = " ".join(filter(None, ("MLPerf Inference", round_, f"results ({what})")))
     return SourceDecl(key=benchmark, title=title, kind="measurement", publisher="MLCommons",
                       url=url, published_on=as_of)
 
 
-def _software(written: Any) -> tuple[str | None, str | None]:
+def software(written: Any) -> tuple[str | None, str | None]:
     """(framework, version) from the first component of `Software`."""
     if not isinstance(written, str) or not written.strip():
         return None, None

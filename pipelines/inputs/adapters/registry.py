@@ -21,6 +21,7 @@ from pipelines.inputs.adapters import (
     inferencex,
     mlperf,
     mlperf_inference,
+    mlperf_loadgen,
     nccl_tests,
     neocloud_cheapest,
     quote_sheet,
@@ -43,7 +44,8 @@ _DETECTORS: tuple[Callable[[str, bytes], str | None], ...] = (
     aws_offer.detect, azure_prices.detect, azure_pricing_radar.detect, gpuhunt_catalog.detect,
     skypilot_catalog.detect, aws_price_series.detect, neocloud_cheapest.detect,
     quote_sheet.detect,
-    inferencex.detect, mlperf_inference.detect, mlperf.detect, nccl_tests.detect, epoch.detect)
+    inferencex.detect, mlperf_inference.detect, mlperf_loadgen.detect, mlperf.detect,
+    nccl_tests.detect, epoch.detect)
 # A `.yaml` file is a source pack unless it is one of these.
 _YAML_DETECTORS: tuple[Callable[[str, bytes], str | None], ...] = (
     quote_sheet.detect, gcp_pricing_yaml.detect)
@@ -63,6 +65,7 @@ _PARSERS: dict[str, Callable[[str, bytes, AdapterOptions], Parsed]] = {
     quote_sheet.FORMAT: quote_sheet.parse,
     inferencex.FORMAT: inferencex.parse,
     mlperf_inference.FORMAT: mlperf_inference.parse,
+    mlperf_loadgen.FORMAT: mlperf_loadgen.parse,
 }
 
 
@@ -80,7 +83,8 @@ def detect_format(name: str, data: bytes) -> str:
     raise AdapterError(None, "unrecognised file: not a source pack (YAML, or CSV with source, "
                              "item, metric, unit, as_of), an Epoch AI ml_hardware.csv, "
                              "nccl-tests output (text or -J JSON), an MLPerf systems/*.json, "
-                             "result_*.txt log or Inference summary_results.json, InferenceX "
+                             "result_*.txt log, Inference summary_results.json or loadgen "
+                             "mlperf_log_summary.txt / mlperf_log_detail.txt, InferenceX "
                              "results (agg_*.json or the dashboard's rows), an AWS Price List "
                              "EC2 offer file, an Azure Retail Prices API response or a tracker's "
                              "per-region file of it, GCP's pricing.yml, a SkyPilot catalog "
@@ -96,9 +100,12 @@ NAMED_BY_FOLDER = ("vms.csv",)
 
 def reader_name(path: PurePath) -> str:
     """The name a reader is given for a file: its own name, with its folder for a file
-    named only by where it sits (NAMED_BY_FOLDER)."""
+    named only by where it sits (NAMED_BY_FOLDER), with the folders of its submission for an
+    MLPerf loadgen log (whose system, benchmark and scenario are its folders)."""
     if path.name.lower() in NAMED_BY_FOLDER and path.parent.name:
         return f"{path.parent.name}/{path.name}"
+    if path.name in mlperf_loadgen.LOG_NAMES:
+        return "/".join(path.parts[-mlperf_loadgen.PLACE_PARTS:])
     return path.name
 
 

@@ -40,3 +40,12 @@ def test_bad_rows_are_listed_and_the_good_points_reach_the_warehouse(cli, tmp_pa
     with duckdb.connect(warehouse, read_only=True) as con:
         assert con.execute("select concurrency from inference_point order by concurrency"
                            ).fetchall() == [(4,), (32,)]
+
+
+def test_files_of_one_name_are_told_apart_by_their_folders():
+    from pipelines.cli.app import distinct_names
+
+    assert distinct_names(["/a/x/Server/run_1/log.txt", "/a/y/Offline/run_1/log.txt",
+                           "/a/prices.csv"]) == ["Server/run_1/log.txt",
+                                                 "Offline/run_1/log.txt", "prices.csv"]
+    assert distinct_names(["/a/log.txt", "/a/log.txt"]) == ["/a/log.txt"] * 2

@@ -6,6 +6,7 @@ read again once its date is given."""
 from __future__ import annotations
 
 import json
+import shutil
 from datetime import date
 from pathlib import Path
 
@@ -160,3 +161,46 @@ def test_inference_points_ingested_on_their_own_cut_a_dataset_version(ingest, nv
     assert points.dataset_changed and points.dataset_version > first.dataset_version
     assert points.dataset_hash != first.dataset_hash
     assert not again.dataset_changed and again.dataset_version == points.dataset_version
+
+
+# Transcriptions of real submissions' loadgen logs, laid out as the submission tree is.
+LOADGEN = (Path(__file__).parents[1] / "inputs" / "adapters" / "transcriptions"
+           / "mlperf_loadgen")
+
+
+def test_a_submission_tree_of_loadgen_logs_becomes_points_with_arrivals_and_limits(ledger,
+                                                                                   ingest):
+    report = ingest(LOADGEN, as_of=date(2024, 8, 28))
+
+    adds_up(report)
+    formats = sorted(f.format for f in report.files)
+    assert formats == ["mlperf-loadgen"] * 4 + ["mlperf-system"] * 3
+    assert all(f.rejected == 0 for f in report.files)
+    points = {(p.model_written, p.scenario): p for p in stored(ledger, InferencePoint)}
+    assert sorted(points) == [("llama2-70b-99", "Offline"), ("llama2-70b-99", "Server"),
+                              ("llama2-70b-99.9", "Server"),
+                              ("llama2-70b-interactive-99", "Interactive")]
+    server = points["llama2-70b-99.9", "Server"]
+    assert (server.target_qps, server.tpot_limit_s, server.ttft_limit_s) == (75.0, 0.2, 2.0)
+    assert server.tpot_p99_s == pytest.approx(0.175354317)
+    assert server.concurrency is None
+    offline = points["llama2-70b-99", "Offline"]
+    assert (offline.samples_per_s, offline.target_qps) == (pytest.approx(41.1075), None)
+    # Each point names the system item its systems JSON declared, in the same ingest.
+    systems = {i.key for i in stored(ledger, Item) if i.kind == "system"}
+    assert {p.system for p in points.values()} <= systems
+
+
+def test_a_loadgen_log_is_read_again_when_its_systems_json_changes(ledger, ingest, tmp_path):
+    tree = tmp_path / "tree"
+    shutil.copytree(LOADGEN / "inference_results_v4.1", tree / "inference_results_v4.1")
+    log = next(tree.rglob("B200-SXM-180GBx1_TRT/**/mlperf_log_summary.txt"))
+    assert ingest(log, as_of=date(2024, 8, 28)).files[0].accepted == 1
+    assert ingest(log, as_of=date(2024, 8, 28)).files[0].outcome == "unchanged_file"
+
+    described = next(tree.rglob("systems/B200-SXM-180GBx1_TRT.json"))
+    described.write_text(described.read_text().replace('"accelerators_per_node": 1',
+                                                       '"accelerators_per_node": 2'))
+    [again] = ingest(log, as_of=date(2024, 8, 28)).files
+    assert (again.outcome, again.accepted) == ("ingested", 1)
+    assert sorted(p.gpus for p in stored(ledger, InferencePoint)) == [1, 2]
