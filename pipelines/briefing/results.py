@@ -11,7 +11,11 @@ import pandas as pd
 from models.fidelity import validation_reports
 from models.records import C2CRecord, TcoOption, TcoRecord
 from models.trends import result_moves
-from pipelines.inputs.measurements import shipped_serving_points, shipped_training_runs
+from pipelines.inputs.measurements import (
+    shipped_serving_phases,
+    shipped_serving_points,
+    shipped_training_runs,
+)
 from reports.context import (
     Cited,
     ResultMove,
@@ -169,7 +173,8 @@ def validation_lines() -> tuple[list[ValidationLine], list[SourceLine]]:
     """The C2C and serving models against every published measurement they are calibrated
     on, and those publications as sources."""
     lines, sources = [], {}
-    for report in validation_reports(shipped_training_runs(), shipped_serving_points()):
+    for report in validation_reports(shipped_training_runs(), shipped_serving_points(),
+                                     shipped_serving_phases()):
         published = report.published
         sources[published.key] = SourceLine(key=published.key, title=published.title,
                                             publisher=None, kind="published measurement",

@@ -28,6 +28,7 @@ from models.c2c.measured_runs import (
 )
 from models.c2c.spec import Precision
 from models.serving import measured_points as serving
+from models.serving import phases
 from models.serving.presets import PRESETS
 from models.serving.spec import WeightFormat
 from pipelines.inputs.errors import InputError
@@ -37,6 +38,7 @@ from pipelines.inputs.yaml_lines import YamlError, YamlList, YamlMap, load_yaml,
 MEASUREMENTS_DIR: Final = Path(__file__).resolve().parents[2] / "data" / "measurements"
 TRAINING_RUNS_PATH: Final = MEASUREMENTS_DIR / "training_runs.yaml"
 SERVING_POINTS_PATH: Final = MEASUREMENTS_DIR / "serving_points.yaml"
+SERVING_PHASES_PATH: Final = MEASUREMENTS_DIR / "serving_phases.yaml"
 
 
 class MeasurementError(InputError):
@@ -154,6 +156,12 @@ SCENARIO_FIELDS: Final = {
     "server": (("tok_s_per_user", "tpot_p99_limit_s"), ("concurrency",)),
 }
 LEFT_OUT_FIELDS: Final[Fields] = {"why": _text, "rows": _GE1, "what": _texts}
+PHASE_FIELDS: Final[Fields] = {
+    "source": _text, "hardware": _text, "model": _text, "precision": _weights, "engine": _text,
+    "phase": _choice(*phases.PHASES), "gpus": _GE1, "tp": _GE1, "ep": _GE1,
+    "dp_attention": _flag, "input_tokens": _GE1, "output_tokens": _GE1,
+    "tok_s_per_gpu": _positive, "measured_on": _day, "what": _text}
+PHASE_OPTIONAL: Final[Fields] = {"batch": _GE1}
 
 
 # --- one file ----------------------------------------------------------------------------------
@@ -305,6 +313,42 @@ def load_serving_points(path: Path = SERVING_POINTS_PATH,
     return serving.ServingPoints(tuple(s for _, s in sources), tuple(points), left_out)
 
 
+def load_serving_phases(path: Path = SERVING_PHASES_PATH,
+                        limits: InputLimits = DEFAULT_LIMITS) -> phases.PhasePoints:
+    """The phase-isolated serving throughputs of a file like
+    data/measurements/serving_phases.yaml (models/serving/phases.py checks the model on
+    them); a prefill point has no batch."""
+    table = _open(path, ("sources", "points", "left_out"), limits)
+    sources = [(line, serving.Source(**v)) for line, v in table.rows("sources", SOURCE_FIELDS)]
+    _unique(table, "sources", sources, lambda s: s.key, "key")
+    by_key = {s.key: s for _, s in sources}
+    points = []
+    for number, (line, v) in enumerate(table.rows("points", PHASE_FIELDS, PHASE_OPTIONAL),
+                                       start=1):
+        where = f"points[{number}]"
+        _refers(table, f"{where}.source", line, v["source"], by_key, "a key of `sources`")
+        _refers(table, f"{where}.hardware", line, v["hardware"], serving.ARCH_OF_ITEM,
+                "a GPU item the serving model knows (models/serving/measured_points.py)")
+        _refers(table, f"{where}.model", line, v["model"], PRESETS,
+                "a serving preset (models/serving/presets.py)")
+        if v["phase"] == "prefill" and "batch" in v:
+            raise table.fail(line, f"{where}.batch", "a prefill point has no decode batch")
+        if v["dp_attention"] and v["tp"] != 1:
+            raise table.fail(line, f"{where}.tp", "with DP attention each GPU is its own "
+                                                  "attention replica: tp is 1")
+        if v["gpus"] % v["tp"]:
+            raise table.fail(line, f"{where}.gpus", f"{v['gpus']} GPUs are not whole "
+                                                    f"replicas of tp {v['tp']}")
+        points.append(phases.PhasePoint(
+            **{"batch": None, **v}, arch=serving.ARCH_OF_ITEM[v["hardware"]],
+            url=by_key[v["source"]].url))
+    left_out: tuple[serving.LeftOut, ...] = ()
+    if "left_out" in table.document:
+        left_out = tuple(serving.LeftOut(v["why"], v["rows"], v["what"])
+                         for _, v in table.rows("left_out", LEFT_OUT_FIELDS))
+    return phases.PhasePoints(tuple(s for _, s in sources), tuple(points), left_out)
+
+
 def _scenario_fields(table: _Table, where: str, line: int, v: dict[str, Any]) -> None:
     """A point has what its scenario measures and nothing it cannot (SCENARIO_FIELDS)."""
     scenario = v.setdefault("scenario", "concurrency")
@@ -333,3 +377,9 @@ def shipped_training_runs() -> TrainingRuns:
 def shipped_serving_points() -> serving.ServingPoints:
     """data/measurements/serving_points.yaml, read once a process."""
     return load_serving_points()
+
+
+@cache
+def shipped_serving_phases() -> phases.PhasePoints:
+    """data/measurements/serving_phases.yaml, read once a process."""
+    return load_serving_phases()

@@ -366,9 +366,14 @@ def fidelity_json() -> dict[str, Any]:
     from models.fidelity import validation_reports
     from models.serving import calibration as serving_calibration
     from models.serving.validation import unexpressed
-    from pipelines.inputs.measurements import shipped_serving_points, shipped_training_runs
+    from pipelines.inputs.measurements import (
+        shipped_serving_phases,
+        shipped_serving_points,
+        shipped_training_runs,
+    )
 
-    reports = validation_reports(shipped_training_runs(), shipped_serving_points())
+    reports = validation_reports(shipped_training_runs(), shipped_serving_points(),
+                                 shipped_serving_phases())
     return {"sets": [{
         "title": report.published.title, "url": report.published.url,
         "published_on": report.published.published_on.isoformat(),
@@ -380,7 +385,8 @@ def fidelity_json() -> dict[str, Any]:
                     "error": r.error, **asdict(r.facets)} for r in report.results]}
         for report in reports], "serving_targets": serving_calibration.target_standing(),
         "serving_unexpressed": [{"why": u.why, "rows": u.rows, "what": list(u.what)}
-                                for u in unexpressed(shipped_serving_points())]}
+                                for u in (*unexpressed(shipped_serving_points()),
+                                          *shipped_serving_phases().left_out)]}
 
 
 def _band_coverage(key: str) -> dict[str, Any] | None:

@@ -11,9 +11,11 @@ import pytest
 from pipelines.inputs.errors import InputError
 from pipelines.inputs.limits import DEFAULT_LIMITS
 from pipelines.inputs.measurements import (
+    SERVING_PHASES_PATH,
     SERVING_POINTS_PATH,
     TRAINING_RUNS_PATH,
     MeasurementError,
+    load_serving_phases,
     load_serving_points,
     load_training_runs,
 )
@@ -191,3 +193,31 @@ def test_a_missing_or_unknown_section_is_refused(tmp_path):
     empty.write_text("sources: []\n")
     with pytest.raises(MeasurementError, match=r"points: expected a list of rows"):
         load_serving_points(empty)
+
+
+def test_the_phase_table_holds_each_pool_with_its_source_and_the_row_it_cannot_express():
+    table = load_serving_phases()
+
+    assert len(table.points) == 11
+    assert {p.phase for p in table.points} == {"prefill", "decode"}
+    assert all(p.batch is None for p in table.points if p.phase == "prefill")
+    first = table.points[0]
+    assert first.tok_s_per_gpu == 57674 / 8  # the post's per-node figure, per GPU
+    assert first.url == table.sources[0].url and "2db4e40" in first.url
+    assert [u.rows for u in table.left_out] == [1]
+
+
+@pytest.mark.parametrize(("old", "new", "field", "reason"), [
+    ("phase: prefill, gpus: 32", "phase: prefill, batch: 8, gpus: 32", "points[1].batch",
+     "no decode batch"),
+    ("phase: prefill, gpus: 32, tp: 1", "phase: prefill, gpus: 32, tp: 2", "points[1].tp",
+     "tp is 1"),
+    ("phase: prefill, gpus: 32", "phase: both, gpus: 32", "points[1].phase", "prefill"),
+    ("hardware: h100-sxm5", "hardware: h20", "points[1].hardware", "a GPU item"),
+])
+def test_a_bad_phase_point_names_the_file_line_and_field(tmp_path, old, new, field, reason):
+    path, line = damaged(tmp_path, SERVING_PHASES_PATH, old, new)
+    with pytest.raises(MeasurementError) as caught:
+        load_serving_phases(path)
+    assert (caught.value.line, caught.value.field) == (line, field)
+    assert reason in caught.value.reason
