@@ -336,7 +336,7 @@ def options_identity(options: AdapterOptions, name: str = "") -> str:
 def _beside_digest(beside: Beside) -> str:
     found = beside.system_json
     system = hashlib.sha256(found[1]).hexdigest()[:16] if found else "-"
-    return f"{system}{'+summary' if beside.summary else ''}"
+    return f"{beside.place}:{system}{'+summary' if beside.summary else ''}"
 
 
 def with_files_beside(options: AdapterOptions, path: Path) -> AdapterOptions:
@@ -357,7 +357,8 @@ def with_files_beside(options: AdapterOptions, path: Path) -> AdapterOptions:
                 system_json = (f"systems/{described.name}", described.read_bytes())
         except OSError:
             system_json = None
-    return dataclasses.replace(options, beside=Beside(system_json, summary))
+    return dataclasses.replace(options, beside=Beside(system_json, summary,
+                                                      reader_name(path)))
 
 
 def _unchanged_file(session: Session, run_id: int, raw_id: int, path: str, sha: str,

@@ -55,11 +55,13 @@ def date_in_name(name: str) -> date | None:
 @dataclass(frozen=True)
 class Beside:
     """Files the ingest found beside a file that its reader needs: for an MLPerf loadgen log,
-    its submission's systems JSON (name, bytes) and whether its run folder also holds the
-    run's summary (which is then the run's record)."""
+    its submission's systems JSON (name, bytes), whether its run folder also holds the
+    run's summary (which is then the run's record), and its place in the tree (two runs can
+    leave byte-identical logs: a submitter's llama2-70b-99 and -99.9 runs)."""
 
     system_json: tuple[str, bytes] | None = None
     summary: bool = False
+    place: str = ""
 
 
 @dataclass(frozen=True)

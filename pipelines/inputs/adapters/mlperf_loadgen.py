@@ -20,8 +20,9 @@ throughput cannot be put per GPU.
 A summary carries no date: give the round's publication date with `--as-of`. A detail log is
 dated by its `test_datetime` (the run), unless `--as-of` says otherwise. When a run folder holds
 both files, the summary is the run's record and the detail log is skipped (one run, one point).
-A run in AccuracyOnly mode measures no throughput and is skipped; an INVALID run (its
-constraints not met) is rejected, with the reason loadgen gives.
+A run in AccuracyOnly mode measures no throughput and is skipped, and so is a compliance test's
+run (a TEST07 folder below the scenario's: an audit of the result, not a result); an INVALID
+run (its constraints not met) is rejected, with the reason loadgen gives.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ _ROUND_IN_PATH = re.compile(r"inference_results_v(\d{1,2}\.\d{1,2})", re.IGNOREC
 _LOADGEN_ROUND = re.compile(r"\s*(\d{1,2}\.\d{1,2})\b")
 _KEY = re.compile(r'\s*\{\s*"key"\s*:\s*"([^"\\]{1,100})"')
 _SCENARIOS = ("Offline", "Server")
+_AUDIT = re.compile(r"TEST\d{2}")  # the compliance tests' folders (TEST01, TEST06, TEST07 ...)
 _NO_SYSTEM = ("no systems JSON for its system: ingest the log inside its submission tree "
               "(<submitter>/results/<system>/<benchmark>/<Scenario>/...), with "
               "<submitter>/systems/<system>.json beside results/, so its GPUs are known")
@@ -77,6 +79,7 @@ class Place:
     benchmark: str
     scenario: str
     round: str | None  # "4.1", from an inference_results_v4.1 folder
+    audit: str | None = None  # a compliance test's folder below the scenario's (TEST07)
 
 
 def place_of(name: str) -> Place | None:
@@ -89,9 +92,10 @@ def place_of(name: str) -> Place | None:
     if len(parts) < at + 5:
         return None
     found = next((m for part in parts[:at] if (m := _ROUND_IN_PATH.search(part))), None)
+    audit = next((part for part in parts[at + 4:-1] if _AUDIT.fullmatch(part)), None)
     return Place(submitter=parts[at - 1] if at > 0 else None, system=parts[at + 1],
                  benchmark=parts[at + 2], scenario=parts[at + 3],
-                 round=found.group(1) if found else None)
+                 round=found.group(1) if found else None, audit=audit)
 
 
 def detect(name: str, data: bytes) -> str | None:
@@ -101,6 +105,9 @@ def detect(name: str, data: bytes) -> str | None:
         return FORMAT
     first = head.split("\n", 1)[0]
     if first.startswith(_MLLOG) and '"loadgen_version"' in first:
+        return FORMAT
+    # An accuracy run's summary can hold nothing but loadgen's closing lines.
+    if PurePosixPath(name).name in LOG_NAMES and "encountered during test." in head:
         return FORMAT
     return None
 
@@ -228,6 +235,10 @@ def parse(name: str, data: bytes, options: AdapterOptions) -> Parsed:
 def _reading(figures: _Figures, place: Place | None, options: AdapterOptions
              ) -> shared.Reading:
     values = figures.values
+    if not values.keys() & {"mode", "scenario", "tokens", "validity"}:
+        return "loadgen logs with no results (an accuracy run's)"
+    if place is not None and place.audit is not None:
+        return "compliance test runs (TEST01, TEST07, ...: audits of the result beside them)"
     mode = str(values.get("mode", "")).strip()
     if mode and mode != "PerformanceOnly":
         return f"{mode} runs (no throughput measured)"

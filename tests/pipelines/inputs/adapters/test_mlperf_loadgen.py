@@ -222,3 +222,26 @@ def test_beside_files_are_found_only_for_loadgen_logs(tmp_path):
     assert found.summary is False
     assert parse("mlperf_log_detail.txt", H100_SERVER_DETAIL.read_bytes(),
                  AdapterOptions(beside=Beside(summary=True))).runs == []
+
+
+def test_a_compliance_test_run_is_skipped_as_an_audit_of_the_result(tmp_path):
+    result = in_tree(tmp_path, H100_SERVER_SUMMARY)
+    audit = result.parents[2] / "TEST06" / "performance" / "run_1" / SUMMARY
+    audit.parent.mkdir(parents=True)
+    shutil.copy(result, audit)
+
+    parsed = read(audit, as_of=V41_PUBLISHED)
+    assert (parsed.runs, parsed.rejected) == ([], [])
+    assert "compliance test runs" in parsed.notes[0]
+    assert only_point(read(result, as_of=V41_PUBLISHED)).gpus == 8
+
+
+def test_an_accuracy_runs_summary_with_no_results_is_recognised_and_skipped():
+    # loadgen's closing lines, all an accuracy run's summary may hold
+    text = "\nNo warnings encountered during test.\n\nNo errors encountered during test.\n"
+    assert detect(SUMMARY, text.encode()) == "mlperf-loadgen"
+    assert detect("notes.txt", text.encode()) is None
+
+    parsed = read(H100_SERVER_SUMMARY, text, as_of=V41_PUBLISHED)
+    assert (parsed.runs, parsed.rejected) == ([], [])
+    assert "no results" in parsed.notes[0]
