@@ -22,7 +22,7 @@ from reports.view_model import BriefingView, build_view, chart_svgs
 
 __all__ = ["BriefingContext", "BriefingView", "RenderedPdf", "SourceLine", "SpecLine",
            "build_view", "chart_svgs", "format_date", "format_number", "format_value",
-           "render", "render_html", "render_pdf"]
+           "layout_digest", "render", "render_html", "render_pdf"]
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -57,16 +57,35 @@ class RenderedPdf:
 
 
 def render(context: BriefingContext, template: str = "briefing",
-           url_fetcher: URLFetcher | None = None, document: str = "briefing") -> RenderedPdf:
+           url_fetcher: URLFetcher | None = None, document: str = "briefing",
+           html: str | None = None) -> RenderedPdf:
     """One document of the briefing (DOCUMENTS) as PDF bytes and its page count. Resources
-    come through `url_fetcher` (by default one that serves the template folder only)."""
+    come through `url_fetcher` (by default one that serves the template folder only).
+    `html`: the document's render_html, when the caller has made it already."""
     root = TEMPLATES / template
-    laid_out = weasyprint.HTML(string=render_html(context, template, document),
-                               base_url=str(root),
+    html = render_html(context, template, document) if html is None else html
+    laid_out = weasyprint.HTML(string=html, base_url=str(root),
                                url_fetcher=url_fetcher or TemplateFetcher(root)).render()
     pdf = laid_out.write_pdf(uncompressed_pdf=False)
     assert pdf is not None
     return RenderedPdf(pdf, len(laid_out.pages))
+
+
+@functools.cache
+def layout_digest(template: str = "briefing") -> str:
+    """What a document's PDF depends on besides its HTML, as a digest: every file of the
+    template folder (the CSS, the fonts, the images it serves) and the versions of the
+    libraries that lay it out and write it. Same HTML and same digest, same bytes."""
+    import hashlib
+    from importlib.metadata import version
+
+    digest = hashlib.sha256()
+    root = TEMPLATES / template
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    for library in ("weasyprint", "pydyf", "fonttools", "tinycss2", "cssselect2", "Pyphen"):
+        digest.update(f"{library}={version(library)}\0".encode())
+    return digest.hexdigest()
 
 
 def render_pdf(context: BriefingContext, template: str = "briefing",

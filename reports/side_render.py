@@ -19,17 +19,18 @@ from reports.context import BriefingContext
 _CHUNK = 1 << 16
 
 
-def appendix_beside(context: BriefingContext) -> Callable[[], bytes]:
-    """Start the appendix's render; the returned function waits for its PDF bytes."""
+def appendix_beside(context: BriefingContext, html: str | None = None) -> Callable[[], bytes]:
+    """Start the appendix's render (from its `html` when given); the returned function waits
+    for its PDF bytes."""
     if not hasattr(os, "fork") or os.cpu_count() == 1:
-        return lambda: render(context, document="appendix").pdf
+        return lambda: render(context, document="appendix", html=html).pdf
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: render, hand the bytes over, leave without cleanup
         status = 1
         try:
             os.close(read_end)
-            pdf = render(context, document="appendix").pdf
+            pdf = render(context, document="appendix", html=html).pdf
             view = memoryview(pdf)
             while view:
                 view = view[os.write(write_end, view):]
@@ -45,7 +46,7 @@ def appendix_beside(context: BriefingContext) -> Callable[[], bytes]:
                 chunks.append(chunk)
         _, status = os.waitpid(pid, 0)
         if os.waitstatus_to_exitcode(status) != 0:
-            return render(context, document="appendix").pdf
+            return render(context, document="appendix", html=html).pdf
         return b"".join(chunks)
 
     return collect

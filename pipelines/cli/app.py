@@ -160,7 +160,9 @@ def run(home: HomeOption = None,
                else f"{result.flags.stored} raised")
     console.print(f"flags      {flagged}")
     console.print(f"warehouse  {result.warehouse}")
-    console.print(f"briefing   {result.briefing}")
+    reused = " (laid out before from the same pages: taken from the render cache)"
+    console.print(f"briefing   {result.briefing}{reused if result.briefing_reused else ''}",
+                  highlight=False)
     from pipelines.jobs.steps import appendix_path
 
     console.print(f"appendix   {appendix_path(result.briefing)}")

@@ -152,6 +152,7 @@ def weekly_briefing(as_of: date | None = None, home: Path | None = None,
     delivered = deliver(settings, briefing, as_of)
     stage("publish warehouse.duckdb")
     warehouse = publish(settings, ledger.dataset_version, as_of)
-    result = jobs.RunResult(ledger, warehouse, briefing.path, fetched, delivery=delivered)
+    result = jobs.RunResult(ledger, warehouse, briefing.path, fetched, delivery=delivered,
+                            briefing_reused=briefing.reused)
     run_summary(settings, result)
     return result

@@ -30,7 +30,7 @@ from pipelines.inputs.adapters.base import AdapterOptions
 from pipelines.inputs.adapters.instances import InstanceTable, default_instances
 from pipelines.inputs.adapters.registry import load_aliases
 from pipelines.inputs.catalog import load_metrics
-from pipelines.jobs import c2c, serving, tco
+from pipelines.jobs import c2c, render_cache, serving, tco
 from pipelines.jobs.flags import FlagReport, compute_flags
 from pipelines.jobs.ingest import FileReport, IngestReport, ingest_paths
 from pipelines.jobs.ledger_update import LedgerUpdate, UpdateInputs, update_ledger
@@ -45,7 +45,7 @@ from pipelines.ledger.connection import (
 )
 from pipelines.ledger.market import market_index, price_index_rows
 from pipelines.settings import Settings
-from reports.briefing import RenderedPdf, render
+from reports.briefing import DOCUMENTS, RenderedPdf, layout_digest, render, render_html
 from reports.context import BriefingContext
 from reports.decisions import digest as page_one_digest
 from reports.side_render import appendix_beside
@@ -60,6 +60,7 @@ class RunResult:
     briefing: Path
     remote: FetchReport = FetchReport()  # the sources declared by URL, fetched before
     delivery: DeliveryReport | None = None  # how the briefing reached its readers (None: not tried)
+    briefing_reused: bool = False  # its documents came from the render cache (same HTML)
 
     @property
     def ingest(self) -> IngestReport:
@@ -235,6 +236,7 @@ class RenderedBriefing:
     first_sha256: str | None  # the first briefing recorded for the same date, if any
     appendix: Path | None = None  # the companion appendix PDF written beside it
     digest: str = ""  # page 1's verdicts as plain text (an e-mail body, a run summary)
+    reused: bool = False  # laid out before from the same HTML: taken from the render cache
 
     @property
     def reproduces_first(self) -> bool | None:
@@ -243,10 +245,14 @@ class RenderedBriefing:
 
 def render_briefing(settings: Settings, dataset_version: int, *, as_of: date,
                     target: Path | None = None,
-                    now: Callable[[], datetime] = utc_now) -> RenderedBriefing:
+                    now: Callable[[], datetime] = utc_now,
+                    reuse: bool = True) -> RenderedBriefing:
     """Render the briefing of a dataset version for `as_of`, write it atomically (default
     briefings/briefing-<as_of>.pdf) and record it with its sha256. Rendering only reads the
-    stored records: prepare_briefing gives the versions it reads their stages first."""
+    stored records: prepare_briefing gives the versions it reads their stages first.
+    `reuse`: documents laid out before from the same HTML are taken from the home's render
+    cache (pipelines.jobs.render_cache) instead of being laid out again; False lays them out
+    whatever (a re-render that checks its bytes)."""
     engine = connect_ledger(settings)
     try:
         with Session(engine) as session:
@@ -260,7 +266,8 @@ def render_briefing(settings: Settings, dataset_version: int, *, as_of: date,
                                                    dataset_version, earlier)
         # Before the render (seconds of CPU): an output folder that cannot be made fails now.
         _make_folder_of(target)
-        rendered, appendix = _render_both(context, target)
+        cache = settings.home / render_cache.FOLDER
+        rendered, appendix, reused = _render_both(context, target, cache, reuse=reuse)
         pdf = rendered.pdf
         digest = hashlib.sha256(pdf).hexdigest()
         target = _never_over_another(target, digest)
@@ -276,27 +283,36 @@ def render_briefing(settings: Settings, dataset_version: int, *, as_of: date,
     finally:
         engine.dispose()
     return RenderedBriefing(target, digest, dataset_version, first_sha,
-                            appendix=appendix_target, digest=page_one_digest(context))
+                            appendix=appendix_target, digest=page_one_digest(context),
+                            reused=reused)
 
 
-def _render_both(context: BriefingContext, target: Path) -> tuple[RenderedPdf, bytes]:
-    """The briefing and its appendix, both rendered before either is written. WeasyPrint
+def _render_both(context: BriefingContext, target: Path, cache: Path, *, reuse: bool
+                 ) -> tuple[RenderedPdf, bytes, bool]:
+    """The briefing and its appendix, both rendered before either is written, and whether
+    they came from the render cache (same HTML, same layout: the same bytes). WeasyPrint
     copies the template's fonts to temporary files while it renders: a full disk or a file
     size limit there is named as such, with the briefing it kept. The appendix is laid out
     in a forked child meanwhile (reports.side_render), so the pair costs about the
     appendix's time on two cores."""
+    main_html, appendix_html = (render_html(context, document=d) for d in DOCUMENTS)
+    key = render_cache.render_key((main_html, appendix_html), layout_digest())
+    kept = render_cache.read_entry(cache, key) if reuse else None
+    if kept is not None:
+        return kept.main, kept.appendix, True
     try:
-        appendix = appendix_beside(context)
+        appendix = appendix_beside(context, appendix_html)
         try:
-            main = render(context)
+            main = render(context, html=main_html)
         finally:
             appendix_pdf = appendix()
-        return main, appendix_pdf
     except OSError as exc:
-        kept = "; the previous file is unchanged" if target.is_file() else ""
+        previous = "; the previous file is unchanged" if target.is_file() else ""
         raise OSError(exc.errno, f"could not be rendered ({exc.strerror} while copying the "
-                                 f"template's fonts to a temporary file){kept}",
+                                 f"template's fonts to a temporary file){previous}",
                       str(target)) from exc
+    render_cache.keep_entry(cache, key, render_cache.Entry(main, appendix_pdf))
+    return main, appendix_pdf, False
 
 
 def appendix_path(briefing: Path) -> Path:
@@ -431,4 +447,6 @@ def report(settings: Settings, *, as_of: date, target: Path | None = None,
     finally:
         engine.dispose()
     prepare_briefing(settings, version_id, as_of=as_of, now=now)
-    return render_briefing(settings, version_id, as_of=as_of, target=target, now=now)
+    # Laid out again whatever the render cache holds: a re-render checks its bytes.
+    return render_briefing(settings, version_id, as_of=as_of, target=target, now=now,
+                           reuse=False)

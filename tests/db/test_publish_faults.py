@@ -42,10 +42,12 @@ LIMIT_BYTES = 64 * 1024  # well below a warehouse (MBs) and a briefing (~200 KB)
 
 
 def snapshot(home: Path) -> dict[str, str]:
-    """sha256 of every file under home but Prefect's and the ledger's own."""
+    """sha256 of every file under home but Prefect's, the ledger's own and the render cache's
+    (documents kept to be reused, not outputs: a fault may leave its entry or not)."""
     return {str(p.relative_to(home)): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(home.rglob("*"))
-            if p.is_file() and ".prefect" not in p.parts and "specledger.sqlite" not in p.name}
+            if p.is_file() and ".prefect" not in p.parts and "specledger.sqlite" not in p.name
+            and "render-cache" not in p.parts}
 
 
 def assert_outputs_intact(home: Path, before: dict[str, str]) -> None:

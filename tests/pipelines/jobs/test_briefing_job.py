@@ -4,6 +4,7 @@ rendered from the ledger, recorded with its sha256, and re-rendered byte for byt
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import re
 import shutil
 import subprocess
@@ -259,3 +260,35 @@ def test_every_comparison_cell_names_a_shipped_item_and_metric():
     assert {i for c in cells for i in c.get("vendors_of", [])} <= items
     assert {c["reference"] for c in cells if "text" in c} <= {
         r["key"] for r in spec["references"]}
+
+
+def test_a_version_laid_out_before_is_taken_from_the_render_cache_but_report_lays_it_out(
+        module_ledgers: Callable[..., Settings], first_week: Week, tmp_path: Path):
+    """A run that would lay out the same pages again reuses their bytes (issue 42: a repeat
+    run spent most of its time in the appendix's layout); `report`, which checks that a past
+    briefing reproduces, never reads the cache."""
+    import json
+
+    from pipelines.jobs import render_cache
+
+    first_settings, clock, version, first = first_week
+    settings = module_ledgers("render_cache", like=first_settings)
+    cache = settings.home / render_cache.FOLDER
+    [record] = cache.glob("*.json")  # the week's render left its entry
+
+    again = jobs.render_briefing(settings, version, as_of=DAY, now=clock)
+    assert again.reused and again.sha256 == first.sha256
+    assert again.appendix.read_bytes() == first.appendix.read_bytes()
+
+    # An entry that is consistent but not what the HTML lays out: what reuse would return.
+    key = record.stem
+    other = b"%PDF-1.7 not the briefing"
+    (cache / f"{key}.pdf").write_bytes(other)
+    entry = json.loads(record.read_text())
+    record.write_text(json.dumps({**entry, "main": hashlib.sha256(other).hexdigest()}))
+    assert render_cache.read_entry(cache, key).main.pdf == other
+
+    checked = jobs.report(settings, as_of=DAY, target=tmp_path / "checked.pdf", now=clock)
+    assert not checked.reused
+    assert checked.path.read_bytes() == first.path.read_bytes()
+    assert checked.reproduces_first is True
