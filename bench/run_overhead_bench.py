@@ -3,7 +3,8 @@
 Four timings, `--runs` times each, the median printed: an empty flow in a fresh Prefect home
 and in a warm one (its database migrated), then `specledger run --offline` in a fresh home (the
 first run: ledger, warehouse and briefing made) and again in the same home (nothing new: the
-run re-reads its sources, republishes and re-renders). Target (issue 42): a run within 2x of
+run re-reads its sources and republishes; its briefing's pages are those laid out before, taken
+from the render cache). Target (issue 42): a run within 2x of
 the empty flow in the same state (fresh vs fresh, warm vs warm). Reports only.
 
     python -m bench.run_overhead_bench [--runs 3]
