@@ -328,6 +328,7 @@ class ServingOption:
     # scenario gives, or one the market's index gives (its source names the index's date).
     price_inputs: tuple[Mapping[str, Any], ...] = ()
     gpu: str | None = None               # the GPU's item key (None: stored without it)
+    engine: str | None = None            # the serving engine it runs on (None: not stored)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ServingOption:
@@ -342,7 +343,14 @@ class ServingOption:
                    None if share is None else float(share),
                    str(chosen.get("label", "")), str(chosen.get("note", "")),
                    tuple(data.get("price_inputs") or ()),
-                   None if data.get("gpu") is None else str(data["gpu"]))
+                   None if data.get("gpu") is None else str(data["gpu"]),
+                   _engine_of(data.get("deployment")))
+
+
+def _engine_of(deployment: Any) -> str | None:
+    """The engine a stored answer's deployment names (None for one stored without it)."""
+    engine = deployment.get("engine") if isinstance(deployment, Mapping) else None
+    return None if engine is None else str(engine)
 
 
 @dataclass(frozen=True)

@@ -300,13 +300,16 @@ class ServingOptionLine:
     inputs_newest: str | None = None
     inputs_undated: int = 0
     gpu: str | None = None                # the GPU's item key, when the answer names it
+    engine: str = ""                      # the serving engine it runs on: "TensorRT-LLM"
 
     @property
     def named(self) -> str:
-        """The option with its layout, as a verdict names it: "b200 (DP8 x EP8, best of 13)"."""
+        """The option with its layout and engine, as a verdict names it: "b200 (DP8 x EP8,
+        SGLang, best of 13)"."""
         if not self.layout:
             return self.name
-        return f"{self.name} ({', '.join(filter(None, [self.layout, self.layout_note]))})"
+        parts = filter(None, [self.layout, self.engine, self.layout_note])
+        return f"{self.name} ({', '.join(parts)})"
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from models.dates import date_span
 from models.records import ServingOption, ServingRecord
+from models.serving.calibration import ENGINE_NAMES
 from models.tco.decision import TOO_CLOSE
 from pipelines.briefing.results import cited
 from reports.context import PriceTierLine, ServingLine, ServingOptionLine
@@ -45,4 +46,5 @@ def _option(option: ServingOption) -> ServingOptionLine:
             usd_per_mtok_all_out=t.get("usd_per_mtok_all_out")) for t in option.price_tiers),
         prefill_share=option.prefill_share, layout=option.layout,
         layout_note=option.layout_note, inputs_oldest=oldest, inputs_newest=newest,
+        engine=ENGINE_NAMES.get(option.engine, option.engine) if option.engine else "",
         inputs_undated=undated)

@@ -72,6 +72,11 @@ def test_a_serving_answer_reads_back_with_its_point_at_the_target():
     assert record.model_measured
     unmeasured = {**stored, "band": {**stored["band"], "model_measured": False}}
     assert not ServingRecord.from_json(unmeasured).model_measured
+    # The engine its deployment ran on, when the answer stored one.
+    assert option.engine is None
+    on_trt = {**stored, "options": [{**stored["options"][0],
+                                     "deployment": {"tp": 2, "engine": "trt"}}]}
+    assert ServingRecord.from_json(on_trt).options[0].engine == "trt"
 
 
 def test_a_c2c_estimate_reads_back_with_its_workload_and_the_figures_it_read():
@@ -85,3 +90,12 @@ def test_a_c2c_estimate_reads_back_with_its_workload_and_the_figures_it_read():
     assert record.spec("domain_gpus") == {"name": "domain_gpus", "value": 72, "origin": "ledger"}
     assert len(record.specs) == 1  # what is not a figure is not read as one
     assert record.cluster["gpu"] == "gb200" and record.parallel["tp"] == 8
+
+
+def test_a_serving_option_is_named_with_its_layout_and_engine_as_a_verdict_names_it():
+    from reports.context import ServingOptionLine
+
+    line = ServingOptionLine("hgx-b200", "model", 2.4, "TCO", (), layout="TP2",
+                             layout_note="best of 100", engine="TensorRT-LLM")
+    assert line.named == "hgx-b200 (TP2, TensorRT-LLM, best of 100)"
+    assert ServingOptionLine("hgx-b200", "model", 2.4, "TCO", ()).named == "hgx-b200"
