@@ -23,10 +23,10 @@ def test_a_child_that_fails_leaves_the_render_to_the_caller(monkeypatch: pytest.
     expected = render(context, document="appendix").pdf
     parent = os.getpid()
 
-    def failing_in_the_child(ctx, document="briefing"):
+    def failing_in_the_child(ctx, document="briefing", html=None):
         if os.getpid() != parent:
             raise OSError(28, "No space left on device")
-        return render(ctx, document=document)
+        return render(ctx, document=document, html=html)
 
     monkeypatch.setattr(side_render, "render", failing_in_the_child)
     assert side_render.appendix_beside(context)() == expected
