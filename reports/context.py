@@ -306,9 +306,14 @@ class ServingOptionLine:
     def named(self) -> str:
         """The option with its layout and engine, as a verdict names it: "b200 (DP8 x EP8,
         SGLang, best of 13)"."""
+        return self.labelled(with_engine=True)
+
+    def labelled(self, *, with_engine: bool) -> str:
+        """The option with its layout (and its engine, `with_engine`)."""
         if not self.layout:
             return self.name
-        parts = filter(None, [self.layout, self.engine, self.layout_note])
+        parts = filter(None, [self.layout, self.engine if with_engine else "",
+                              self.layout_note])
         return f"{self.name} ({', '.join(parts)})"
 
 

@@ -373,7 +373,13 @@ def serving_verdict(line: ServingLine, brief: bool = False) -> str:
         return (f"Only {only.name} reaches {target}: {format_usd(only.usd_per_mtok)} per "
                 "million output tokens.")
     costs = {o.name: o.usd_per_mtok for o in line.options}
-    named = {o.name: o.named for o in line.options}
+    # Each option names its engine, once for both when they share it; page 1's brief line
+    # leaves it to the serving section (page 1 has a line each, and a miss names its engine).
+    engines = {o.name: o.engine for o in line.options}
+    shared = engines.get(line.cheaper) if engines.get(line.cheaper) == engines.get(
+        line.dearer) else ""
+    named = {o.name: o.labelled(with_engine=not (shared or brief)) for o in line.options}
+    shared = "" if brief else shared
     measured = {o.name for o in line.options if o.source == "measured"}
     # Two measured curves carry no model error: their margin is a measured one, not a band.
     # A model estimate of a family short of the calibration targets gives no band to decide
@@ -385,7 +391,8 @@ def serving_verdict(line: ServingLine, brief: bool = False) -> str:
             f"{format_percent(line.saving_p90, signed=True)}")
     text = (f"{named[line.cheaper]} costs {format_usd(costs[line.cheaper])} per million "
             f"output tokens {target}, {format_percent(line.saving)} less than "
-            f"{named[line.dearer]} ({format_usd(costs[line.dearer])}), {sure}")
+            f"{named[line.dearer]} ({format_usd(costs[line.dearer])})"
+            f"{f', both on {shared}' if shared else ''}, {sure}")
     parts = [] if brief and line.price_basis == "owned" else [
         {"owned": "each option at its owner's cost per GPU-hour",
          "given": "each option at the price the scenario gives"}.get(

@@ -31,8 +31,7 @@ from models.serving.spec import Deployment, RequestShape, WeightFormat
 from models.serving.validation import HARDWARE, PEAKS, constants_for
 
 PHASES: Final = ("prefill", "decode")
-QUANTITY: Final = ("prefill: input tokens/s per GPU of the prefill pool; decode: output "
-                   "tokens/s per GPU of the decode pool")
+QUANTITY: Final = "input (prefill) or output (decode) tokens/s per GPU of the pool"
 
 
 @dataclass(frozen=True)
@@ -120,7 +119,7 @@ def phase_report(table: PhasePoints) -> SetReport | None:
     latest = max(table.sources, key=lambda s: s.published_on)
     families = " / ".join(sorted({p.hardware for p in table.points}))
     published = PublishedSet(
-        f"Published phase-isolated serving throughputs, DeepSeek-R1 wide EP on {families}: a "
+        f"Phase-isolated serving throughputs, DeepSeek-R1 wide EP on {families}: a "
         f"disaggregated deployment's prefill or decode pool measured alone; "
         f"{len(table.points)} points, checks only (nothing is fitted on them)",
         latest.url, latest.published_on, QUANTITY, "%", "serving-phases", checks="serving")

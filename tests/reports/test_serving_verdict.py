@@ -93,3 +93,19 @@ def test_a_family_short_of_the_calibration_targets_gives_no_verdict_in_one_numbe
     assert "no band: model 27.4 % off on Hopper, 62.7 % off on Blackwell (each" in (
         text := serving_verdict(both))
     assert text.startswith("No verdict:")
+
+
+def test_each_option_names_its_engine_once_for_both_when_shared_and_not_on_page_one():
+    [line] = serving()
+    gb200, b200 = line.options
+    laid = (replace(gb200, layout="DP72 x EP72", layout_note="best of 838"),
+            replace(b200, layout="DP16 x EP16", layout_note="best of 126"))
+    shared = replace(line, options=tuple(replace(o, engine="SGLang") for o in laid))
+    text = serving_verdict(shared)
+    assert "(DP72 x EP72, best of 838)" in text and "both on SGLang" in text
+    assert "SGLang" not in serving_verdict(shared, brief=True)  # page 1: a line each
+    apart = replace(line, options=(replace(laid[0], engine="SGLang"),
+                                   replace(laid[1], engine="TensorRT-LLM")))
+    text = serving_verdict(apart)
+    assert "(DP72 x EP72, SGLang, best of 838)" in text
+    assert "(DP16 x EP16, TensorRT-LLM, best of 126)" in text and "both on" not in text
