@@ -289,28 +289,44 @@ def load_serving_points(path: Path = SERVING_POINTS_PATH,
                         limits: InputLimits = DEFAULT_LIMITS) -> serving.ServingPoints:
     """The published serving points of a file like data/measurements/serving_points.yaml; each
     point gets its hardware's architecture and its source's URL."""
-    table = _open(path, ("sources", "points", "left_out"), limits)
-    sources = [(line, serving.Source(**v)) for line, v in table.rows("sources", SOURCE_FIELDS)]
-    _unique(table, "sources", sources, lambda s: s.key, "key")
-    by_key = {s.key: s for _, s in sources}
+    table, sources = _serving_table(path, limits)
+    by_key = {s.key: s for s in sources}
     points = []
     for number, (line, v) in enumerate(table.rows("points", POINT_FIELDS, POINT_OPTIONAL),
                                        start=1):
         where = f"points[{number}]"
         _scenario_fields(table, where, line, v)
-        _refers(table, f"{where}.source", line, v["source"], by_key, "a key of `sources`")
-        _refers(table, f"{where}.hardware", line, v["hardware"], serving.ARCH_OF_ITEM,
-                "a GPU item the serving model knows (models/serving/measured_points.py)")
-        _refers(table, f"{where}.model", line, v["model"], PRESETS,
-                "a serving preset (models/serving/presets.py)")
+        _refers_serving(table, where, line, v, by_key)
         points.append(serving.MeasuredPoint(
             **v, arch=serving.ARCH_OF_ITEM[v["hardware"]], url=by_key[v["source"]].url))
-    left_out: tuple[serving.LeftOut, ...] = ()
-    if "left_out" in table.document:
-        left_out = tuple(
-            serving.LeftOut(v["why"], v["rows"], v["what"])
-            for _, v in table.rows("left_out", LEFT_OUT_FIELDS))
-    return serving.ServingPoints(tuple(s for _, s in sources), tuple(points), left_out)
+    return serving.ServingPoints(sources, tuple(points), _left_out(table))
+
+
+def _serving_table(path: Path, limits: InputLimits
+                   ) -> tuple[_Table, tuple[serving.Source, ...]]:
+    """A serving measurements file (sources, points, left_out) and its sources, each once."""
+    table = _open(path, ("sources", "points", "left_out"), limits)
+    sources = [(line, serving.Source(**v)) for line, v in table.rows("sources", SOURCE_FIELDS)]
+    _unique(table, "sources", sources, lambda s: s.key, "key")
+    return table, tuple(s for _, s in sources)
+
+
+def _refers_serving(table: _Table, where: str, line: int, v: dict[str, Any],
+                    sources: Mapping[str, serving.Source]) -> None:
+    """A serving point names a listed source, a GPU the serving model knows and a preset."""
+    _refers(table, f"{where}.source", line, v["source"], sources, "a key of `sources`")
+    _refers(table, f"{where}.hardware", line, v["hardware"], serving.ARCH_OF_ITEM,
+            "a GPU item the serving model knows (models/serving/measured_points.py)")
+    _refers(table, f"{where}.model", line, v["model"], PRESETS,
+            "a serving preset (models/serving/presets.py)")
+
+
+def _left_out(table: _Table) -> tuple[serving.LeftOut, ...]:
+    """The file's `left_out` rows (none when it has no such section)."""
+    if "left_out" not in table.document:
+        return ()
+    return tuple(serving.LeftOut(v["why"], v["rows"], v["what"])
+                 for _, v in table.rows("left_out", LEFT_OUT_FIELDS))
 
 
 def load_serving_phases(path: Path = SERVING_PHASES_PATH,
@@ -318,19 +334,13 @@ def load_serving_phases(path: Path = SERVING_PHASES_PATH,
     """The phase-isolated serving throughputs of a file like
     data/measurements/serving_phases.yaml (models/serving/phases.py checks the model on
     them); a prefill point has no batch."""
-    table = _open(path, ("sources", "points", "left_out"), limits)
-    sources = [(line, serving.Source(**v)) for line, v in table.rows("sources", SOURCE_FIELDS)]
-    _unique(table, "sources", sources, lambda s: s.key, "key")
-    by_key = {s.key: s for _, s in sources}
+    table, sources = _serving_table(path, limits)
+    by_key = {s.key: s for s in sources}
     points = []
     for number, (line, v) in enumerate(table.rows("points", PHASE_FIELDS, PHASE_OPTIONAL),
                                        start=1):
         where = f"points[{number}]"
-        _refers(table, f"{where}.source", line, v["source"], by_key, "a key of `sources`")
-        _refers(table, f"{where}.hardware", line, v["hardware"], serving.ARCH_OF_ITEM,
-                "a GPU item the serving model knows (models/serving/measured_points.py)")
-        _refers(table, f"{where}.model", line, v["model"], PRESETS,
-                "a serving preset (models/serving/presets.py)")
+        _refers_serving(table, where, line, v, by_key)
         if v["phase"] == "prefill" and "batch" in v:
             raise table.fail(line, f"{where}.batch", "a prefill point has no decode batch")
         if v["dp_attention"] and v["tp"] != 1:
@@ -342,11 +352,7 @@ def load_serving_phases(path: Path = SERVING_PHASES_PATH,
         points.append(phases.PhasePoint(
             **{"batch": None, **v}, arch=serving.ARCH_OF_ITEM[v["hardware"]],
             url=by_key[v["source"]].url))
-    left_out: tuple[serving.LeftOut, ...] = ()
-    if "left_out" in table.document:
-        left_out = tuple(serving.LeftOut(v["why"], v["rows"], v["what"])
-                         for _, v in table.rows("left_out", LEFT_OUT_FIELDS))
-    return phases.PhasePoints(tuple(s for _, s in sources), tuple(points), left_out)
+    return phases.PhasePoints(sources, tuple(points), _left_out(table))
 
 
 def _scenario_fields(table: _Table, where: str, line: int, v: dict[str, Any]) -> None:
