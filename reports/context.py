@@ -302,14 +302,9 @@ class ServingOptionLine:
     gpu: str | None = None                # the GPU's item key, when the answer names it
     engine: str = ""                      # the serving engine it runs on: "TensorRT-LLM"
 
-    @property
-    def named(self) -> str:
-        """The option with its layout and engine, as a verdict names it: "b200 (DP8 x EP8,
-        SGLang, best of 13)"."""
-        return self.labelled(with_engine=True)
-
     def labelled(self, *, with_engine: bool) -> str:
-        """The option with its layout (and its engine, `with_engine`)."""
+        """The option with its layout (and its engine, `with_engine`), as a verdict names it:
+        "b200 (DP8 x EP8, SGLang, best of 13)"."""
         if not self.layout:
             return self.name
         parts = filter(None, [self.layout, self.engine if with_engine else "",

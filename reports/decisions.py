@@ -376,10 +376,9 @@ def serving_verdict(line: ServingLine, brief: bool = False) -> str:
     # Each option names its engine, once for both when they share it; page 1's brief line
     # leaves it to the serving section (page 1 has a line each, and a miss names its engine).
     engines = {o.name: o.engine for o in line.options}
-    shared = engines.get(line.cheaper) if engines.get(line.cheaper) == engines.get(
-        line.dearer) else ""
-    named = {o.name: o.labelled(with_engine=not (shared or brief)) for o in line.options}
-    shared = "" if brief else shared
+    same = engines.get(line.cheaper) == engines.get(line.dearer)
+    shared = engines.get(line.cheaper, "") if same and not brief else ""
+    named = {o.name: o.labelled(with_engine=not (same or brief)) for o in line.options}
     measured = {o.name for o in line.options if o.source == "measured"}
     # Two measured curves carry no model error: their margin is a measured one, not a band.
     # A model estimate of a family short of the calibration targets gives no band to decide

@@ -28,7 +28,7 @@ from models.serving.curve import decode_step, max_concurrency, prefill_seconds
 from models.serving.measured_points import LeftOut, Source
 from models.serving.presets import PRESETS
 from models.serving.spec import Deployment, RequestShape, WeightFormat
-from models.serving.validation import HARDWARE, PEAKS, constants_for
+from models.serving.validation import HARDWARE, PEAKS, constants_for, layout_name
 
 PHASES: Final = ("prefill", "decode")
 QUANTITY: Final = "input (prefill) or output (decode) tokens/s per GPU of the pool"
@@ -127,7 +127,7 @@ def phase_report(table: PhasePoints) -> SetReport | None:
     for p in table.points:
         model = predicted(p)
         error = 100 * (model - p.tok_s_per_gpu) / p.tok_s_per_gpu
-        layout = f"tp{p.tp} ep{p.ep}" + (" dp-attention" if p.dp_attention else "")
+        layout = layout_name(p.tp, p.ep, p.dp_attention)
         results.append(ValidationResult(published, p.name, p.tok_s_per_gpu, model, error,
                                         Facets(p.model, p.hardware, p.engine,
                                                f"{layout} {p.phase}-only")))

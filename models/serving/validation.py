@@ -404,10 +404,14 @@ def fidelity_report(table: ServingPoints) -> tuple[SetReport, ...]:
 
 
 def _facets(p: MeasuredPoint) -> Facets:
-    """A serving point's model, GPU, engine and layout (tensor x expert parallel, with
-    DP-attention where used), as model_error's columns."""
-    layout = f"tp{p.tp} ep{p.ep}" + (" dp-attention" if p.dp_attention else "")
-    return Facets(p.model, p.hardware, p.engine, layout)
+    """A serving point's model, GPU, engine and layout, as model_error's columns."""
+    return Facets(p.model, p.hardware, p.engine, layout_name(p.tp, p.ep, p.dp_attention))
+
+
+def layout_name(tp: int, ep: int, dp_attention: bool) -> str:
+    """A serving layout as model_error names it: tensor x expert parallel, with DP attention
+    where used ("tp1 ep72 dp-attention")."""
+    return f"tp{tp} ep{ep}" + (" dp-attention" if dp_attention else "")
 
 
 def load_name(p: MeasuredPoint) -> str:

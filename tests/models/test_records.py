@@ -97,5 +97,6 @@ def test_a_serving_option_is_named_with_its_layout_and_engine_as_a_verdict_names
 
     line = ServingOptionLine("hgx-b200", "model", 2.4, "TCO", (), layout="TP2",
                              layout_note="best of 100", engine="TensorRT-LLM")
-    assert line.named == "hgx-b200 (TP2, TensorRT-LLM, best of 100)"
-    assert ServingOptionLine("hgx-b200", "model", 2.4, "TCO", ()).named == "hgx-b200"
+    assert line.labelled(with_engine=True) == "hgx-b200 (TP2, TensorRT-LLM, best of 100)"
+    assert ServingOptionLine("hgx-b200", "model", 2.4, "TCO", ()).labelled(
+        with_engine=True) == "hgx-b200"

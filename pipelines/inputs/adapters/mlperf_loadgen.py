@@ -258,8 +258,13 @@ def _reading(figures: _Figures, place: Place | None, options: AdapterOptions
                                 "add it to data/item_aliases.yaml")
     hardware, known = shared.known_hardware(system.accelerator, options.aliases, gpu_key)
     tokens = _positive(values, "tokens", 1.0)
-    served = scenario != "Offline"
-    tpot_p50 = _positive(values, "tpot_p50", _NS, required=False) if served else None
+    # Latencies, arrival rate and limits are a Server run's; an Offline log's are settings.
+    served = {field: _positive(values, field, scale, required=False)
+              if scenario != "Offline" else None
+              for field, scale in (("tpot_p50", _NS), ("ttft_p50", _NS), ("tpot_p99", _NS),
+                                   ("ttft_p99", _NS), ("target_qps", 1.0), ("tpot_limit", _NS),
+                                   ("ttft_limit", _NS))}
+    tpot_p50 = served["tpot_p50"]
     benchmark = _benchmark(place, values)
     as_of = _as_of(figures, options)
     framework, version = software(system.framework)
@@ -273,14 +278,11 @@ def _reading(figures: _Figures, place: Place | None, options: AdapterOptions
         dp=None, disaggregated=False, prefill_gpus=None, decode_gpus=None, input_tokens=None,
         output_tokens=None, concurrency=None, tok_s_per_gpu=tokens / system.gpus,
         total_tok_s_per_gpu=None, tok_s_per_user=1 / tpot_p50 if tpot_p50 else None,
-        ttft_s=_positive(values, "ttft_p50", _NS, required=False) if served else None,
-        tpot_s=tpot_p50, scenario=scenario, benchmark=benchmark,
+        ttft_s=served["ttft_p50"], tpot_s=tpot_p50, scenario=scenario, benchmark=benchmark,
         samples_per_s=_positive(values, "samples", 1.0, required=False),
-        target_qps=_positive(values, "target_qps", 1.0, required=False) if served else None,
-        ttft_p99_s=_positive(values, "ttft_p99", _NS, required=False) if served else None,
-        tpot_p99_s=_positive(values, "tpot_p99", _NS, required=False) if served else None,
-        ttft_limit_s=_positive(values, "ttft_limit", _NS, required=False) if served else None,
-        tpot_limit_s=_positive(values, "tpot_limit", _NS, required=False) if served else None)
+        target_qps=served["target_qps"], ttft_p99_s=served["ttft_p99"],
+        tpot_p99_s=served["tpot_p99"], ttft_limit_s=served["ttft_limit"],
+        tpot_limit_s=served["tpot_limit"])
     what = SUMMARY if figures.kind == "summary" else DETAIL
     return point, source(benchmark, as_of, what), known
 
